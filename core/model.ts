@@ -1,0 +1,337 @@
+// The domain model: plain data, no behaviour. Timestamps are epoch milliseconds; ids are
+// Mastodon-style sortable 64-bit integers carried as decimal strings (see ids.ts).
+
+export type Id = string;
+export type Millis = number;
+
+export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+export interface ProfileField {
+  name: string;
+  value: string; // plain source; rendered to HTML by the presenter
+  verifiedAt: Millis | null;
+}
+
+export interface Account {
+  id: Id;
+  username: string;
+  domain: string | null; // null for local accounts
+  displayName: string;
+  note: string; // plain source text of the bio
+  locked: boolean;
+  bot: boolean;
+  discoverable: boolean;
+  fields: ProfileField[];
+  avatarUrl: string | null;
+  headerUrl: string | null;
+  url: string | null; // profile page of a remote account; local ones derive theirs
+  uri: string | null; // ActivityPub id of a remote account
+  createdAt: Millis;
+  statusesCount: number;
+  followersCount: number;
+  followingCount: number;
+  lastStatusAt: Millis | null;
+}
+
+export interface UserSettings {
+  defaultVisibility: Visibility;
+  defaultSensitive: boolean;
+  defaultLanguage: string | null;
+  expandMedia: 'default' | 'show_all' | 'hide_all';
+  expandSpoilers: boolean;
+}
+
+/** The sign-in side of a local account. */
+export interface User {
+  accountId: Id;
+  email: string;
+  passwordHash: string;
+  createdAt: Millis;
+  confirmedAt: Millis | null;
+  approved: boolean;
+  disabled: boolean;
+  locale: string;
+  createdByApplicationId: Id | null;
+  settings: UserSettings;
+}
+
+export interface Status {
+  id: Id;
+  accountId: Id;
+  local: boolean;
+  uri: string | null; // null for local statuses: derived from the instance domain
+  url: string | null;
+  text: string; // source text, as typed (after trimming)
+  content: string; // HTML rendered from text when it was written
+  spoilerText: string;
+  sensitive: boolean;
+  visibility: Visibility;
+  language: string | null;
+  inReplyToId: Id | null;
+  inReplyToAccountId: Id | null;
+  reblogOfId: Id | null; // set on a boost
+  conversationId: Id; // shared by every status of one thread
+  applicationId: Id | null;
+  mentionIds: Id[]; // accounts mentioned, in order of first appearance
+  tags: string[]; // normalized hashtag names (see text/tags), first appearance kept
+  mediaIds: Id[];
+  pollId: Id | null;
+  createdAt: Millis;
+  editedAt: Millis | null;
+  deletedAt: Millis | null;
+  repliesCount: number;
+  reblogsCount: number;
+  favouritesCount: number;
+}
+
+/** One revision of a status; the first edit also records the original. */
+export interface StatusEdit {
+  id: Id;
+  statusId: Id;
+  accountId: Id;
+  text: string;
+  content: string;
+  spoilerText: string;
+  sensitive: boolean;
+  mediaIds: Id[];
+  pollOptions: string[] | null;
+  createdAt: Millis;
+}
+
+export type MediaType = 'image' | 'gifv' | 'video' | 'audio' | 'unknown';
+
+export interface MediaDimensions {
+  width: number;
+  height: number;
+}
+
+export interface MediaAttachment {
+  id: Id;
+  accountId: Id;
+  statusId: Id | null;
+  type: MediaType;
+  url: string | null; // null while processing
+  previewUrl: string | null;
+  remoteUrl: string | null;
+  description: string | null;
+  blurhash: string | null;
+  original: MediaDimensions | null;
+  small: MediaDimensions | null;
+  focus: { x: number; y: number } | null;
+  extra: Record<string, number | string>; // length, duration, fps, bitrate for video/audio
+  processed: boolean;
+  createdAt: Millis;
+}
+
+export interface Poll {
+  id: Id;
+  statusId: Id | null;
+  accountId: Id;
+  options: string[];
+  votes: number[]; // per option
+  multiple: boolean;
+  hideTotals: boolean;
+  expiresAt: Millis | null;
+  votesCount: number;
+  votersCount: number;
+  createdAt: Millis;
+}
+
+export interface ScheduledParams {
+  text: string | null;
+  mediaIds: Id[] | null;
+  sensitive: boolean | null;
+  spoilerText: string | null;
+  visibility: Visibility | null;
+  inReplyToId: Id | null;
+  language: string | null;
+  poll: { options: string[]; expiresIn: number; multiple: boolean; hideTotals: boolean } | null;
+  idempotency: string | null;
+  applicationId: Id | null;
+}
+
+export interface ScheduledStatus {
+  id: Id;
+  accountId: Id;
+  scheduledAt: Millis;
+  params: ScheduledParams;
+  claimedUntil: Millis | null; // a publisher's lease, so that exactly one process publishes it
+  createdAt: Millis;
+}
+
+export type CardType = 'link' | 'photo' | 'video' | 'rich';
+
+export interface PreviewCard {
+  id: Id;
+  url: string;
+  title: string;
+  description: string;
+  type: CardType;
+  authorName: string;
+  authorUrl: string;
+  providerName: string;
+  providerUrl: string;
+  html: string;
+  width: number;
+  height: number;
+  image: string | null;
+  imageDescription: string;
+  embedUrl: string;
+  blurhash: string | null;
+  language: string | null;
+  publishedAt: Millis | null;
+  fetchedAt: Millis;
+}
+
+export const NOTIFICATION_TYPES = [
+  'mention',
+  'status',
+  'reblog',
+  'follow',
+  'follow_request',
+  'favourite',
+  'poll',
+  'update',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+export interface Notification {
+  id: Id;
+  accountId: Id; // recipient
+  type: NotificationType;
+  fromAccountId: Id;
+  statusId: Id | null;
+  createdAt: Millis;
+}
+
+export interface Application {
+  id: Id;
+  name: string;
+  website: string | null;
+  redirectUris: string[];
+  scopes: string[];
+  clientId: string;
+  clientSecretHash: string;
+  createdAt: Millis;
+}
+
+export interface AccessToken {
+  id: Id;
+  tokenHash: string;
+  applicationId: Id;
+  accountId: Id | null; // null for an app token (client_credentials)
+  scopes: string[];
+  createdAt: Millis;
+  revokedAt: Millis | null;
+}
+
+export interface AuthorizationCode {
+  id: Id;
+  codeHash: string;
+  applicationId: Id;
+  accountId: Id;
+  redirectUri: string;
+  scopes: string[];
+  codeChallenge: string | null; // PKCE S256 challenge
+  createdAt: Millis;
+  expiresAt: Millis;
+  usedAt: Millis | null;
+}
+
+/** A browser session of the OAuth sign-in pages. */
+export interface WebSession {
+  id: Id;
+  idHash: string;
+  accountId: Id | null;
+  csrfToken: string;
+  createdAt: Millis;
+  expiresAt: Millis;
+}
+
+export interface Follow {
+  id: Id;
+  accountId: Id;
+  targetAccountId: Id;
+  showReblogs: boolean;
+  notify: boolean;
+  languages: string[] | null;
+  createdAt: Millis;
+}
+
+export type FollowRequest = Follow;
+
+export interface Block {
+  id: Id;
+  accountId: Id;
+  targetAccountId: Id;
+  createdAt: Millis;
+}
+
+export interface Mute {
+  id: Id;
+  accountId: Id;
+  targetAccountId: Id;
+  notifications: boolean;
+  expiresAt: Millis | null;
+  createdAt: Millis;
+}
+
+export const LIST_REPLIES_POLICIES = ['followed', 'list', 'none'] as const;
+export type ListRepliesPolicy = (typeof LIST_REPLIES_POLICIES)[number];
+
+export interface List {
+  id: Id;
+  accountId: Id;
+  title: string;
+  repliesPolicy: ListRepliesPolicy;
+  exclusive: boolean;
+  createdAt: Millis;
+}
+
+export const FILTER_CONTEXTS = ['home', 'notifications', 'public', 'thread', 'account'] as const;
+export type FilterContext = (typeof FILTER_CONTEXTS)[number];
+export const FILTER_ACTIONS = ['warn', 'hide', 'blur'] as const;
+export type FilterAction = (typeof FILTER_ACTIONS)[number];
+
+export interface FilterKeyword {
+  id: Id;
+  keyword: string;
+  wholeWord: boolean;
+}
+
+export interface FilterStatus {
+  id: Id;
+  statusId: Id;
+}
+
+export interface Filter {
+  id: Id;
+  accountId: Id;
+  title: string;
+  context: FilterContext[];
+  action: FilterAction;
+  expiresAt: Millis | null;
+  keywords: FilterKeyword[];
+  statuses: FilterStatus[];
+  createdAt: Millis;
+}
+
+export const MARKER_TIMELINES = ['home', 'notifications'] as const;
+export type MarkerTimeline = (typeof MARKER_TIMELINES)[number];
+
+export interface Marker {
+  accountId: Id;
+  timeline: MarkerTimeline;
+  lastReadId: Id;
+  version: number;
+  updatedAt: Millis;
+}
+
+/** A favourite, bookmark or pin: who, which status, and its own id (the pagination cursor). */
+export interface StatusMark {
+  id: Id;
+  accountId: Id;
+  statusId: Id;
+  createdAt: Millis;
+}

@@ -1,0 +1,6 @@
+import type { Millis } from '../model.ts';
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): Millis;
+}

@@ -1,0 +1,385 @@
+// The storage port: every repository the core needs. Adapters translate these operations to
+// one engine and hold no rules; the rules that decide *what* to write live in the core and
+// reach the adapter as explicit arguments (which counters move, which visibilities qualify).
+//
+// Contract (test/contract/ checks every line of it on every adapter):
+// - Every method is async and every write is atomic: it happens entirely or not at all, even
+//   when several processes share the store. Methods marked ATOMIC also decide something under
+//   that atomicity (a flag and its counter, a uniqueness rule, a limit) and must give the same
+//   answer under concurrency as they would one at a time.
+// - "Live" statuses are those not deleted; reads return live statuses unless they say otherwise.
+// - Lists come back newest first (descending id or cursor) unless they say otherwise. A Page
+//   selects by cursor: maxId = strictly older, sinceId = strictly newer (newest first),
+//   minId = the `limit` items immediately newer than minId (still returned newest first).
+// - Returned objects are copies: mutating them never changes the store.
+// - Uniqueness violations throw StorageConflict with the name of the broken rule.
+
+import type {
+  AccessToken,
+  Account,
+  Application,
+  AuthorizationCode,
+  Block,
+  Filter,
+  Follow,
+  FollowRequest,
+  Id,
+  List,
+  MarkerTimeline,
+  Marker,
+  MediaAttachment,
+  Millis,
+  Mute,
+  Notification,
+  NotificationType,
+  Poll,
+  PreviewCard,
+  ScheduledStatus,
+  Status,
+  StatusEdit,
+  StatusMark,
+  User,
+  Visibility,
+  WebSession,
+} from '../model.ts';
+
+export interface Page {
+  maxId?: Id | undefined;
+  sinceId?: Id | undefined;
+  minId?: Id | undefined;
+  limit: number;
+}
+
+/** Thrown by an adapter when a write would break a uniqueness rule; nothing is written. */
+export class StorageConflict extends Error {
+  readonly rule: string;
+  constructor(rule: string, message?: string) {
+    super(message ?? `storage conflict: ${rule}`);
+    this.name = 'StorageConflict';
+    this.rule = rule;
+  }
+}
+
+export interface AccountRepository {
+  /** Creates an account (and its user, for a local sign-up). ATOMIC: throws StorageConflict
+   * 'username' when a live account has the same username and domain ignoring case, and
+   * 'email' when a user has the same e-mail ignoring case. */
+  create(account: Account, user?: User): Promise<void>;
+  get(id: Id): Promise<Account | null>;
+  /** Missing ids are skipped; order is not significant. */
+  getMany(ids: readonly Id[]): Promise<Account[]>;
+  /** Case-insensitive (ASCII) on username and domain; domain null = local. */
+  findByUsername(username: string, domain: string | null): Promise<Account | null>;
+  update(
+    id: Id,
+    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl'>>,
+  ): Promise<Account | null>;
+  getUser(accountId: Id): Promise<User | null>;
+  /** Case-insensitive (ASCII). */
+  findUserByEmail(email: string): Promise<User | null>;
+  updateUser(
+    accountId: Id,
+    patch: Partial<Pick<User, 'passwordHash' | 'confirmedAt' | 'approved' | 'disabled' | 'locale' | 'settings'>>,
+  ): Promise<User | null>;
+  /** Local accounts that have a user. */
+  countLocalUsers(): Promise<number>;
+}
+
+export interface StatusQuery {
+  /** Allowed visibilities. */
+  visibilities: readonly Visibility[];
+  /** Also allow any visibility when this account is mentioned. */
+  orMentioning?: Id | undefined;
+  /** Only statuses written by this account. */
+  authorId?: Id | undefined;
+  /** Only statuses written by this account or by the accounts it follows. */
+  homeOf?: Id | undefined;
+  /** Only statuses written by members of this list. */
+  listId?: Id | undefined;
+  /** Only statuses carrying this hashtag (exact match: the core stores and asks for normalized names). */
+  tag?: string | undefined;
+  /** true: only local statuses; false: only remote ones. */
+  local?: boolean | undefined;
+  onlyMedia?: boolean | undefined;
+  excludeReblogs?: boolean | undefined;
+  /** Drop replies, except a reply by the author of the status it replies to (self-threads). */
+  excludeRepliesToOthers?: boolean | undefined;
+}
+
+export interface CounterEffects {
+  /** Add one to the author's statusesCount (and set its lastStatusAt to the status's createdAt). */
+  countForAuthor: boolean;
+  /** Add one to this status's repliesCount. */
+  countReplyOf: Id | null;
+}
+
+export type CreateStatusResult =
+  | { created: true; status: Status }
+  /** The idempotency key was already used: the first status (null when since deleted). */
+  | { created: false; existing: Status | null };
+
+export interface StatusRepository {
+  /** ATOMIC. Inserts a status with its mentions and tags, applies the counter effects, attaches
+   * its media (status.mediaIds: each must belong to the author and be unattached, else
+   * StorageConflict 'media' and nothing is written) and inserts its poll when given.
+   * With an idempotency key: when (author, key) was used at or after `notBefore`, nothing is
+   * written and the first status is returned instead; concurrent calls with one key create one. */
+  create(
+    status: Status,
+    effects: CounterEffects,
+    options?: { idempotency?: { key: string; notBefore: Millis }; poll?: Poll },
+  ): Promise<CreateStatusResult>;
+  /** ATOMIC. Inserts a boost unless the account already has a live boost of that status, in
+   * which case the existing boost is returned (created false). A new boost adds one to the
+   * boosted status's reblogsCount and to the booster's statusesCount. */
+  reblog(boost: Status): Promise<{ created: boolean; status: Status }>;
+  get(id: Id): Promise<Status | null>;
+  getMany(ids: readonly Id[]): Promise<Status[]>;
+  /** The account's live boost of this status. */
+  findReblog(accountId: Id, statusId: Id): Promise<Status | null>;
+  /** ATOMIC. Soft-deletes a live status and all of its live boosts; returns null when it is not
+   * live. Effects: the counter effects are reversed (countForAuthor: statusesCount -1;
+   * countReplyOf: repliesCount -1); when the status is itself a boost, the boosted status's
+   * reblogsCount -1; every removed boost takes one from its author's statusesCount; pins of
+   * the status are removed. */
+  delete(id: Id, deletedAt: Millis, effects: CounterEffects): Promise<{ status: Status; boosts: Status[] } | null>;
+  /** ATOMIC. Applies an edit to a live status and appends the given revisions to its history;
+   * replaces its mentions and tags and re-attaches media as create does. */
+  update(
+    id: Id,
+    patch: Pick<Status, 'text' | 'content' | 'spoilerText' | 'sensitive' | 'language' | 'mentionIds' | 'tags' | 'mediaIds' | 'pollId' | 'editedAt'>,
+    revisions: readonly StatusEdit[],
+    options?: { poll?: Poll },
+  ): Promise<Status | null>;
+  /** Oldest first. */
+  edits(statusId: Id): Promise<StatusEdit[]>;
+  query(query: StatusQuery, page: Page): Promise<Status[]>;
+  /** Live direct replies to any of these statuses, oldest first. */
+  replies(parentIds: readonly Id[]): Promise<Status[]>;
+  /** Live boosts of a status with one of these visibilities, paged by the boost's id. */
+  reblogs(statusId: Id, visibilities: readonly Visibility[], page: Page): Promise<Status[]>;
+  countLocal(): Promise<number>;
+}
+
+export interface InteractionRepository {
+  /** ATOMIC. Adds a favourite unless (account, status) already has one; true when added.
+   * Adding changes the status's favouritesCount by +1 in the same step. */
+  favourite(mark: StatusMark): Promise<boolean>;
+  /** ATOMIC. Removes the favourite; true when there was one (favouritesCount -1). */
+  unfavourite(accountId: Id, statusId: Id): Promise<boolean>;
+  /** Favourites of a status, paged by favourite id. */
+  favouritesOf(statusId: Id, page: Page): Promise<StatusMark[]>;
+  /** An account's favourites of live statuses, paged by favourite id. */
+  favouritesBy(accountId: Id, page: Page): Promise<StatusMark[]>;
+  /** ATOMIC. true when added, false when it was already there. */
+  bookmark(mark: StatusMark): Promise<boolean>;
+  /** ATOMIC. true when there was one. */
+  unbookmark(accountId: Id, statusId: Id): Promise<boolean>;
+  /** An account's bookmarks of live statuses, paged by bookmark id. */
+  bookmarksBy(accountId: Id, page: Page): Promise<StatusMark[]>;
+  /** ATOMIC. 'limit' when the account already has `max` pins of live statuses. */
+  pin(mark: StatusMark, max: number): Promise<'added' | 'exists' | 'limit'>;
+  /** ATOMIC. true when there was one. */
+  unpin(accountId: Id, statusId: Id): Promise<boolean>;
+  /** Pins of live statuses, most recently pinned first. */
+  pinsBy(accountId: Id): Promise<StatusMark[]>;
+  /** ATOMIC. true when added. */
+  muteConversation(accountId: Id, conversationId: Id): Promise<boolean>;
+  /** ATOMIC. true when there was one. */
+  unmuteConversation(accountId: Id, conversationId: Id): Promise<boolean>;
+  /** Accounts among `accountIds` that muted the conversation. */
+  conversationMutedBy(conversationId: Id, accountIds: readonly Id[]): Promise<Id[]>;
+  /** The per-viewer flags of many statuses at once. */
+  viewerState(accountId: Id, statusIds: readonly Id[], conversationIds: readonly Id[]): Promise<ViewerState>;
+}
+
+export interface ViewerState {
+  favourited: Set<Id>;
+  /** Statuses the viewer has a live boost of. */
+  reblogged: Set<Id>;
+  bookmarked: Set<Id>;
+  pinned: Set<Id>;
+  mutedConversations: Set<Id>;
+}
+
+export interface RelationshipFacts {
+  targetId: Id;
+  following: Follow | null;
+  followedBy: boolean;
+  requested: FollowRequest | null;
+  requestedBy: boolean;
+  blocking: boolean;
+  blockedBy: boolean;
+  muting: Mute | null;
+}
+
+export interface RelationshipRepository {
+  /** ATOMIC. Creates the follow (followingCount of the follower and followersCount of the
+   * target +1) or, when it exists, updates its options. Removes a pending request between them. */
+  follow(follow: Follow): Promise<'created' | 'updated'>;
+  /** ATOMIC. true when there was one (both counters -1). */
+  unfollow(accountId: Id, targetId: Id): Promise<boolean>;
+  getFollow(accountId: Id, targetId: Id): Promise<Follow | null>;
+  /** ATOMIC. 'exists' when a request or a follow already exists (the request's options are updated). */
+  requestFollow(request: FollowRequest): Promise<'created' | 'exists'>;
+  /** ATOMIC. true when there was one. */
+  cancelFollowRequest(accountId: Id, targetId: Id): Promise<boolean>;
+  /** Pending requests to follow this account, paged by request id. */
+  followRequestsTo(targetId: Id, page: Page): Promise<FollowRequest[]>;
+  /** Follows of this account, paged by follow id. */
+  followersOf(targetId: Id, page: Page): Promise<Follow[]>;
+  /** Follows by this account, paged by follow id. */
+  followingOf(accountId: Id, page: Page): Promise<Follow[]>;
+  /** Every follower that is a local account (for delivery). */
+  localFollowerIds(targetId: Id): Promise<Id[]>;
+  /** ATOMIC. Adds a block and removes the follows and requests in both directions (with their
+   * counters). false when it already existed. */
+  block(block: Block): Promise<boolean>;
+  unblock(accountId: Id, targetId: Id): Promise<boolean>;
+  blocksBy(accountId: Id, page: Page): Promise<Block[]>;
+  /** ATOMIC. Adds the mute or updates its options; true when added. */
+  mute(mute: Mute): Promise<boolean>;
+  unmute(accountId: Id, targetId: Id): Promise<boolean>;
+  mutesBy(accountId: Id, page: Page): Promise<Mute[]>;
+  /** Facts between one account and many others, in the order of targetIds (missing accounts
+   * still get a row of falsy facts). */
+  relationships(accountId: Id, targetIds: readonly Id[]): Promise<RelationshipFacts[]>;
+  /** Of `accountIds`, those that `accountId` blocks or mutes (mutes expired by `now` excepted)
+   * or that block `accountId`. */
+  hiddenFrom(accountId: Id, accountIds: readonly Id[], now: Millis): Promise<Set<Id>>;
+}
+
+export interface NotificationFilter {
+  types?: readonly NotificationType[] | undefined;
+  excludeTypes?: readonly NotificationType[] | undefined;
+  fromAccountId?: Id | undefined;
+}
+
+export interface NotificationRepository {
+  create(notification: Notification): Promise<void>;
+  get(accountId: Id, id: Id): Promise<Notification | null>;
+  list(accountId: Id, filter: NotificationFilter, page: Page): Promise<Notification[]>;
+  /** true when it existed. */
+  dismiss(accountId: Id, id: Id): Promise<boolean>;
+  clear(accountId: Id): Promise<void>;
+  /** Notifications of this account with an id above `sinceId` (all when null), at most `limit`. */
+  countSince(accountId: Id, sinceId: Id | null, limit: number): Promise<number>;
+}
+
+export interface ListRepository {
+  create(list: List): Promise<void>;
+  get(id: Id): Promise<List | null>;
+  /** Oldest first. */
+  listBy(accountId: Id): Promise<List[]>;
+  update(id: Id, patch: Partial<Pick<List, 'title' | 'repliesPolicy' | 'exclusive'>>): Promise<List | null>;
+  /** Removes the list and its members; true when it existed. */
+  delete(id: Id): Promise<boolean>;
+  /** ATOMIC. Adds every account or none: 'duplicate' when one is already a member. */
+  addMembers(listId: Id, accountIds: readonly Id[], ids: readonly Id[]): Promise<'added' | 'duplicate'>;
+  removeMembers(listId: Id, accountIds: readonly Id[]): Promise<void>;
+  /** Member account ids paged by membership id; limit 0 = all. */
+  members(listId: Id, page: Page): Promise<{ id: Id; accountId: Id }[]>;
+  /** Lists, of any owner, that contain this account (for delivery). */
+  listsContaining(accountId: Id): Promise<List[]>;
+}
+
+export interface FilterRepository {
+  create(filter: Filter): Promise<void>;
+  get(id: Id): Promise<Filter | null>;
+  /** Oldest first. */
+  listBy(accountId: Id): Promise<Filter[]>;
+  /** Replaces the whole filter (keywords and statuses included); null when missing. */
+  replace(filter: Filter): Promise<Filter | null>;
+  delete(id: Id): Promise<boolean>;
+}
+
+export interface MarkerRepository {
+  get(accountId: Id, timelines: readonly MarkerTimeline[]): Promise<Marker[]>;
+  /** ATOMIC. Sets last_read_id and adds one to the version (0 for a new marker). */
+  set(accountId: Id, timeline: MarkerTimeline, lastReadId: Id, updatedAt: Millis): Promise<Marker>;
+}
+
+export interface OAuthRepository {
+  createApplication(app: Application): Promise<void>;
+  getApplication(id: Id): Promise<Application | null>;
+  getApplicationsMany(ids: readonly Id[]): Promise<Application[]>;
+  findApplicationByClientId(clientId: string): Promise<Application | null>;
+  createToken(token: AccessToken): Promise<void>;
+  /** Includes revoked tokens (revokedAt set). */
+  findTokenByHash(tokenHash: string): Promise<AccessToken | null>;
+  /** ATOMIC. true when the token was live. */
+  revokeToken(id: Id, at: Millis): Promise<boolean>;
+  createCode(code: AuthorizationCode): Promise<void>;
+  /** ATOMIC. Marks the code used and returns it, unless it was used or expired before `now`:
+   * then null. Two concurrent calls never both get the code. */
+  consumeCode(codeHash: string, now: Millis): Promise<AuthorizationCode | null>;
+  createSession(session: WebSession): Promise<void>;
+  /** Unexpired sessions only. */
+  findSessionByHash(idHash: string, now: Millis): Promise<WebSession | null>;
+  deleteSession(id: Id): Promise<void>;
+}
+
+export interface MediaRepository {
+  create(media: MediaAttachment): Promise<void>;
+  get(id: Id): Promise<MediaAttachment | null>;
+  /** In the order of `ids`; missing ids skipped. */
+  getMany(ids: readonly Id[]): Promise<MediaAttachment[]>;
+  update(
+    id: Id,
+    patch: Partial<Pick<MediaAttachment, 'description' | 'focus' | 'url' | 'previewUrl' | 'blurhash' | 'original' | 'small' | 'extra' | 'processed' | 'type'>>,
+  ): Promise<MediaAttachment | null>;
+  /** Unattached only; true when deleted. */
+  deleteUnattached(id: Id): Promise<boolean>;
+}
+
+export interface PollRepository {
+  get(id: Id): Promise<Poll | null>;
+  getMany(ids: readonly Id[]): Promise<Poll[]>;
+  /** ATOMIC. Records the votes unless the account already voted ('already'); updates the
+   * option counts, votesCount and votersCount. */
+  vote(pollId: Id, accountId: Id, choices: readonly number[]): Promise<'voted' | 'already'>;
+  /** The option indexes each of these polls got from the account. */
+  votesBy(accountId: Id, pollIds: readonly Id[]): Promise<Map<Id, number[]>>;
+}
+
+export interface ScheduledStatusRepository {
+  create(scheduled: ScheduledStatus): Promise<void>;
+  get(id: Id): Promise<ScheduledStatus | null>;
+  /** Paged by id. */
+  listBy(accountId: Id, page: Page): Promise<ScheduledStatus[]>;
+  update(id: Id, scheduledAt: Millis): Promise<ScheduledStatus | null>;
+  delete(id: Id): Promise<boolean>;
+  /** Pending statuses of the account scheduled in [from, to). */
+  countBetween(accountId: Id, from: Millis, to: Millis): Promise<number>;
+  countPending(accountId: Id): Promise<number>;
+  /** ATOMIC. Leases up to `limit` due statuses (scheduledAt <= now, no live lease) until
+   * now + leaseMs; two processes never lease the same one at once. Oldest first. */
+  claimDue(now: Millis, leaseMs: number, limit: number): Promise<ScheduledStatus[]>;
+}
+
+export interface CardRepository {
+  /** Inserts or replaces the card with this url; returns the stored card (its id kept on replace). */
+  upsert(card: PreviewCard): Promise<PreviewCard>;
+  findByUrl(url: string): Promise<PreviewCard | null>;
+  attach(statusId: Id, cardId: Id): Promise<void>;
+  /** statusId → card for those of `statusIds` that have one. */
+  forStatuses(statusIds: readonly Id[]): Promise<Map<Id, PreviewCard>>;
+}
+
+export interface Storage {
+  accounts: AccountRepository;
+  statuses: StatusRepository;
+  interactions: InteractionRepository;
+  relationships: RelationshipRepository;
+  notifications: NotificationRepository;
+  lists: ListRepository;
+  filters: FilterRepository;
+  markers: MarkerRepository;
+  oauth: OAuthRepository;
+  media: MediaRepository;
+  polls: PollRepository;
+  scheduled: ScheduledStatusRepository;
+  cards: CardRepository;
+  /** Flushes and releases the store; acknowledged writes survive a reopen. */
+  close(): Promise<void>;
+}
