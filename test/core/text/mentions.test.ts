@@ -1,0 +1,46 @@
+import t from 'tap';
+import { extractEntities } from '../../../core/text/entities.ts';
+
+const mentions = (text: string) => extractEntities(text).filter((e) => e.kind === 'mention');
+
+t.test('a local mention', async (t) => {
+  t.strictSame(extractEntities('@bob'), [{ kind: 'mention', username: 'bob', domain: null, start: 0, end: 4 }]);
+  t.strictSame(mentions('hi @bob.'), [{ kind: 'mention', username: 'bob', domain: null, start: 3, end: 7 }]);
+});
+
+t.test('a remote mention covers @user@domain, both as typed', async (t) => {
+  t.strictSame(mentions('cc @Bob@Remote.Example!'), [
+    { kind: 'mention', username: 'Bob', domain: 'Remote.Example', start: 3, end: 22 },
+  ]);
+  t.strictSame(mentions('@bob@remote.example.'), [
+    { kind: 'mention', username: 'bob', domain: 'remote.example', start: 0, end: 19 },
+  ], 'a trailing dot ends the domain');
+  t.strictSame(mentions('@ana@mañana.es')[0]?.domain, 'mañana.es', 'domains may be internationalised');
+});
+
+t.test('usernames: letters, digits, _ and inner dots and dashes', async (t) => {
+  t.equal(mentions('@Bob_1.x-y')[0]?.username, 'Bob_1.x-y');
+  t.equal(mentions('@bob-')[0]?.username, 'bob', 'a trailing dash is not part of it');
+  t.strictSame(mentions('@-bob'), []);
+});
+
+t.test('preceded by start or punctuation', async (t) => {
+  t.equal(mentions('(@bob)').length, 1);
+  t.equal(mentions('.@bob').length, 1);
+  t.equal(mentions('"@bob"').length, 1);
+  t.strictSame(mentions('@@bob'), [{ kind: 'mention', username: 'bob', domain: null, start: 1, end: 5 }]);
+});
+
+t.test('not inside e-mail addresses, paths or query strings', async (t) => {
+  t.strictSame(mentions('write to foo@bar.com'), []);
+  t.strictSame(mentions('a@b.com'), []);
+  t.strictSame(mentions('日本@bob'), [], 'a Unicode letter counts as a word character here');
+  t.strictSame(mentions('path/@bob'), []);
+  t.strictSame(mentions('x=@bob'), []);
+});
+
+t.test('no mention when the match runs into @, an accented letter or ://', async (t) => {
+  t.strictSame(mentions('@bob@'), []);
+  t.strictSame(mentions('@josé'), []);
+  t.strictSame(mentions('@bob://x'), []);
+});
