@@ -129,6 +129,9 @@ export interface StatusRepository {
     effects: CounterEffects,
     options?: { idempotency?: { key: string; notBefore: Millis }; poll?: Poll },
   ): Promise<CreateStatusResult>;
+  /** The status an idempotency key of this account was first used for at or after `notBefore`
+   * ({status: null} when that status was since deleted), or null when the key is unused. */
+  findIdempotent(accountId: Id, key: string, notBefore: Millis): Promise<{ status: Status | null } | null>;
   /** ATOMIC. Inserts a boost unless the account already has a live boost of that status, in
    * which case the existing boost is returned (created false). A new boost adds one to the
    * boosted status's reblogsCount and to the booster's statusesCount. */
@@ -230,8 +233,8 @@ export interface RelationshipRepository {
   followersOf(targetId: Id, page: Page): Promise<Follow[]>;
   /** Follows by this account, paged by follow id. */
   followingOf(accountId: Id, page: Page): Promise<Follow[]>;
-  /** Every follower that is a local account (for delivery). */
-  localFollowerIds(targetId: Id): Promise<Id[]>;
+  /** The follows of this account by local accounts (for delivery), newest first. */
+  localFollowers(targetId: Id): Promise<Follow[]>;
   /** ATOMIC. Adds a block and removes the follows and requests in both directions (with their
    * counters). false when it already existed. */
   block(block: Block): Promise<boolean>;

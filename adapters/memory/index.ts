@@ -1,0 +1,2 @@
+export { createMemoryStorage } from './storage.ts';
+export { createInProcessBus } from './bus.ts';

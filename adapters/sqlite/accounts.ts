@@ -1,0 +1,147 @@
+import { StorageConflict, type AccountRepository } from '../../core/ports/storage.ts';
+import type { Account, User } from '../../core/model.ts';
+import { bool, flag, id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, setClause, text, textOrNull, type Db, type Row } from './db.ts';
+
+const ACCOUNT = `SELECT id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
+  created_at, statuses_count, followers_count, following_count, last_status_at FROM accounts`;
+const USER = `SELECT account_id, email, password_hash, created_at, confirmed_at, approved, disabled, locale, created_by_application_id,
+  settings FROM users`;
+
+export function accountFromRow(r: Row): Account {
+  return {
+    id: id(r.id),
+    username: text(r.username),
+    domain: textOrNull(r.domain),
+    displayName: text(r.display_name),
+    note: text(r.note),
+    locked: bool(r.locked),
+    bot: bool(r.bot),
+    discoverable: bool(r.discoverable),
+    fields: json(r.fields),
+    avatarUrl: textOrNull(r.avatar_url),
+    headerUrl: textOrNull(r.header_url),
+    url: textOrNull(r.url),
+    uri: textOrNull(r.uri),
+    createdAt: int(r.created_at),
+    statusesCount: int(r.statuses_count),
+    followersCount: int(r.followers_count),
+    followingCount: int(r.following_count),
+    lastStatusAt: intOrNull(r.last_status_at),
+  };
+}
+
+function userFromRow(r: Row): User {
+  return {
+    accountId: id(r.account_id),
+    email: text(r.email),
+    passwordHash: text(r.password_hash),
+    createdAt: int(r.created_at),
+    confirmedAt: intOrNull(r.confirmed_at),
+    approved: bool(r.approved),
+    disabled: bool(r.disabled),
+    locale: text(r.locale),
+    createdByApplicationId: idOrNull(r.created_by_application_id),
+    settings: json(r.settings),
+  };
+}
+
+const asIs = (v: string | number | null) => v;
+const asFlag = (v: boolean | null) => (v === null ? null : flag(v));
+
+/** Adds `delta` to one of an account's counters, never below zero. */
+export function bumpAccount(db: Db, accountId: string, column: 'statuses_count' | 'followers_count' | 'following_count', delta: 1 | -1): void {
+  db.run(`UPDATE accounts SET ${column} = max(${column} + ?, 0) WHERE id = ?`, delta, key(accountId));
+}
+
+export function accountRepository(db: Db): AccountRepository {
+  const getAccount = (k: bigint): Account | null => {
+    const r = db.get(`${ACCOUNT} WHERE id = ?`, k);
+    return r ? accountFromRow(r) : null;
+  };
+  const getUser = (k: bigint): User | null => {
+    const r = db.get(`${USER} WHERE account_id = ?`, k);
+    return r ? userFromRow(r) : null;
+  };
+  return {
+    async create(a, u) {
+      db.write(() => {
+        if (db.get("SELECT 1 FROM accounts WHERE lower(username) = lower(?) AND ifnull(lower(domain), '') = ifnull(lower(?), '')", a.username, a.domain)) {
+          throw new StorageConflict('username');
+        }
+        if (u && db.get('SELECT 1 FROM users WHERE lower(email) = lower(?)', u.email)) throw new StorageConflict('email');
+        db.run(
+          `INSERT INTO accounts (id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
+             created_at, statuses_count, followers_count, following_count, last_status_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          key(a.id), a.username, a.domain, a.displayName, a.note, flag(a.locked), flag(a.bot), flag(a.discoverable), jsonText(a.fields),
+          a.avatarUrl, a.headerUrl, a.url, a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt,
+        );
+        if (u) {
+          db.run(
+            `INSERT INTO users (account_id, email, password_hash, created_at, confirmed_at, approved, disabled, locale, created_by_application_id, settings)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            key(u.accountId), u.email, u.passwordHash, u.createdAt, u.confirmedAt, flag(u.approved), flag(u.disabled), u.locale,
+            keyOrNull(u.createdByApplicationId), jsonText(u.settings),
+          );
+        }
+      });
+    },
+    async get(accountId) {
+      const k = lookupKey(accountId);
+      return k === null ? null : getAccount(k);
+    },
+    async getMany(ids) {
+      return db.all(`${ACCOUNT} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, keyList(ids)).map(accountFromRow);
+    },
+    async findByUsername(username, domain) {
+      const r = db.get(`${ACCOUNT} WHERE lower(username) = lower(?) AND ifnull(lower(domain), '') = ifnull(lower(?), '')`, username, domain);
+      return r ? accountFromRow(r) : null;
+    },
+    async update(accountId, patch) {
+      const k = lookupKey(accountId);
+      if (k === null) return null;
+      const set = setClause(patch, {
+        displayName: ['display_name', asIs],
+        note: ['note', asIs],
+        locked: ['locked', asFlag],
+        bot: ['bot', asFlag],
+        discoverable: ['discoverable', asFlag],
+        fields: ['fields', jsonText],
+        avatarUrl: ['avatar_url', asIs],
+        headerUrl: ['header_url', asIs],
+      });
+      return db.write(() => {
+        if (set.sql !== '') db.run(`UPDATE accounts SET ${set.sql} WHERE id = ?`, ...set.params, k);
+        return getAccount(k);
+      });
+    },
+    async getUser(accountId) {
+      const k = lookupKey(accountId);
+      return k === null ? null : getUser(k);
+    },
+    async findUserByEmail(email) {
+      const r = db.get(`${USER} WHERE lower(email) = lower(?)`, email);
+      return r ? userFromRow(r) : null;
+    },
+    async updateUser(accountId, patch) {
+      const k = lookupKey(accountId);
+      if (k === null) return null;
+      const set = setClause(patch, {
+        passwordHash: ['password_hash', asIs],
+        confirmedAt: ['confirmed_at', asIs],
+        approved: ['approved', asFlag],
+        disabled: ['disabled', asFlag],
+        locale: ['locale', asIs],
+        settings: ['settings', jsonText],
+      });
+      return db.write(() => {
+        if (set.sql !== '') db.run(`UPDATE users SET ${set.sql} WHERE account_id = ?`, ...set.params, k);
+        return getUser(k);
+      });
+    },
+    async countLocalUsers() {
+      const r = db.get('SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL');
+      return int(r?.n);
+    },
+  };
+}

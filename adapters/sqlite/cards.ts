@@ -1,0 +1,87 @@
+import type { CardRepository } from '../../core/ports/storage.ts';
+import type { Id, PreviewCard } from '../../core/model.ts';
+import { id, int, intOrNull, key, keyList, num, text, textOrNull, type Db, type Param, type Row } from './db.ts';
+
+const CARD_COLUMNS = `id, url, title, description, type, author_name, author_url, provider_name, provider_url, html, width, height, image,
+  image_description, embed_url, blurhash, language, published_at, fetched_at`;
+
+function cardFromRow(r: Row): PreviewCard {
+  return {
+    id: id(r.id),
+    url: text(r.url),
+    title: text(r.title),
+    description: text(r.description),
+    type: text(r.type) as PreviewCard['type'],
+    authorName: text(r.author_name),
+    authorUrl: text(r.author_url),
+    providerName: text(r.provider_name),
+    providerUrl: text(r.provider_url),
+    html: text(r.html),
+    width: num(r.width),
+    height: num(r.height),
+    image: textOrNull(r.image),
+    imageDescription: text(r.image_description),
+    embedUrl: text(r.embed_url),
+    blurhash: textOrNull(r.blurhash),
+    language: textOrNull(r.language),
+    publishedAt: intOrNull(r.published_at),
+    fetchedAt: int(r.fetched_at),
+  };
+}
+
+/** Every column but id and url, in CARD_COLUMNS order. */
+function cardValues(c: PreviewCard): Param[] {
+  return [
+    c.title, c.description, c.type, c.authorName, c.authorUrl, c.providerName, c.providerUrl, c.html, c.width, c.height, c.image,
+    c.imageDescription, c.embedUrl, c.blurhash, c.language, c.publishedAt, c.fetchedAt,
+  ];
+}
+
+export function cardRepository(db: Db): CardRepository {
+  const byId = (k: bigint): PreviewCard => {
+    const r = db.get(`SELECT ${CARD_COLUMNS} FROM preview_cards WHERE id = ?`, k);
+    if (!r) throw new Error(`card ${k} vanished inside its own transaction`);
+    return cardFromRow(r);
+  };
+  return {
+    async upsert(c) {
+      return db.write(() => {
+        const existing = db.get('SELECT id FROM preview_cards WHERE url = ?', c.url);
+        if (existing) {
+          const k = existing.id as bigint;
+          db.run(
+            `UPDATE preview_cards SET title = ?, description = ?, type = ?, author_name = ?, author_url = ?, provider_name = ?, provider_url = ?,
+               html = ?, width = ?, height = ?, image = ?, image_description = ?, embed_url = ?, blurhash = ?, language = ?, published_at = ?,
+               fetched_at = ? WHERE id = ?`,
+            ...cardValues(c), k,
+          );
+          return byId(k);
+        }
+        db.run(`INSERT INTO preview_cards (${CARD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, key(c.id), c.url, ...cardValues(c));
+        return byId(key(c.id));
+      });
+    },
+    async findByUrl(url) {
+      const r = db.get(`SELECT ${CARD_COLUMNS} FROM preview_cards WHERE url = ?`, url);
+      return r ? cardFromRow(r) : null;
+    },
+    async attach(statusId, cardId) {
+      db.write(() => {
+        db.run(
+          'INSERT INTO status_cards (status_id, card_id) VALUES (?, ?) ON CONFLICT (status_id) DO UPDATE SET card_id = excluded.card_id',
+          key(statusId), key(cardId),
+        );
+      });
+    },
+    async forStatuses(statusIds) {
+      const out = new Map<Id, PreviewCard>();
+      const rows = db.all(
+        `SELECT sc.status_id AS status_id, ${CARD_COLUMNS.split(',').map((c) => `pc.${c.trim()}`).join(', ')}
+         FROM status_cards sc JOIN preview_cards pc ON pc.id = sc.card_id WHERE sc.status_id IN (SELECT value FROM json_each(?))`,
+        keyList(statusIds),
+      );
+      for (const r of rows) out.set(id(r.status_id), cardFromRow(r));
+      return out;
+    },
+  };
+}

@@ -1,0 +1,246 @@
+// A thin layer over node:sqlite's DatabaseSync: pragmas, a statement cache, write transactions
+// that take the write lock up front, and the conversions between rows and model values.
+//
+// Ids are INTEGER columns bound and read as BigInt (the connection reads every integer as
+// BigInt), so 64-bit ids never pass through a JS number; they become decimal strings here.
+
+import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite';
+import { isId } from '../../core/ids.ts';
+import { StorageConflict, type Page } from '../../core/ports/storage.ts';
+import type { Id } from '../../core/model.ts';
+
+export type Row = Record<string, SQLOutputValue>;
+export type Param = SQLInputValue;
+
+export interface Db {
+  readonly raw: DatabaseSync;
+  all(sql: string, ...params: Param[]): Row[];
+  get(sql: string, ...params: Param[]): Row | undefined;
+  /** Runs a statement; returns the number of rows it changed. */
+  run(sql: string, ...params: Param[]): number;
+  /** One write transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK on error). The write lock is
+   * taken before the first read, so whatever `fn` decides from what it reads still holds when
+   * it commits, for every connection and process sharing the file. Nested calls join it. */
+  write<T>(fn: () => T): T;
+  /** One read snapshot, for reads that take several statements. */
+  read<T>(fn: () => T): T;
+  close(): void;
+}
+
+export interface OpenOptions {
+  path: string;
+  synchronous?: 'full' | 'normal' | undefined;
+}
+
+const BUSY_TIMEOUT_MS = 5000;
+const MAX_CACHED_STATEMENTS = 500;
+
+/** Unique constraints (as SQLite names them in its error: expression indexes by name, the
+ * others by their columns) → the StorageConflict rule. */
+const UNIQUE_RULES: Record<string, string> = {
+  "index 'accounts_acct'": 'username',
+  "index 'users_email'": 'email',
+  'statuses.account_id, statuses.reblog_of_id': 'reblog',
+  'applications.client_id': 'clientId',
+  'access_tokens.token_hash': 'tokenHash',
+  'authorization_codes.code_hash': 'codeHash',
+  'web_sessions.id_hash': 'idHash',
+  'preview_cards.url': 'url',
+};
+
+const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
+
+/** Turns a uniqueness violation into StorageConflict; anything else passes through. */
+export function translateError(error: unknown): unknown {
+  if (!(error instanceof Error) || (error as { code?: unknown }).code !== 'ERR_SQLITE_ERROR') return error;
+  const errcode = (error as { errcode?: unknown }).errcode;
+  if (errcode === SQLITE_CONSTRAINT_PRIMARYKEY) return new StorageConflict('id', error.message);
+  if (errcode === SQLITE_CONSTRAINT_UNIQUE) {
+    const what = error.message.replace(/^UNIQUE constraint failed: /, '');
+    return new StorageConflict(UNIQUE_RULES[what] ?? (what.endsWith('.id') ? 'id' : what), error.message);
+  }
+  return error;
+}
+
+export function openDb(options: OpenOptions): Db {
+  const raw = new DatabaseSync(options.path, { readBigInts: true, timeout: BUSY_TIMEOUT_MS, enableForeignKeyConstraints: true });
+  try {
+    raw.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    raw.exec('PRAGMA journal_mode = WAL');
+    raw.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    raw.exec('PRAGMA foreign_keys = ON');
+  } catch (error) {
+    raw.close();
+    throw error;
+  }
+
+  const cache = new Map<string, StatementSync>();
+  const stmt = (sql: string): StatementSync => {
+    let s = cache.get(sql);
+    if (s === undefined) {
+      if (cache.size >= MAX_CACHED_STATEMENTS) cache.clear();
+      s = raw.prepare(sql);
+      s.setReadBigInts(true);
+      cache.set(sql, s);
+    }
+    return s;
+  };
+
+  const transaction = <T>(begin: string, fn: () => T): T => {
+    if (raw.isTransaction) return fn();
+    raw.exec(begin);
+    try {
+      const result = fn();
+      raw.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (raw.isTransaction) raw.exec('ROLLBACK');
+      throw translateError(error);
+    }
+  };
+
+  return {
+    raw,
+    all: (sql, ...params) => stmt(sql).all(...params),
+    get: (sql, ...params) => stmt(sql).get(...params),
+    run: (sql, ...params) => Number(stmt(sql).run(...params).changes),
+    write: (fn) => transaction('BEGIN IMMEDIATE', fn),
+    read: (fn) => transaction('BEGIN', fn),
+    close() {
+      cache.clear();
+      if (raw.isOpen) raw.close();
+    },
+  };
+}
+
+// ---- values in --------------------------------------------------------------------------------
+
+/** An id as the INTEGER it is stored as. Throws on anything that is not an id. */
+export function key(id: Id): bigint {
+  if (!isId(id)) throw new TypeError(`not an id: ${JSON.stringify(id)}`);
+  return BigInt(id);
+}
+export function keyOrNull(id: Id | null): bigint | null {
+  return id === null ? null : key(id);
+}
+/** For lookups: an id that cannot exist (not an id at all) gives null, so the lookup misses. */
+export function lookupKey(id: Id): bigint | null {
+  return isId(id) ? BigInt(id) : null;
+}
+/** A JSON array of integers, for `IN (SELECT value FROM json_each(?))`; non-ids are dropped. */
+export function keyList(ids: Iterable<Id>): string {
+  const valid: Id[] = [];
+  for (const id of ids) if (isId(id)) valid.push(id);
+  return `[${valid.join(',')}]`;
+}
+export const flag = (b: boolean): number => (b ? 1 : 0);
+export const jsonText = (v: unknown): string => JSON.stringify(v);
+
+// ---- values out -------------------------------------------------------------------------------
+
+export function id(v: SQLOutputValue | undefined): Id {
+  if (typeof v === 'bigint') return v.toString();
+  throw new TypeError(`expected an integer id, got ${typeof v}`);
+}
+export function idOrNull(v: SQLOutputValue | undefined): Id | null {
+  return v === null || v === undefined ? null : id(v);
+}
+export function int(v: SQLOutputValue | undefined): number {
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'number') return v;
+  throw new TypeError(`expected an integer, got ${typeof v}`);
+}
+export function intOrNull(v: SQLOutputValue | undefined): number | null {
+  return v === null || v === undefined ? null : int(v);
+}
+/** REAL columns (and integers stored in them). */
+export const num = int;
+export function bool(v: SQLOutputValue | undefined): boolean {
+  return v === 1n || v === 1;
+}
+export function text(v: SQLOutputValue | undefined): string {
+  if (typeof v === 'string') return v;
+  throw new TypeError(`expected text, got ${typeof v}`);
+}
+export function textOrNull(v: SQLOutputValue | undefined): string | null {
+  return v === null || v === undefined ? null : text(v);
+}
+export function json<T>(v: SQLOutputValue | undefined): T {
+  return JSON.parse(text(v)) as T;
+}
+export function jsonOrNull<T>(v: SQLOutputValue | undefined): T | null {
+  return v === null || v === undefined ? null : json<T>(v);
+}
+
+/** Rows fetched by `IN (ids)` put back in the order of `ids` (first occurrence; misses skipped). */
+export function inOrder<T>(ids: readonly Id[], items: T[], idOf: (item: T) => Id): T[] {
+  const byId = new Map(items.map((item) => [idOf(item), item]));
+  const out: T[] = [];
+  const seen = new Set<Id>();
+  for (const i of ids) {
+    const item = byId.get(i);
+    if (item !== undefined && !seen.has(i)) {
+      seen.add(i);
+      out.push(item);
+    }
+  }
+  return out;
+}
+
+// ---- pages ------------------------------------------------------------------------------------
+
+export interface PageSql {
+  /** " AND …" conditions on the cursor (empty when none). */
+  where: string;
+  /** " ORDER BY … LIMIT ?" */
+  tail: string;
+  whereParams: Param[];
+  tailParams: Param[];
+  /** Rows come back oldest first (minId) and must be reversed. */
+  reverse: boolean;
+}
+
+/** The port's Page as SQL on `column`: newest first; maxId older; sinceId newer; minId the
+ * `limit` rows right above it. With `zeroIsAll`, limit 0 means no limit. */
+export function pageSql(column: string, page: Page, zeroIsAll = false): PageSql {
+  let where = '';
+  const whereParams: Param[] = [];
+  if (page.maxId !== undefined) {
+    where += ` AND ${column} < ?`;
+    whereParams.push(key(page.maxId));
+  }
+  if (page.sinceId !== undefined) {
+    where += ` AND ${column} > ?`;
+    whereParams.push(key(page.sinceId));
+  }
+  if (page.minId !== undefined) {
+    where += ` AND ${column} > ?`;
+    whereParams.push(key(page.minId));
+  }
+  const reverse = page.minId !== undefined;
+  const limit = zeroIsAll && page.limit === 0 ? -1 : Math.max(0, Math.trunc(page.limit));
+  return { where, whereParams, tail: ` ORDER BY ${column} ${reverse ? 'ASC' : 'DESC'} LIMIT ?`, tailParams: [limit], reverse };
+}
+
+/** Runs `SELECT … WHERE <base>` paged by `column`; `base` must be a complete WHERE condition. */
+export function paged<T>(db: Db, select: string, base: string, params: Param[], column: string, page: Page, map: (row: Row) => T, zeroIsAll = false): T[] {
+  const p = pageSql(column, page, zeroIsAll);
+  const rows = db.all(`${select} WHERE ${base}${p.where}${p.tail}`, ...params, ...p.whereParams, ...p.tailParams).map(map);
+  return p.reverse ? rows.reverse() : rows;
+}
+
+/** Builds "col = ?, …" for the fields of `patch` that `columns` knows; undefined values skipped. */
+export function setClause<P extends object>(patch: P, columns: { [K in keyof P]-?: [column: string, encode: (v: NonNullable<P[K]> | null) => Param] }): { sql: string; params: Param[] } {
+  const parts: string[] = [];
+  const params: Param[] = [];
+  for (const k of Object.keys(columns) as (keyof P)[]) {
+    if (!Object.hasOwn(patch, k)) continue;
+    const v = patch[k];
+    if (v === undefined) continue;
+    const [column, encode] = columns[k];
+    parts.push(`${column} = ?`);
+    params.push(encode(v as NonNullable<P[typeof k]> | null));
+  }
+  return { sql: parts.join(', '), params };
+}

@@ -1,0 +1,139 @@
+import type { InteractionRepository, Page } from '../../core/ports/storage.ts';
+import type { Id, StatusMark } from '../../core/model.ts';
+import { id, int, key, keyList, paged, type Db, type Row } from './db.ts';
+import { bumpStatus } from './statuses.ts';
+
+type MarkTable = 'favourites' | 'bookmarks' | 'pins';
+
+function markFromRow(r: Row): StatusMark {
+  return { id: id(r.id), accountId: id(r.account_id), statusId: id(r.status_id), createdAt: int(r.created_at) };
+}
+
+/** Inserts the mark unless (account, status) has one; true when inserted. A clash on the mark's
+ * own id is not swallowed: it surfaces as StorageConflict 'id'. */
+function addMark(db: Db, table: MarkTable, m: StatusMark): boolean {
+  return (
+    db.run(
+      `INSERT INTO ${table} (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, status_id) DO NOTHING`,
+      key(m.id), key(m.accountId), key(m.statusId), m.createdAt,
+    ) > 0
+  );
+}
+
+function removeMark(db: Db, table: MarkTable, accountId: Id, statusId: Id): boolean {
+  return db.run(`DELETE FROM ${table} WHERE account_id = ? AND status_id = ?`, key(accountId), key(statusId)) > 0;
+}
+
+/** An account's marks of live statuses, paged by mark id. */
+function marksOfLiveStatuses(db: Db, table: MarkTable, accountId: Id, page: Page): StatusMark[] {
+  return paged(
+    db,
+    `SELECT m.id, m.account_id, m.status_id, m.created_at FROM ${table} m`,
+    'm.account_id = ? AND EXISTS (SELECT 1 FROM statuses s WHERE s.id = m.status_id AND s.deleted_at IS NULL)',
+    [key(accountId)],
+    'm.id',
+    page,
+    markFromRow,
+  );
+}
+
+function idSet(db: Db, sql: string, ...params: (bigint | string)[]): Set<Id> {
+  return new Set(db.all(sql, ...params).map((r) => id(r.v)));
+}
+
+export function interactionRepository(db: Db): InteractionRepository {
+  return {
+    async favourite(m) {
+      return db.write(() => {
+        if (!addMark(db, 'favourites', m)) return false;
+        bumpStatus(db, m.statusId, 'favourites_count', 1);
+        return true;
+      });
+    },
+    async unfavourite(accountId, statusId) {
+      return db.write(() => {
+        if (!removeMark(db, 'favourites', accountId, statusId)) return false;
+        bumpStatus(db, statusId, 'favourites_count', -1);
+        return true;
+      });
+    },
+    async favouritesOf(statusId, page) {
+      return paged(db, 'SELECT id, account_id, status_id, created_at FROM favourites', 'status_id = ?', [key(statusId)], 'id', page, markFromRow);
+    },
+    async favouritesBy(accountId, page) {
+      return marksOfLiveStatuses(db, 'favourites', accountId, page);
+    },
+    async bookmark(m) {
+      return db.write(() => addMark(db, 'bookmarks', m));
+    },
+    async unbookmark(accountId, statusId) {
+      return db.write(() => removeMark(db, 'bookmarks', accountId, statusId));
+    },
+    async bookmarksBy(accountId, page) {
+      return marksOfLiveStatuses(db, 'bookmarks', accountId, page);
+    },
+    async pin(m, max) {
+      return db.write(() => {
+        if (db.get('SELECT 1 FROM pins WHERE account_id = ? AND status_id = ?', key(m.accountId), key(m.statusId))) return 'exists';
+        const pinned = db.get(
+          `SELECT count(*) AS n FROM pins p JOIN statuses s ON s.id = p.status_id AND s.deleted_at IS NULL WHERE p.account_id = ?`,
+          key(m.accountId),
+        );
+        if (int(pinned?.n) >= max) return 'limit';
+        addMark(db, 'pins', m);
+        return 'added';
+      });
+    },
+    async unpin(accountId, statusId) {
+      return db.write(() => removeMark(db, 'pins', accountId, statusId));
+    },
+    async pinsBy(accountId) {
+      return db
+        .all(
+          `SELECT p.id, p.account_id, p.status_id, p.created_at FROM pins p JOIN statuses s ON s.id = p.status_id AND s.deleted_at IS NULL
+           WHERE p.account_id = ? ORDER BY p.id DESC`,
+          key(accountId),
+        )
+        .map(markFromRow);
+    },
+    async muteConversation(accountId, conversationId) {
+      return db.write(
+        () =>
+          db.run(
+            'INSERT INTO conversation_mutes (account_id, conversation_id) VALUES (?, ?) ON CONFLICT DO NOTHING',
+            key(accountId), key(conversationId),
+          ) > 0,
+      );
+    },
+    async unmuteConversation(accountId, conversationId) {
+      return db.write(() => db.run('DELETE FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?', key(accountId), key(conversationId)) > 0);
+    },
+    async conversationMutedBy(conversationId, accountIds) {
+      const muted = idSet(
+        db,
+        'SELECT account_id AS v FROM conversation_mutes WHERE conversation_id = ? AND account_id IN (SELECT value FROM json_each(?))',
+        key(conversationId), keyList(accountIds),
+      );
+      return [...new Set(accountIds)].filter((a) => muted.has(a));
+    },
+    async viewerState(accountId, statusIds, conversationIds) {
+      const a = key(accountId);
+      const list = keyList(statusIds);
+      return db.read(() => ({
+        favourited: idSet(db, 'SELECT status_id AS v FROM favourites WHERE account_id = ? AND status_id IN (SELECT value FROM json_each(?))', a, list),
+        reblogged: idSet(
+          db,
+          'SELECT reblog_of_id AS v FROM statuses WHERE account_id = ? AND reblog_of_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL',
+          a, list,
+        ),
+        bookmarked: idSet(db, 'SELECT status_id AS v FROM bookmarks WHERE account_id = ? AND status_id IN (SELECT value FROM json_each(?))', a, list),
+        pinned: idSet(db, 'SELECT status_id AS v FROM pins WHERE account_id = ? AND status_id IN (SELECT value FROM json_each(?))', a, list),
+        mutedConversations: idSet(
+          db,
+          'SELECT conversation_id AS v FROM conversation_mutes WHERE account_id = ? AND conversation_id IN (SELECT value FROM json_each(?))',
+          a, keyList(conversationIds),
+        ),
+      }));
+    },
+  };
+}

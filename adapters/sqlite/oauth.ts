@@ -1,0 +1,136 @@
+import type { OAuthRepository } from '../../core/ports/storage.ts';
+import type { AccessToken, Application, AuthorizationCode, WebSession } from '../../core/model.ts';
+import { id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, text, textOrNull, type Db, type Row } from './db.ts';
+
+const APPLICATION = 'SELECT id, name, website, redirect_uris, scopes, client_id, client_secret_hash, created_at FROM applications';
+const TOKEN = 'SELECT id, token_hash, application_id, account_id, scopes, created_at, revoked_at FROM access_tokens';
+const CODE_COLUMNS = 'id, code_hash, application_id, account_id, redirect_uri, scopes, code_challenge, created_at, expires_at, used_at';
+const SESSION = 'SELECT id, id_hash, account_id, csrf_token, created_at, expires_at FROM web_sessions';
+
+function applicationFromRow(r: Row): Application {
+  return {
+    id: id(r.id),
+    name: text(r.name),
+    website: textOrNull(r.website),
+    redirectUris: json(r.redirect_uris),
+    scopes: json(r.scopes),
+    clientId: text(r.client_id),
+    clientSecretHash: text(r.client_secret_hash),
+    createdAt: int(r.created_at),
+  };
+}
+
+function tokenFromRow(r: Row): AccessToken {
+  return {
+    id: id(r.id),
+    tokenHash: text(r.token_hash),
+    applicationId: id(r.application_id),
+    accountId: idOrNull(r.account_id),
+    scopes: json(r.scopes),
+    createdAt: int(r.created_at),
+    revokedAt: intOrNull(r.revoked_at),
+  };
+}
+
+function codeFromRow(r: Row): AuthorizationCode {
+  return {
+    id: id(r.id),
+    codeHash: text(r.code_hash),
+    applicationId: id(r.application_id),
+    accountId: id(r.account_id),
+    redirectUri: text(r.redirect_uri),
+    scopes: json(r.scopes),
+    codeChallenge: textOrNull(r.code_challenge),
+    createdAt: int(r.created_at),
+    expiresAt: int(r.expires_at),
+    usedAt: intOrNull(r.used_at),
+  };
+}
+
+function sessionFromRow(r: Row): WebSession {
+  return {
+    id: id(r.id),
+    idHash: text(r.id_hash),
+    accountId: idOrNull(r.account_id),
+    csrfToken: text(r.csrf_token),
+    createdAt: int(r.created_at),
+    expiresAt: int(r.expires_at),
+  };
+}
+
+export function oauthRepository(db: Db): OAuthRepository {
+  return {
+    async createApplication(a) {
+      db.write(() => {
+        db.run(
+          'INSERT INTO applications (id, name, website, redirect_uris, scopes, client_id, client_secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          key(a.id), a.name, a.website, jsonText(a.redirectUris), jsonText(a.scopes), a.clientId, a.clientSecretHash, a.createdAt,
+        );
+      });
+    },
+    async getApplication(applicationId) {
+      const k = lookupKey(applicationId);
+      const r = k === null ? undefined : db.get(`${APPLICATION} WHERE id = ?`, k);
+      return r ? applicationFromRow(r) : null;
+    },
+    async getApplicationsMany(ids) {
+      return db.all(`${APPLICATION} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id DESC`, keyList(ids)).map(applicationFromRow);
+    },
+    async findApplicationByClientId(clientId) {
+      const r = db.get(`${APPLICATION} WHERE client_id = ?`, clientId);
+      return r ? applicationFromRow(r) : null;
+    },
+    async createToken(t) {
+      db.write(() => {
+        db.run(
+          'INSERT INTO access_tokens (id, token_hash, application_id, account_id, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          key(t.id), t.tokenHash, key(t.applicationId), keyOrNull(t.accountId), jsonText(t.scopes), t.createdAt, t.revokedAt,
+        );
+      });
+    },
+    async findTokenByHash(tokenHash) {
+      const r = db.get(`${TOKEN} WHERE token_hash = ?`, tokenHash);
+      return r ? tokenFromRow(r) : null;
+    },
+    async revokeToken(tokenId, at) {
+      const k = lookupKey(tokenId);
+      if (k === null) return false;
+      return db.write(() => db.run('UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', at, k) > 0);
+    },
+    async createCode(c) {
+      db.write(() => {
+        db.run(
+          `INSERT INTO authorization_codes (${CODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          key(c.id), c.codeHash, key(c.applicationId), key(c.accountId), c.redirectUri, jsonText(c.scopes), c.codeChallenge, c.createdAt,
+          c.expiresAt, c.usedAt,
+        );
+      });
+    },
+    async consumeCode(codeHash, now) {
+      return db.write(() => {
+        const r = db.get(
+          `UPDATE authorization_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING ${CODE_COLUMNS}`,
+          now, codeHash, now,
+        );
+        return r ? codeFromRow(r) : null;
+      });
+    },
+    async createSession(s) {
+      db.write(() => {
+        db.run(
+          'INSERT INTO web_sessions (id, id_hash, account_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+          key(s.id), s.idHash, keyOrNull(s.accountId), s.csrfToken, s.createdAt, s.expiresAt,
+        );
+      });
+    },
+    async findSessionByHash(idHash, now) {
+      const r = db.get(`${SESSION} WHERE id_hash = ? AND expires_at > ?`, idHash, now);
+      return r ? sessionFromRow(r) : null;
+    },
+    async deleteSession(sessionId) {
+      const k = lookupKey(sessionId);
+      if (k === null) return;
+      db.write(() => db.run('DELETE FROM web_sessions WHERE id = ?', k));
+    },
+  };
+}

@@ -1,0 +1,227 @@
+import type { RelationshipFacts, RelationshipRepository } from '../../core/ports/storage.ts';
+import type { Block, Follow, FollowRequest, Id, Mute } from '../../core/model.ts';
+import { bumpAccount } from './accounts.ts';
+import { bool, flag, id, int, intOrNull, jsonOrNull, jsonText, key, keyList, paged, type Db, type Row } from './db.ts';
+
+type FollowTable = 'follows' | 'follow_requests';
+
+const FOLLOW_COLUMNS = 'id, account_id, target_account_id, show_reblogs, notify, languages, created_at';
+
+function followFromRow(r: Row): Follow {
+  return {
+    id: id(r.id),
+    accountId: id(r.account_id),
+    targetAccountId: id(r.target_account_id),
+    showReblogs: bool(r.show_reblogs),
+    notify: bool(r.notify),
+    languages: jsonOrNull(r.languages),
+    createdAt: int(r.created_at),
+  };
+}
+
+function blockFromRow(r: Row): Block {
+  return { id: id(r.id), accountId: id(r.account_id), targetAccountId: id(r.target_account_id), createdAt: int(r.created_at) };
+}
+
+function muteFromRow(r: Row): Mute {
+  return {
+    id: id(r.id),
+    accountId: id(r.account_id),
+    targetAccountId: id(r.target_account_id),
+    notifications: bool(r.notifications),
+    expiresAt: intOrNull(r.expires_at),
+    createdAt: int(r.created_at),
+  };
+}
+
+const languagesText = (languages: string[] | null) => (languages === null ? null : jsonText(languages));
+
+function getFollowRow(db: Db, table: FollowTable, accountId: Id, targetId: Id): Follow | null {
+  const r = db.get(`SELECT ${FOLLOW_COLUMNS} FROM ${table} WHERE account_id = ? AND target_account_id = ?`, key(accountId), key(targetId));
+  return r ? followFromRow(r) : null;
+}
+
+function insertFollowRow(db: Db, table: FollowTable, f: Follow): void {
+  db.run(
+    `INSERT INTO ${table} (${FOLLOW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    key(f.id), key(f.accountId), key(f.targetAccountId), flag(f.showReblogs), flag(f.notify), languagesText(f.languages), f.createdAt,
+  );
+}
+
+function updateFollowOptions(db: Db, table: FollowTable, f: Follow): void {
+  db.run(
+    `UPDATE ${table} SET show_reblogs = ?, notify = ?, languages = ? WHERE account_id = ? AND target_account_id = ?`,
+    flag(f.showReblogs), flag(f.notify), languagesText(f.languages), key(f.accountId), key(f.targetAccountId),
+  );
+}
+
+/** Removes the follow and takes one from both counters; true when there was one. */
+function removeFollow(db: Db, accountId: Id, targetId: Id): boolean {
+  if (db.run('DELETE FROM follows WHERE account_id = ? AND target_account_id = ?', key(accountId), key(targetId)) === 0) return false;
+  bumpAccount(db, accountId, 'following_count', -1);
+  bumpAccount(db, targetId, 'followers_count', -1);
+  return true;
+}
+
+function removeRequest(db: Db, accountId: Id, targetId: Id): boolean {
+  return db.run('DELETE FROM follow_requests WHERE account_id = ? AND target_account_id = ?', key(accountId), key(targetId)) > 0;
+}
+
+export function relationshipRepository(db: Db): RelationshipRepository {
+  return {
+    async follow(f) {
+      return db.write(() => {
+        removeRequest(db, f.accountId, f.targetAccountId);
+        if (getFollowRow(db, 'follows', f.accountId, f.targetAccountId)) {
+          updateFollowOptions(db, 'follows', f);
+          return 'updated';
+        }
+        insertFollowRow(db, 'follows', f);
+        bumpAccount(db, f.accountId, 'following_count', 1);
+        bumpAccount(db, f.targetAccountId, 'followers_count', 1);
+        return 'created';
+      });
+    },
+    async unfollow(accountId, targetId) {
+      return db.write(() => removeFollow(db, accountId, targetId));
+    },
+    async getFollow(accountId, targetId) {
+      return getFollowRow(db, 'follows', accountId, targetId);
+    },
+    async requestFollow(r: FollowRequest) {
+      return db.write(() => {
+        if (getFollowRow(db, 'follows', r.accountId, r.targetAccountId)) return 'exists';
+        if (getFollowRow(db, 'follow_requests', r.accountId, r.targetAccountId)) {
+          updateFollowOptions(db, 'follow_requests', r);
+          return 'exists';
+        }
+        insertFollowRow(db, 'follow_requests', r);
+        return 'created';
+      });
+    },
+    async cancelFollowRequest(accountId, targetId) {
+      return db.write(() => removeRequest(db, accountId, targetId));
+    },
+    async followRequestsTo(targetId, page) {
+      return paged(db, `SELECT ${FOLLOW_COLUMNS} FROM follow_requests`, 'target_account_id = ?', [key(targetId)], 'id', page, followFromRow);
+    },
+    async followersOf(targetId, page) {
+      return paged(db, `SELECT ${FOLLOW_COLUMNS} FROM follows`, 'target_account_id = ?', [key(targetId)], 'id', page, followFromRow);
+    },
+    async followingOf(accountId, page) {
+      return paged(db, `SELECT ${FOLLOW_COLUMNS} FROM follows`, 'account_id = ?', [key(accountId)], 'id', page, followFromRow);
+    },
+    async localFollowers(targetId) {
+      return db
+        .all(
+          `SELECT ${FOLLOW_COLUMNS.split(', ').map((c) => `f.${c.trim()}`).join(', ')} FROM follows f
+           JOIN accounts a ON a.id = f.account_id AND a.domain IS NULL
+           WHERE f.target_account_id = ? ORDER BY f.id DESC`,
+          key(targetId),
+        )
+        .map(followFromRow);
+    },
+    async block(b) {
+      return db.write(() => {
+        const added = db.run(
+          'INSERT INTO blocks (id, account_id, target_account_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, target_account_id) DO NOTHING',
+          key(b.id), key(b.accountId), key(b.targetAccountId), b.createdAt,
+        );
+        if (added === 0) return false;
+        removeFollow(db, b.accountId, b.targetAccountId);
+        removeFollow(db, b.targetAccountId, b.accountId);
+        removeRequest(db, b.accountId, b.targetAccountId);
+        removeRequest(db, b.targetAccountId, b.accountId);
+        return true;
+      });
+    },
+    async unblock(accountId, targetId) {
+      return db.write(() => db.run('DELETE FROM blocks WHERE account_id = ? AND target_account_id = ?', key(accountId), key(targetId)) > 0);
+    },
+    async blocksBy(accountId, page) {
+      return paged(db, 'SELECT id, account_id, target_account_id, created_at FROM blocks', 'account_id = ?', [key(accountId)], 'id', page, blockFromRow);
+    },
+    async mute(m) {
+      return db.write(() => {
+        const updated = db.run(
+          'UPDATE mutes SET notifications = ?, expires_at = ? WHERE account_id = ? AND target_account_id = ?',
+          flag(m.notifications), m.expiresAt, key(m.accountId), key(m.targetAccountId),
+        );
+        if (updated > 0) return false;
+        db.run(
+          'INSERT INTO mutes (id, account_id, target_account_id, notifications, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          key(m.id), key(m.accountId), key(m.targetAccountId), flag(m.notifications), m.expiresAt, m.createdAt,
+        );
+        return true;
+      });
+    },
+    async unmute(accountId, targetId) {
+      return db.write(() => db.run('DELETE FROM mutes WHERE account_id = ? AND target_account_id = ?', key(accountId), key(targetId)) > 0);
+    },
+    async mutesBy(accountId, page) {
+      return paged(
+        db,
+        'SELECT id, account_id, target_account_id, notifications, expires_at, created_at FROM mutes',
+        'account_id = ?',
+        [key(accountId)],
+        'id',
+        page,
+        muteFromRow,
+      );
+    },
+    async relationships(accountId, targetIds) {
+      const me = key(accountId);
+      const others = keyList(targetIds);
+      const IN = 'IN (SELECT value FROM json_each(?))';
+      return db.read(() => {
+        const following = new Map<Id, Follow>();
+        for (const r of db.all(`SELECT ${FOLLOW_COLUMNS} FROM follows WHERE account_id = ? AND target_account_id ${IN}`, me, others)) {
+          const f = followFromRow(r);
+          following.set(f.targetAccountId, f);
+        }
+        const requested = new Map<Id, FollowRequest>();
+        for (const r of db.all(`SELECT ${FOLLOW_COLUMNS} FROM follow_requests WHERE account_id = ? AND target_account_id ${IN}`, me, others)) {
+          const f = followFromRow(r);
+          requested.set(f.targetAccountId, f);
+        }
+        const muting = new Map<Id, Mute>();
+        for (const r of db.all(
+          `SELECT id, account_id, target_account_id, notifications, expires_at, created_at FROM mutes WHERE account_id = ? AND target_account_id ${IN}`,
+          me, others,
+        )) {
+          const m = muteFromRow(r);
+          muting.set(m.targetAccountId, m);
+        }
+        const ids = (sql: string): Set<Id> => new Set(db.all(sql, me, others).map((r) => id(r.v)));
+        const followedBy = ids(`SELECT account_id AS v FROM follows WHERE target_account_id = ? AND account_id ${IN}`);
+        const requestedBy = ids(`SELECT account_id AS v FROM follow_requests WHERE target_account_id = ? AND account_id ${IN}`);
+        const blocking = ids(`SELECT target_account_id AS v FROM blocks WHERE account_id = ? AND target_account_id ${IN}`);
+        const blockedBy = ids(`SELECT account_id AS v FROM blocks WHERE target_account_id = ? AND account_id ${IN}`);
+        return targetIds.map(
+          (targetId): RelationshipFacts => ({
+            targetId,
+            following: following.get(targetId) ?? null,
+            followedBy: followedBy.has(targetId),
+            requested: requested.get(targetId) ?? null,
+            requestedBy: requestedBy.has(targetId),
+            blocking: blocking.has(targetId),
+            blockedBy: blockedBy.has(targetId),
+            muting: muting.get(targetId) ?? null,
+          }),
+        );
+      });
+    },
+    async hiddenFrom(accountId, accountIds, now) {
+      const me = key(accountId);
+      const others = keyList(accountIds);
+      const rows = db.all(
+        `SELECT target_account_id AS v FROM blocks WHERE account_id = ? AND target_account_id IN (SELECT value FROM json_each(?))
+         UNION SELECT account_id FROM blocks WHERE target_account_id = ? AND account_id IN (SELECT value FROM json_each(?))
+         UNION SELECT target_account_id FROM mutes WHERE account_id = ? AND target_account_id IN (SELECT value FROM json_each(?))
+           AND (expires_at IS NULL OR expires_at > ?)`,
+        me, others, me, others, me, others, now,
+      );
+      return new Set(rows.map((r) => id(r.v)));
+    },
+  };
+}

@@ -1,0 +1,397 @@
+// The schema, as numbered migrations applied on open inside one write transaction (so two
+// processes opening a new file at once cannot both apply them). schema_migrations records every
+// version applied; never edit a released migration, append a new one.
+//
+// Conventions: ids are INTEGER (64-bit), timestamps INTEGER epoch ms, booleans 0/1, arrays and
+// objects that are never queried JSON TEXT. What is queried (mentions, tags, marks, follows,
+// list members …) has its own table and index. Tables are STRICT, so a value of the wrong type
+// is an error instead of a silent conversion.
+
+import type { Db } from './db.ts';
+
+export const MIGRATIONS: readonly string[] = [
+  // 1: everything the storage port needs.
+  `
+  CREATE TABLE accounts (
+    id INTEGER PRIMARY KEY,
+    username TEXT NOT NULL,
+    domain TEXT,
+    display_name TEXT NOT NULL,
+    note TEXT NOT NULL,
+    locked INTEGER NOT NULL,
+    bot INTEGER NOT NULL,
+    discoverable INTEGER NOT NULL,
+    fields TEXT NOT NULL,
+    avatar_url TEXT,
+    header_url TEXT,
+    url TEXT,
+    uri TEXT,
+    created_at INTEGER NOT NULL,
+    statuses_count INTEGER NOT NULL,
+    followers_count INTEGER NOT NULL,
+    following_count INTEGER NOT NULL,
+    last_status_at INTEGER
+  ) STRICT;
+  -- lower() is ASCII-only in SQLite: exactly the port's "case-insensitive (ASCII)".
+  CREATE UNIQUE INDEX accounts_acct ON accounts (lower(username), ifnull(lower(domain), ''));
+
+  CREATE TABLE users (
+    account_id INTEGER PRIMARY KEY,
+    email TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    confirmed_at INTEGER,
+    approved INTEGER NOT NULL,
+    disabled INTEGER NOT NULL,
+    locale TEXT NOT NULL,
+    created_by_application_id INTEGER,
+    settings TEXT NOT NULL
+  ) STRICT;
+  CREATE UNIQUE INDEX users_email ON users (lower(email));
+
+  CREATE TABLE statuses (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    local INTEGER NOT NULL,
+    uri TEXT,
+    url TEXT,
+    text TEXT NOT NULL,
+    content TEXT NOT NULL,
+    spoiler_text TEXT NOT NULL,
+    sensitive INTEGER NOT NULL,
+    visibility TEXT NOT NULL,
+    language TEXT,
+    in_reply_to_id INTEGER,
+    in_reply_to_account_id INTEGER,
+    reblog_of_id INTEGER,
+    conversation_id INTEGER NOT NULL,
+    application_id INTEGER,
+    mention_ids TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    media_ids TEXT NOT NULL,
+    has_media INTEGER NOT NULL,
+    poll_id INTEGER,
+    created_at INTEGER NOT NULL,
+    edited_at INTEGER,
+    deleted_at INTEGER,
+    replies_count INTEGER NOT NULL,
+    reblogs_count INTEGER NOT NULL,
+    favourites_count INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX statuses_account ON statuses (account_id, id) WHERE deleted_at IS NULL;
+  CREATE INDEX statuses_reply ON statuses (in_reply_to_id, id) WHERE deleted_at IS NULL;
+  CREATE INDEX statuses_reblog ON statuses (reblog_of_id, id) WHERE deleted_at IS NULL;
+  -- One live boost per (booster, status).
+  CREATE UNIQUE INDEX statuses_live_boost ON statuses (account_id, reblog_of_id)
+    WHERE reblog_of_id IS NOT NULL AND deleted_at IS NULL;
+
+  CREATE TABLE status_mentions (
+    status_id INTEGER NOT NULL REFERENCES statuses (id),
+    account_id INTEGER NOT NULL,
+    PRIMARY KEY (status_id, account_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX status_mentions_account ON status_mentions (account_id, status_id);
+
+  CREATE TABLE status_tags (
+    status_id INTEGER NOT NULL REFERENCES statuses (id),
+    tag TEXT NOT NULL,
+    PRIMARY KEY (status_id, tag)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX status_tags_tag ON status_tags (tag, status_id);
+
+  CREATE TABLE status_edits (
+    id INTEGER PRIMARY KEY,
+    status_id INTEGER NOT NULL REFERENCES statuses (id),
+    account_id INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    content TEXT NOT NULL,
+    spoiler_text TEXT NOT NULL,
+    sensitive INTEGER NOT NULL,
+    media_ids TEXT NOT NULL,
+    poll_options TEXT,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX status_edits_status ON status_edits (status_id, created_at, id);
+
+  CREATE TABLE idempotency_keys (
+    account_id INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    status_id INTEGER NOT NULL,
+    used_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, key)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE favourites (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    status_id INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, status_id)
+  ) STRICT;
+  CREATE INDEX favourites_account ON favourites (account_id, id);
+  CREATE INDEX favourites_status ON favourites (status_id, id);
+
+  CREATE TABLE bookmarks (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    status_id INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, status_id)
+  ) STRICT;
+  CREATE INDEX bookmarks_account ON bookmarks (account_id, id);
+
+  CREATE TABLE pins (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    status_id INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, status_id)
+  ) STRICT;
+  CREATE INDEX pins_account ON pins (account_id, id);
+  CREATE INDEX pins_status ON pins (status_id);
+
+  CREATE TABLE conversation_mutes (
+    account_id INTEGER NOT NULL,
+    conversation_id INTEGER NOT NULL,
+    PRIMARY KEY (account_id, conversation_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX conversation_mutes_conversation ON conversation_mutes (conversation_id, account_id);
+
+  CREATE TABLE follows (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    target_account_id INTEGER NOT NULL,
+    show_reblogs INTEGER NOT NULL,
+    notify INTEGER NOT NULL,
+    languages TEXT,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, target_account_id)
+  ) STRICT;
+  CREATE INDEX follows_account ON follows (account_id, id);
+  CREATE INDEX follows_target ON follows (target_account_id, id);
+
+  CREATE TABLE follow_requests (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    target_account_id INTEGER NOT NULL,
+    show_reblogs INTEGER NOT NULL,
+    notify INTEGER NOT NULL,
+    languages TEXT,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, target_account_id)
+  ) STRICT;
+  CREATE INDEX follow_requests_target ON follow_requests (target_account_id, id);
+
+  CREATE TABLE blocks (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    target_account_id INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, target_account_id)
+  ) STRICT;
+  CREATE INDEX blocks_account ON blocks (account_id, id);
+  CREATE INDEX blocks_target ON blocks (target_account_id, account_id);
+
+  CREATE TABLE mutes (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    target_account_id INTEGER NOT NULL,
+    notifications INTEGER NOT NULL,
+    expires_at INTEGER,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, target_account_id)
+  ) STRICT;
+  CREATE INDEX mutes_account ON mutes (account_id, id);
+
+  CREATE TABLE notifications (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    from_account_id INTEGER NOT NULL,
+    status_id INTEGER,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX notifications_account ON notifications (account_id, id);
+
+  CREATE TABLE lists (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    replies_policy TEXT NOT NULL,
+    exclusive INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX lists_account ON lists (account_id, id);
+
+  CREATE TABLE list_members (
+    id INTEGER PRIMARY KEY,
+    list_id INTEGER NOT NULL,
+    account_id INTEGER NOT NULL,
+    UNIQUE (list_id, account_id)
+  ) STRICT;
+  CREATE INDEX list_members_list ON list_members (list_id, id);
+  CREATE INDEX list_members_account ON list_members (account_id);
+
+  CREATE TABLE filters (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    context TEXT NOT NULL,
+    action TEXT NOT NULL,
+    expires_at INTEGER,
+    keywords TEXT NOT NULL,
+    statuses TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX filters_account ON filters (account_id, id);
+
+  CREATE TABLE markers (
+    account_id INTEGER NOT NULL,
+    timeline TEXT NOT NULL,
+    last_read_id INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, timeline)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE applications (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    website TEXT,
+    redirect_uris TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    client_id TEXT NOT NULL UNIQUE,
+    client_secret_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE access_tokens (
+    id INTEGER PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    application_id INTEGER NOT NULL,
+    account_id INTEGER,
+    scopes TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  ) STRICT;
+
+  CREATE TABLE authorization_codes (
+    id INTEGER PRIMARY KEY,
+    code_hash TEXT NOT NULL UNIQUE,
+    application_id INTEGER NOT NULL,
+    account_id INTEGER NOT NULL,
+    redirect_uri TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    code_challenge TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER
+  ) STRICT;
+
+  CREATE TABLE web_sessions (
+    id INTEGER PRIMARY KEY,
+    id_hash TEXT NOT NULL UNIQUE,
+    account_id INTEGER,
+    csrf_token TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE media_attachments (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    status_id INTEGER,
+    type TEXT NOT NULL,
+    url TEXT,
+    preview_url TEXT,
+    remote_url TEXT,
+    description TEXT,
+    blurhash TEXT,
+    original TEXT,
+    small TEXT,
+    focus TEXT,
+    extra TEXT NOT NULL,
+    processed INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX media_attachments_status ON media_attachments (status_id);
+
+  CREATE TABLE polls (
+    id INTEGER PRIMARY KEY,
+    status_id INTEGER,
+    account_id INTEGER NOT NULL,
+    options TEXT NOT NULL,
+    votes TEXT NOT NULL,
+    multiple INTEGER NOT NULL,
+    hide_totals INTEGER NOT NULL,
+    expires_at INTEGER,
+    votes_count INTEGER NOT NULL,
+    voters_count INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE poll_votes (
+    poll_id INTEGER NOT NULL REFERENCES polls (id),
+    account_id INTEGER NOT NULL,
+    choices TEXT NOT NULL,
+    PRIMARY KEY (poll_id, account_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX poll_votes_account ON poll_votes (account_id, poll_id);
+
+  CREATE TABLE scheduled_statuses (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    scheduled_at INTEGER NOT NULL,
+    params TEXT NOT NULL,
+    claimed_until INTEGER,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX scheduled_statuses_account ON scheduled_statuses (account_id, scheduled_at);
+  CREATE INDEX scheduled_statuses_due ON scheduled_statuses (scheduled_at, id);
+
+  CREATE TABLE preview_cards (
+    id INTEGER PRIMARY KEY,
+    url TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    type TEXT NOT NULL,
+    author_name TEXT NOT NULL,
+    author_url TEXT NOT NULL,
+    provider_name TEXT NOT NULL,
+    provider_url TEXT NOT NULL,
+    html TEXT NOT NULL,
+    width REAL NOT NULL,
+    height REAL NOT NULL,
+    image TEXT,
+    image_description TEXT NOT NULL,
+    embed_url TEXT NOT NULL,
+    blurhash TEXT,
+    language TEXT,
+    published_at INTEGER,
+    fetched_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE status_cards (
+    status_id INTEGER PRIMARY KEY,
+    card_id INTEGER NOT NULL
+  ) STRICT;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the file to SCHEMA_VERSION; refuses a file written by a newer schema. */
+export function migrate(db: Db, now: () => number = Date.now): void {
+  db.write(() => {
+    db.raw.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
+    const row = db.get('SELECT max(version) AS v FROM schema_migrations');
+    const current = row?.v === null || row?.v === undefined ? 0 : Number(row.v);
+    if (current > SCHEMA_VERSION) {
+      throw new Error(`this database has schema version ${current}; this Rookery knows versions up to ${SCHEMA_VERSION}`);
+    }
+    for (let v = current + 1; v <= SCHEMA_VERSION; v += 1) {
+      db.raw.exec(MIGRATIONS[v - 1] as string);
+      db.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', v, now());
+    }
+  });
+}

@@ -1,0 +1,1397 @@
+// The storage contract: one suite that every storage adapter must pass (memory, SQLite, and
+// any future one such as MongoDB). It checks the comments of core/ports/storage.ts, line by
+// line, with exact values, against a fresh store per test.
+//
+// An adapter's test file calls storageContract(t, name, open). `open` returns a handle with:
+// - storage: a fresh, empty store;
+// - reopen (durable adapters): close the store and open the same data again;
+// - connect (shared adapters): a second, independent connection to the same data (what a
+//   second process would use). The atomic operations are then also raced across connections;
+// - cleanup: close everything and remove the data.
+
+import type { Test } from 'tap';
+import { StorageConflict, type Page, type Storage, type StatusQuery } from '../../core/ports/storage.ts';
+import type { Account, Id, Status, StatusMark, Visibility } from '../../core/model.ts';
+import {
+  IdSeq,
+  NO_EFFECTS,
+  POST,
+  T0,
+  account,
+  application,
+  block,
+  boost,
+  card,
+  code,
+  edit,
+  filter,
+  follow,
+  list,
+  mark,
+  media,
+  mute,
+  notification,
+  poll,
+  replyTo,
+  scheduled,
+  session,
+  sortedIds,
+  status,
+  token,
+  user,
+} from './fixtures.ts';
+
+export interface StoreHandle {
+  storage: Storage;
+  reopen?: () => Promise<Storage>;
+  connect?: () => Promise<Storage>;
+  cleanup(): Promise<void>;
+}
+
+export type OpenStore = () => Promise<StoreHandle>;
+
+const ALL: Visibility[] = ['public', 'unlisted', 'private', 'direct'];
+const HOUR = 3_600_000;
+
+function must<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw new Error(`expected ${what} to exist`);
+  return value;
+}
+
+const idsOf = (items: readonly { id: Id }[]): Id[] => items.map((i) => i.id);
+
+/** One fresh store, an id sequence and shortcuts for the common steps. */
+class World {
+  s: Storage;
+  readonly handle: StoreHandle;
+  readonly seq = new IdSeq();
+  constructor(handle: StoreHandle) {
+    this.handle = handle;
+    this.s = handle.storage;
+  }
+  id(): Id {
+    return this.seq.next();
+  }
+  async account(o: Partial<Account> = {}, withUser = false): Promise<Account> {
+    const a = account(this.id(), o);
+    await this.s.accounts.create(a, withUser ? user(a.id) : undefined);
+    return a;
+  }
+  async post(accountId: Id, o: Partial<Status> = {}, effects = POST): Promise<Status> {
+    const s = status(this.id(), accountId, o);
+    const r = await this.s.statuses.create(s, effects);
+    if (!r.created) throw new Error('post: not created');
+    return r.status;
+  }
+  async acct(accountId: Id): Promise<Account> {
+    return must(await this.s.accounts.get(accountId), `account ${accountId}`);
+  }
+  async st(statusId: Id): Promise<Status> {
+    return must(await this.s.statuses.get(statusId), `status ${statusId}`);
+  }
+  async reopen(): Promise<void> {
+    const reopen = must(this.handle.reopen, 'reopen');
+    this.s = await reopen();
+  }
+}
+
+async function rejectsConflict(t: Test, promise: Promise<unknown>, rule: string, message: string): Promise<void> {
+  try {
+    await promise;
+    t.fail(`${message}: expected StorageConflict '${rule}', but it succeeded`);
+  } catch (error) {
+    t.equal(error instanceof StorageConflict ? `StorageConflict ${error.rule}` : String(error), `StorageConflict ${rule}`, message);
+  }
+}
+
+const count = <T>(values: readonly T[], wanted: T): number => values.filter((v) => v === wanted).length;
+
+export function storageContract(t: Test, adapterName: string, open: OpenStore): void {
+  const it = (name: string, body: (t: Test, w: World) => Promise<void>): void => {
+    void t.test(`${adapterName}: ${name}`, async (t) => {
+      const handle = await open();
+      try {
+        await body(t, new World(handle));
+      } finally {
+        await handle.cleanup();
+      }
+    });
+  };
+  /** Runs only when the adapter can open a second connection to the same data. */
+  const shared = (name: string, body: (t: Test, w: World, other: Storage) => Promise<void>): void => {
+    it(name, async (t, w) => {
+      if (!w.handle.connect) {
+        t.pass('single-connection adapter: nothing to race across connections');
+        return;
+      }
+      const other = await w.handle.connect();
+      try {
+        await body(t, w, other);
+      } finally {
+        await other.close();
+      }
+    });
+  };
+  /** Runs only for adapters whose data survives a reopen. */
+  const durable = (name: string, body: (t: Test, w: World) => Promise<void>): void => {
+    it(name, async (t, w) => {
+      if (!w.handle.reopen) {
+        t.pass('non-durable adapter: no reopen');
+        return;
+      }
+      await body(t, w);
+    });
+  };
+
+  // ---- accounts --------------------------------------------------------------------------------
+
+  it('accounts: create, get, getMany, findByUsername, update', async (t, w) => {
+    const a = account(w.id(), { username: 'Alice', displayName: 'Alice A' });
+    const u = user(a.id, { email: 'Alice@Example.org' });
+    await w.s.accounts.create(a, u);
+    t.strictSame(await w.s.accounts.get(a.id), a, 'get returns the account as created');
+    t.equal(await w.s.accounts.get(w.id()), null, 'get of a missing id is null');
+    t.equal(await w.s.accounts.get('not-an-id'), null, 'get of something that is not an id is null');
+
+    const remote = account(w.id(), { username: 'alice', domain: 'Remote.Example', url: 'https://remote.example/@alice', uri: 'https://remote.example/u/alice' });
+    await w.s.accounts.create(remote);
+    t.strictSame(await w.s.accounts.findByUsername('ALICE', null), a, 'findByUsername ignores case (local)');
+    t.strictSame(await w.s.accounts.findByUsername('alice', 'remote.EXAMPLE'), remote, 'findByUsername ignores case of username and domain');
+    t.equal(await w.s.accounts.findByUsername('alice', 'other.example'), null, 'other domain: null');
+    t.equal(await w.s.accounts.findByUsername('bob', null), null, 'unknown username: null');
+
+    const many = await w.s.accounts.getMany([remote.id, w.id(), a.id]);
+    t.strictSame(sortedIds(idsOf(many)), [a.id, remote.id], 'getMany skips missing ids');
+
+    const updated = await w.s.accounts.update(a.id, { displayName: 'New name', locked: true, fields: [], avatarUrl: 'https://files.example/a.png', note: '' });
+    const expected = { ...a, displayName: 'New name', locked: true, fields: [], avatarUrl: 'https://files.example/a.png', note: '' };
+    t.strictSame(updated, expected, 'update returns the updated account');
+    t.strictSame(await w.s.accounts.get(a.id), expected, 'update is stored');
+    t.strictSame(await w.s.accounts.update(a.id, { avatarUrl: null, bot: true, discoverable: false, headerUrl: 'h' }), { ...expected, avatarUrl: null, bot: true, discoverable: false, headerUrl: 'h' }, 'update can set null');
+    t.equal(await w.s.accounts.update(w.id(), { displayName: 'x' }), null, 'update of a missing account is null');
+
+    t.strictSame(await w.s.accounts.getUser(a.id), u, 'getUser');
+    t.equal(await w.s.accounts.getUser(remote.id), null, 'getUser of an account without user is null');
+    t.strictSame(await w.s.accounts.findUserByEmail('alice@EXAMPLE.ORG'), u, 'findUserByEmail ignores case');
+    t.equal(await w.s.accounts.findUserByEmail('nobody@example.org'), null, 'findUserByEmail: unknown is null');
+    const settings = { ...u.settings, defaultVisibility: 'private' as const, expandSpoilers: true };
+    const uu = await w.s.accounts.updateUser(a.id, { approved: false, confirmedAt: null, settings, locale: 'de', passwordHash: 'new', disabled: true });
+    t.strictSame(uu, { ...u, approved: false, confirmedAt: null, settings, locale: 'de', passwordHash: 'new', disabled: true }, 'updateUser');
+    t.strictSame(await w.s.accounts.getUser(a.id), uu, 'updateUser is stored');
+    t.equal(await w.s.accounts.updateUser(remote.id, { locale: 'fr' }), null, 'updateUser without user is null');
+
+    t.equal(await w.s.accounts.countLocalUsers(), 1, 'countLocalUsers: one');
+    await w.account({}, false);
+    t.equal(await w.s.accounts.countLocalUsers(), 1, 'a local account without user is not counted');
+    await w.account({}, true);
+    t.equal(await w.s.accounts.countLocalUsers(), 2, 'countLocalUsers: two');
+  });
+
+  it('accounts: StorageConflict username (ignoring case) and email; nothing written', async (t, w) => {
+    const a = account(w.id(), { username: 'alice' });
+    await w.s.accounts.create(a, user(a.id, { email: 'alice@example.org' }));
+
+    const b = account(w.id(), { username: 'ALICE' });
+    await rejectsConflict(t, w.s.accounts.create(b, user(b.id)), 'username', 'same username, other case');
+    t.equal(await w.s.accounts.get(b.id), null, 'the account was not written');
+    t.equal(await w.s.accounts.getUser(b.id), null, 'nor its user');
+
+    const c = account(w.id(), { username: 'carol' });
+    await rejectsConflict(t, w.s.accounts.create(c, user(c.id, { email: 'ALICE@Example.ORG' })), 'email', 'same e-mail, other case');
+    t.equal(await w.s.accounts.get(c.id), null, 'the account was not written (email)');
+    t.equal(await w.s.accounts.findByUsername('carol', null), null, 'nor findable');
+
+    const remote = account(w.id(), { username: 'alice', domain: 'x.example' });
+    await w.s.accounts.create(remote);
+    t.strictSame(await w.s.accounts.get(remote.id), remote, 'same username on another domain is fine');
+    await rejectsConflict(t, w.s.accounts.create(account(w.id(), { username: 'Alice', domain: 'X.Example' })), 'username', 'same username and domain ignoring case');
+    await rejectsConflict(t, w.s.accounts.create(account(a.id, { username: 'dave' })), 'id', 'same id');
+    t.equal(await w.s.accounts.countLocalUsers(), 1, 'still one user');
+  });
+
+  // ---- ids and copies --------------------------------------------------------------------------
+
+  it('ids: 64-bit ids beyond 2^53 kept exactly and ordered numerically', async (t, w) => {
+    const author = await w.account();
+    const ids = ['9007199254740993', '9007199254740994', '999999999999999999', '1000000000000000000', '9223372036854775807'];
+    for (const i of [...ids].reverse()) await w.s.statuses.create(status(i, author.id), POST);
+    for (const i of ids) t.equal((await w.st(i)).id, i, `status ${i} round-trips exactly`);
+    const q: StatusQuery = { visibilities: ['public'], authorId: author.id };
+    t.strictSame(idsOf(await w.s.statuses.query(q, { limit: 10 })), [...ids].reverse(), 'newest first in numeric order');
+    t.strictSame(idsOf(await w.s.statuses.query(q, { limit: 10, maxId: '1000000000000000000' })), ['999999999999999999', '9007199254740994', '9007199254740993'], 'maxId compares numerically');
+    t.strictSame(idsOf(await w.s.statuses.query(q, { limit: 1, minId: '9007199254740993' })), ['9007199254740994'], 'minId distinguishes ids 1 apart above 2^53');
+    const fan = await w.account();
+    await w.s.interactions.favourite(mark('9007199254740995', fan.id, '9007199254740993'));
+    await w.s.interactions.favourite(mark('1000000000000000000', fan.id, '9223372036854775807'));
+    t.strictSame((await w.s.interactions.favouritesBy(fan.id, { limit: 5 })).map((m) => m.statusId), ['9223372036854775807', '9007199254740993'], 'mark cursors compare numerically');
+    t.equal((await w.acct(author.id)).statusesCount, 5, 'counters unaffected');
+  });
+
+  it('returned objects are copies; stored objects are copies of the input', async (t, w) => {
+    const a = account(w.id(), { displayName: 'Original' });
+    await w.s.accounts.create(a);
+    a.displayName = 'mutated input';
+    a.fields.push({ name: 'x', value: 'y', verifiedAt: null });
+    const got = await w.acct(a.id);
+    t.equal(got.displayName, 'Original', 'mutating the input after create does not change the store');
+    t.equal(got.fields.length, 1, 'nested arrays of the input are not shared');
+    got.displayName = 'mutated output';
+    got.fields[0]!.name = 'changed';
+    const again = await w.acct(a.id);
+    t.equal(again.displayName, 'Original', 'mutating a returned account does not change the store');
+    t.equal(again.fields[0]!.name, 'site', 'nor its nested objects');
+
+    const created = await w.s.statuses.create(status(w.id(), a.id, { tags: ['one'], mentionIds: [] }), POST);
+    if (created.created) {
+      created.status.tags.push('two');
+      created.status.text = 'changed';
+    }
+    const fromQuery = await w.s.statuses.query({ visibilities: ['public'] }, { limit: 5 });
+    fromQuery[0]!.mentionIds.push('1');
+    const s = await w.st(idsOf(fromQuery)[0]!);
+    t.strictSame([s.tags, s.mentionIds, s.text.startsWith('text of')], [['one'], [], true], 'statuses from create and query are copies');
+
+    const p = poll(w.id(), a.id, null);
+    const ps = status(w.id(), a.id, { pollId: p.id });
+    await w.s.statuses.create(ps, POST, { poll: p });
+    const gotPoll = must(await w.s.polls.get(p.id), 'poll');
+    gotPoll.votes[0] = 99;
+    t.strictSame((await w.s.polls.get(p.id))?.votes, [0, 0, 0], 'polls are copies');
+
+    const fl = filter(w.id(), a.id);
+    await w.s.filters.create(fl);
+    const gotFilter = must(await w.s.filters.get(fl.id), 'filter');
+    gotFilter.keywords.push({ id: '5', keyword: 'x', wholeWord: false });
+    t.equal((await w.s.filters.get(fl.id))?.keywords.length, 1, 'filters are copies');
+  });
+
+  // ---- statuses: create ------------------------------------------------------------------------
+
+  it('statuses.create: counter effects, mentions and tags', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const s1 = status(w.id(), alice.id, { mentionIds: [bob.id], tags: ['cats', 'dogs'], visibility: 'direct', createdAt: T0 + 10 });
+    t.strictSame(await w.s.statuses.create(s1, POST), { created: true, status: s1 }, 'created: true with the status');
+    t.strictSame(await w.s.statuses.get(s1.id), s1, 'stored as given');
+    let a = await w.acct(alice.id);
+    t.strictSame([a.statusesCount, a.lastStatusAt], [1, T0 + 10], 'countForAuthor: statusesCount +1, lastStatusAt = createdAt');
+
+    const reply = status(w.id(), bob.id, { inReplyToId: s1.id, inReplyToAccountId: alice.id, conversationId: s1.conversationId, createdAt: T0 + 20 });
+    await w.s.statuses.create(reply, replyTo(s1.id));
+    t.equal((await w.st(s1.id)).repliesCount, 1, 'countReplyOf: repliesCount +1');
+    const b = await w.acct(bob.id);
+    t.strictSame([b.statusesCount, b.lastStatusAt], [1, T0 + 20], 'the replier is counted');
+
+    await w.s.statuses.create(status(w.id(), alice.id, { createdAt: T0 + 30 }), NO_EFFECTS);
+    a = await w.acct(alice.id);
+    t.strictSame([a.statusesCount, a.lastStatusAt], [1, T0 + 10], 'no effects: counters untouched');
+
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: ['public'], orMentioning: bob.id, authorId: alice.id }, { limit: 10 })).includes(s1.id), true, 'the mention is queryable');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: ['public'], authorId: alice.id }, { limit: 10 })).includes(s1.id), false, 'a direct status without the mention is not');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: ALL, tag: 'dogs' }, { limit: 10 })), [s1.id], 'tags are queryable');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: ALL, tag: 'dog' }, { limit: 10 })), [], 'tag match is exact');
+    await rejectsConflict(t, w.s.statuses.create(status(s1.id, bob.id), POST), 'id', 'a taken status id');
+    t.equal((await w.acct(bob.id)).statusesCount, 1, 'the failed create changed no counter');
+  });
+
+  it('statuses.create: media must be owned and unattached, else StorageConflict media and nothing written', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const m1 = media(w.id(), alice.id);
+    const m2 = media(w.id(), alice.id);
+    const m3 = media(w.id(), alice.id);
+    const mb = media(w.id(), bob.id);
+    for (const m of [m1, m2, m3, mb]) await w.s.media.create(m);
+
+    const s = status(w.id(), alice.id, { mediaIds: [m2.id, m1.id] });
+    t.equal((await w.s.statuses.create(s, POST)).created, true, 'owned, unattached media: created');
+    t.strictSame([(await w.s.media.get(m1.id))?.statusId, (await w.s.media.get(m2.id))?.statusId], [s.id, s.id], 'media attached to the status');
+    t.strictSame((await w.st(s.id)).mediaIds, [m2.id, m1.id], 'media order kept');
+
+    const attached = status(w.id(), alice.id, { mediaIds: [m1.id] });
+    await rejectsConflict(t, w.s.statuses.create(attached, POST), 'media', 'already attached media');
+    t.equal(await w.s.statuses.get(attached.id), null, 'status not written (attached)');
+
+    const foreign = status(w.id(), alice.id, { mediaIds: [mb.id] });
+    await rejectsConflict(t, w.s.statuses.create(foreign, POST), 'media', "another account's media");
+    t.equal(await w.s.statuses.get(foreign.id), null, 'status not written (foreign)');
+    t.equal((await w.s.media.get(mb.id))?.statusId, null, 'the foreign media stays unattached');
+
+    await rejectsConflict(t, w.s.statuses.create(status(w.id(), alice.id, { mediaIds: [w.id()] }), POST), 'media', 'missing media');
+
+    const p = poll(w.id(), alice.id, null);
+    const parent = await w.post(bob.id);
+    const mixed = status(w.id(), alice.id, { mediaIds: [m3.id, mb.id], pollId: p.id, tags: ['mixed'], inReplyToId: parent.id, inReplyToAccountId: bob.id });
+    await rejectsConflict(
+      t,
+      w.s.statuses.create(mixed, replyTo(parent.id), { poll: p, idempotency: { key: 'mixed-key', notBefore: T0 } }),
+      'media',
+      'one bad media among good ones',
+    );
+    t.equal(await w.s.statuses.get(mixed.id), null, 'status not written (mixed)');
+    t.equal((await w.s.media.get(m3.id))?.statusId, null, 'the good media was not attached');
+    t.equal(await w.s.polls.get(p.id), null, 'the poll was not inserted');
+    t.equal((await w.st(parent.id)).repliesCount, 0, 'the reply counter did not move');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: ALL, tag: 'mixed' }, { limit: 5 })), [], 'its tags were not inserted');
+    const a = await w.acct(alice.id);
+    t.equal(a.statusesCount, 1, "the author's counter did not move");
+    const retry = status(w.id(), alice.id, { mediaIds: [m3.id] });
+    const r = await w.s.statuses.create(retry, POST, { idempotency: { key: 'mixed-key', notBefore: T0 } });
+    t.equal(r.created, true, 'the idempotency key of the failed create was not recorded');
+  });
+
+  it('statuses.create: inserts the poll', async (t, w) => {
+    const alice = await w.account();
+    const p = poll(w.id(), alice.id, null, { multiple: true, hideTotals: true, expiresAt: null });
+    const s = status(w.id(), alice.id, { pollId: p.id });
+    p.statusId = s.id;
+    await w.s.statuses.create(s, POST, { poll: p });
+    t.strictSame(await w.s.polls.get(p.id), p, 'the poll is stored');
+    t.equal((await w.st(s.id)).pollId, p.id, 'the status points at it');
+  });
+
+  it('statuses.create: idempotency keys', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const s1 = status(w.id(), alice.id, { createdAt: T0 + 1000 });
+    t.equal((await w.s.statuses.create(s1, POST, { idempotency: { key: 'k1', notBefore: T0 } })).created, true, 'first use creates');
+
+    const s2 = status(w.id(), alice.id, { createdAt: T0 + 1500 });
+    t.strictSame(await w.s.statuses.create(s2, POST, { idempotency: { key: 'k1', notBefore: T0 + 500 } }), { created: false, existing: await w.st(s1.id) }, 'same key within the window: the first status');
+    t.equal(await w.s.statuses.get(s2.id), null, 'the second status was not written');
+    t.equal((await w.acct(alice.id)).statusesCount, 1, 'no second count');
+
+    const sb = status(w.id(), bob.id);
+    t.equal((await w.s.statuses.create(sb, POST, { idempotency: { key: 'k1', notBefore: T0 } })).created, true, 'same key, another account: new status');
+
+    const s3 = status(w.id(), alice.id, { createdAt: T0 + 2000 });
+    t.equal((await w.s.statuses.create(s3, POST, { idempotency: { key: 'k1', notBefore: T0 + 1001 } })).created, true, 'key used before notBefore: new status');
+    const s4 = status(w.id(), alice.id, { createdAt: T0 + 2500 });
+    const r4 = await w.s.statuses.create(s4, POST, { idempotency: { key: 'k1', notBefore: T0 + 2000 } });
+    t.strictSame(r4.created ? null : r4.existing?.id, s3.id, 'the key now points at the newer status; used exactly at notBefore counts');
+
+    t.strictSame(await w.s.statuses.findIdempotent(alice.id, 'k1', T0 + 2000), { status: await w.st(s3.id) }, 'findIdempotent: the status the key points at');
+    t.equal(await w.s.statuses.findIdempotent(alice.id, 'k1', T0 + 2001), null, 'findIdempotent: used before notBefore is unused');
+    t.equal(await w.s.statuses.findIdempotent(alice.id, 'never', T0), null, 'findIdempotent: an unknown key');
+    t.equal(await w.s.statuses.findIdempotent(bob.id, 'k1', T0 + 2000), null, 'findIdempotent: keys belong to one account');
+    await w.s.statuses.delete(s3.id, T0 + 3000, POST);
+    t.strictSame(await w.s.statuses.findIdempotent(alice.id, 'k1', T0), { status: null }, 'findIdempotent: the first status was deleted');
+    t.strictSame(await w.s.statuses.create(status(w.id(), alice.id), POST, { idempotency: { key: 'k1', notBefore: T0 } }), { created: false, existing: null }, 'the first status was deleted: existing null');
+    t.equal((await w.acct(alice.id)).statusesCount, 1, 'alice: s1 counted, s3 counted and uncounted');
+  });
+
+  it('statuses.create: concurrent creates with one idempotency key create one status', async (t, w) => {
+    const alice = await w.account();
+    const attempts = Array.from({ length: 6 }, () => status(w.id(), alice.id));
+    const results = await Promise.all(attempts.map((s) => w.s.statuses.create(s, POST, { idempotency: { key: 'same', notBefore: T0 } })));
+    const created = results.filter((r) => r.created);
+    t.equal(created.length, 1, 'exactly one created');
+    const winner = created[0]?.created ? created[0].status.id : 'none';
+    t.strictSame(results.filter((r) => !r.created).map((r) => (r.created ? '' : r.existing?.id)), Array(5).fill(winner), 'the others got that status');
+    t.equal((await w.acct(alice.id)).statusesCount, 1, 'counted once');
+    t.equal((await w.s.statuses.query({ visibilities: ALL, authorId: alice.id }, { limit: 10 })).length, 1, 'one status stored');
+  });
+
+  // ---- statuses: reblog, delete, update --------------------------------------------------------
+
+  it('statuses.reblog: one live boost per account; counters', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const carol = await w.account();
+    const orig = await w.post(alice.id);
+    const b1 = boost(w.id(), bob.id, orig, { createdAt: T0 + 7 });
+    t.strictSame(await w.s.statuses.reblog(b1), { created: true, status: b1 }, 'first boost: created');
+    t.equal((await w.st(orig.id)).reblogsCount, 1, 'reblogsCount +1');
+    const bobAfter = await w.acct(bob.id);
+    t.strictSame([bobAfter.statusesCount, bobAfter.lastStatusAt], [1, null], "booster's statusesCount +1 (lastStatusAt left alone)");
+
+    const b2 = boost(w.id(), bob.id, orig);
+    t.strictSame(await w.s.statuses.reblog(b2), { created: false, status: b1 }, 'second boost: the existing one');
+    t.equal(await w.s.statuses.get(b2.id), null, 'the second boost was not written');
+    t.equal((await w.st(orig.id)).reblogsCount, 1, 'no second count');
+    t.strictSame(await w.s.statuses.findReblog(bob.id, orig.id), b1, 'findReblog');
+    t.equal(await w.s.statuses.findReblog(carol.id, orig.id), null, 'findReblog: none');
+
+    const [r1, r2] = await Promise.all([w.s.statuses.reblog(boost(w.id(), carol.id, orig)), w.s.statuses.reblog(boost(w.id(), carol.id, orig))]);
+    t.equal(count([r1.created, r2.created], true), 1, 'two concurrent boosts: one created');
+    t.equal(r1.status.id, r2.status.id, 'both answer with the same boost');
+    t.equal((await w.st(orig.id)).reblogsCount, 2, 'reblogsCount counts it once');
+    t.equal((await w.acct(carol.id)).statusesCount, 1, "the booster's statusesCount counts it once");
+
+    const sneaky = boost(w.id(), bob.id, orig);
+    await rejectsConflict(t, w.s.statuses.create(sneaky, NO_EFFECTS), 'reblog', 'create cannot add a second live boost either');
+    t.equal(await w.s.statuses.get(sneaky.id), null, 'and writes nothing');
+
+    await w.s.statuses.delete(b1.id, T0 + 100, POST);
+    t.equal(await w.s.statuses.findReblog(bob.id, orig.id), null, 'a deleted boost is not found');
+    const b3 = boost(w.id(), bob.id, orig);
+    t.equal((await w.s.statuses.reblog(b3)).created, true, 'boosting again after unboost creates');
+    t.strictSame([(await w.st(orig.id)).reblogsCount, (await w.acct(bob.id)).statusesCount], [2, 1], 'counters after unboost and reboost');
+  });
+
+  it('statuses.delete: soft delete, boosts, counters, pins', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const carol = await w.account();
+    const dave = await w.account();
+    const p = await w.post(alice.id);
+    const r = await w.post(bob.id, { inReplyToId: p.id, inReplyToAccountId: alice.id, conversationId: p.conversationId }, replyTo(p.id));
+    const cb = boost(w.id(), carol.id, p);
+    const db = boost(w.id(), dave.id, p);
+    await w.s.statuses.reblog(cb);
+    await w.s.statuses.reblog(db);
+    await w.s.interactions.pin(mark(w.id(), alice.id, p.id), 5);
+    await w.s.interactions.favourite(mark(w.id(), bob.id, p.id));
+    t.strictSame([(await w.st(p.id)).repliesCount, (await w.st(p.id)).reblogsCount], [1, 2], 'before: 1 reply, 2 boosts');
+
+    t.strictSame(await w.s.statuses.delete(r.id, T0 + 50, replyTo(p.id)), { status: { ...r, deletedAt: T0 + 50 }, boosts: [] }, 'deleting a reply returns it, deleted');
+    t.equal((await w.st(p.id)).repliesCount, 0, 'countReplyOf reversed');
+    t.equal((await w.acct(bob.id)).statusesCount, 0, 'countForAuthor reversed');
+
+    const gone = must(await w.s.statuses.delete(p.id, T0 + 60, POST), 'delete result');
+    t.strictSame(gone.status, { ...p, deletedAt: T0 + 60, reblogsCount: 2, favouritesCount: 1 }, 'the deleted status, its own counters as they were');
+    t.strictSame(sortedIds(idsOf(gone.boosts)), sortedIds([cb.id, db.id]), 'its boosts are returned');
+    t.strictSame(gone.boosts.map((b) => b.deletedAt), [T0 + 60, T0 + 60], 'and deleted at the same time');
+    t.equal(await w.s.statuses.get(p.id), null, 'get: null after delete');
+    t.equal(await w.s.statuses.get(cb.id), null, 'boosts are gone too');
+    t.equal(await w.s.statuses.findReblog(carol.id, p.id), null, 'findReblog: none');
+    t.strictSame(
+      [(await w.acct(alice.id)).statusesCount, (await w.acct(carol.id)).statusesCount, (await w.acct(dave.id)).statusesCount],
+      [0, 0, 0],
+      'author and boosters lose one status each',
+    );
+    t.equal((await w.s.interactions.viewerState(alice.id, [p.id], [])).pinned.size, 0, 'the pin is removed (not just hidden)');
+    t.strictSame(await w.s.interactions.pinsBy(alice.id), [], 'pinsBy: empty');
+    t.strictSame(await w.s.interactions.favouritesBy(bob.id, { limit: 10 }), [], 'favouritesBy skips the deleted status');
+    t.strictSame(await w.s.statuses.query({ visibilities: ALL }, { limit: 10 }), [], 'query skips deleted statuses and boosts');
+    t.strictSame(await w.s.statuses.getMany([p.id, cb.id]), [], 'getMany skips deleted statuses');
+    t.equal(await w.s.statuses.delete(p.id, T0 + 70, POST), null, 'second delete: null');
+    t.equal((await w.acct(alice.id)).statusesCount, 0, 'a second delete reverses nothing');
+    t.equal(await w.s.statuses.delete(w.id(), T0 + 70, POST), null, 'delete of a missing status: null');
+
+    const q = await w.post(alice.id);
+    const bq = boost(w.id(), bob.id, q);
+    await w.s.statuses.reblog(bq);
+    t.strictSame([(await w.st(q.id)).reblogsCount, (await w.acct(bob.id)).statusesCount], [1, 1], 'boosted');
+    const unboost = must(await w.s.statuses.delete(bq.id, T0 + 80, POST), 'unboost');
+    t.strictSame([unboost.status.id, unboost.boosts], [bq.id, []], 'deleting a boost');
+    t.strictSame([(await w.st(q.id)).reblogsCount, (await w.acct(bob.id)).statusesCount], [0, 0], "the original's reblogsCount -1; booster -1 via effects");
+  });
+
+  it('statuses.update and edits', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const carol = await w.account();
+    const m1 = media(w.id(), alice.id);
+    const m2 = media(w.id(), alice.id);
+    const mb = media(w.id(), bob.id);
+    for (const m of [m1, m2, mb]) await w.s.media.create(m);
+    const s = await w.post(alice.id, { visibility: 'direct', mentionIds: [bob.id], tags: ['before'], mediaIds: [m1.id], createdAt: T0 + 1000 });
+    t.strictSame(await w.s.statuses.edits(s.id), [], 'no edits yet');
+
+    const e0 = edit(w.id(), s, { createdAt: T0 + 1000 });
+    const patch = {
+      text: 'new text',
+      content: '<p>new text</p>',
+      spoilerText: 'cw',
+      sensitive: true,
+      language: 'fr',
+      mentionIds: [carol.id],
+      tags: ['after'],
+      mediaIds: [m2.id, m1.id],
+      pollId: null,
+      editedAt: T0 + 5000,
+    };
+    const e1 = edit(w.id(), { ...s, ...patch }, { createdAt: T0 + 5000 });
+    const expected = { ...s, ...patch };
+    t.strictSame(await w.s.statuses.update(s.id, patch, [e0, e1]), expected, 'update returns the edited status');
+    t.strictSame(await w.s.statuses.get(s.id), expected, 'and stores it');
+    t.equal((await w.s.media.get(m2.id))?.statusId, s.id, 'new media attached');
+    t.equal((await w.s.media.get(m1.id))?.statusId, s.id, 'kept media still attached');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: [], orMentioning: carol.id }, { limit: 5 })), [s.id], 'mentions replaced: new one queryable');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: [], orMentioning: bob.id }, { limit: 5 })), [], 'old mention gone');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: ALL, tag: 'after' }, { limit: 5 })), [s.id], 'tags replaced: new one queryable');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: ALL, tag: 'before' }, { limit: 5 })), [], 'old tag gone');
+    t.strictSame(await w.s.statuses.edits(s.id), [e0, e1], 'revisions stored, oldest first');
+
+    const e2 = edit(w.id(), expected, { text: 'third', createdAt: T0 + 6000 });
+    const p = poll(w.id(), alice.id, s.id);
+    const withPoll = await w.s.statuses.update(s.id, { ...patch, text: 'third', pollId: p.id, editedAt: T0 + 6000 }, [e2], { poll: p });
+    t.equal(withPoll?.pollId, p.id, 'update can add a poll');
+    t.strictSame(await w.s.polls.get(p.id), p, 'the poll is inserted');
+    t.strictSame(idsOf(await w.s.statuses.edits(s.id)), [e0.id, e1.id, e2.id], 'revisions appended');
+
+    await rejectsConflict(t, w.s.statuses.update(s.id, { ...patch, text: 'stolen media', mediaIds: [mb.id] }, [edit(w.id(), s)]), 'media', "another account's media");
+    const after = await w.st(s.id);
+    t.strictSame([after.text, after.mediaIds], ['third', [m2.id, m1.id]], 'nothing written by the failed update');
+    t.equal((await w.s.statuses.edits(s.id)).length, 3, 'no revision appended by the failed update');
+    t.equal((await w.s.media.get(mb.id))?.statusId, null, 'the foreign media stays unattached');
+
+    t.equal(await w.s.statuses.update(w.id(), patch, []), null, 'update of a missing status: null');
+    await w.s.statuses.delete(s.id, T0 + 7000, POST);
+    t.equal(await w.s.statuses.update(s.id, patch, []), null, 'update of a deleted status: null');
+  });
+
+  it('statuses.update with the poll it already has: replaced; recorded votes dropped only when reset', async (t, w) => {
+    const [alice, bob] = [await w.account(), await w.account()];
+    const p = poll(w.id(), alice.id, null);
+    const s = status(w.id(), alice.id, { pollId: p.id });
+    await w.s.statuses.create(s, POST, { poll: p });
+    await w.s.polls.vote(p.id, bob.id, [1]);
+    const voted = must(await w.s.polls.get(p.id), 'poll');
+    const patch = { text: s.text, content: s.content, spoilerText: '', sensitive: false, language: 'en', mentionIds: [], tags: [], mediaIds: [], pollId: p.id, editedAt: T0 + 10 };
+    const same = { ...voted, expiresAt: T0 + 2 * HOUR };
+    await w.s.statuses.update(s.id, patch, [], { poll: same });
+    t.strictSame(await w.s.polls.get(p.id), same, 'the poll is replaced by the given one');
+    t.equal(await w.s.polls.vote(p.id, bob.id, [0]), 'already', 'votes are kept while the poll keeps its voters');
+    const reset = { ...voted, options: ['red', 'green', 'blue'], votes: [0, 0, 0], votesCount: 0, votersCount: 0 };
+    await w.s.statuses.update(s.id, { ...patch, editedAt: T0 + 20 }, [], { poll: reset });
+    t.strictSame(await w.s.polls.get(p.id), reset, 'a reset poll is stored as given');
+    t.strictSame([...(await w.s.polls.votesBy(bob.id, [p.id]))], [], 'its recorded votes are dropped');
+    t.equal(await w.s.polls.vote(p.id, bob.id, [2]), 'voted', 'so the account can vote again');
+  });
+
+  it('lookups by something that is not an id miss instead of failing', async (t, w) => {
+    const bad = 'not-an-id';
+    t.strictSame(
+      [
+        await w.s.accounts.get(bad),
+        await w.s.accounts.getUser(bad),
+        await w.s.accounts.update(bad, { note: 'x' }),
+        await w.s.statuses.get(bad),
+        await w.s.statuses.delete(bad, T0, POST),
+        await w.s.media.get(bad),
+        await w.s.media.update(bad, { description: 'x' }),
+        await w.s.polls.get(bad),
+        await w.s.lists.get(bad),
+        await w.s.lists.update(bad, { title: 'x' }),
+        await w.s.filters.get(bad),
+        await w.s.scheduled.get(bad),
+        await w.s.scheduled.update(bad, T0),
+        await w.s.oauth.getApplication(bad),
+        await w.s.notifications.get(w.id(), bad),
+      ],
+      Array(15).fill(null),
+      'gets and updates: null',
+    );
+    t.strictSame(
+      [
+        await w.s.media.deleteUnattached(bad),
+        await w.s.lists.delete(bad),
+        await w.s.filters.delete(bad),
+        await w.s.scheduled.delete(bad),
+        await w.s.oauth.revokeToken(bad, T0),
+        await w.s.notifications.dismiss(w.id(), bad),
+      ],
+      Array(6).fill(false),
+      'deletes: false',
+    );
+    t.strictSame(
+      [await w.s.statuses.getMany([bad]), await w.s.accounts.getMany([bad]), await w.s.media.getMany([bad]), await w.s.statuses.edits(bad)],
+      [[], [], [], []],
+      'many-lookups: empty',
+    );
+  });
+
+  // ---- statuses: query -------------------------------------------------------------------------
+
+  it('statuses.query: every field alone and combined; pagination', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const carol = await w.account({ domain: 'remote.example', username: 'carol' });
+    const dave = await w.account();
+    await w.s.relationships.follow(follow(w.id(), alice.id, bob.id));
+    const l = list(w.id(), dave.id);
+    await w.s.lists.create(l);
+    await w.s.lists.addMembers(l.id, [carol.id], [w.id()]);
+    const m = media(w.id(), bob.id);
+    await w.s.media.create(m);
+
+    const a1 = await w.post(alice.id, { tags: ['cats'] });
+    const a2 = await w.post(alice.id, { visibility: 'unlisted' });
+    const a3 = await w.post(alice.id, { visibility: 'private' });
+    const a4 = await w.post(alice.id, { visibility: 'direct', mentionIds: [bob.id] });
+    const b1 = await w.post(bob.id, { mediaIds: [m.id] });
+    const b2 = await w.post(bob.id, { inReplyToId: a1.id, inReplyToAccountId: alice.id, conversationId: a1.conversationId }, replyTo(a1.id));
+    const b3 = await w.post(bob.id, { inReplyToId: b1.id, inReplyToAccountId: bob.id, conversationId: b1.conversationId }, replyTo(b1.id));
+    const c1 = await w.post(carol.id, { local: false, tags: ['cats'], uri: 'https://remote.example/s/1' });
+    const c2 = boost(w.id(), carol.id, a1, { local: false });
+    await w.s.statuses.reblog(c2);
+    const d1 = await w.post(dave.id);
+    const x = await w.post(alice.id);
+    await w.s.statuses.delete(x.id, T0 + 9000, POST);
+
+    const q = async (query: StatusQuery, page: Page = { limit: 20 }): Promise<Id[]> => idsOf(await w.s.statuses.query(query, page));
+    const pub: Visibility[] = ['public'];
+    t.strictSame(await q({ visibilities: pub }), idsOf([d1, c2, c1, b3, b2, b1, a1]), 'visibilities only: public, newest first, deleted excluded');
+    t.strictSame(await q({ visibilities: ['public', 'unlisted'], authorId: alice.id }), idsOf([a2, a1]), 'authorId');
+    t.strictSame(await q({ visibilities: ['public', 'unlisted', 'private'], orMentioning: bob.id, authorId: alice.id }), idsOf([a4, a3, a2, a1]), 'orMentioning admits a direct status');
+    t.strictSame(await q({ visibilities: pub, orMentioning: bob.id }), idsOf([d1, c2, c1, b3, b2, b1, a4, a1]), 'orMentioning alone');
+    t.strictSame(await q({ visibilities: [], orMentioning: bob.id }), idsOf([a4]), 'no visibilities: only the mentioning ones');
+    t.strictSame(await q({ visibilities: [] }), [], 'no visibilities, no mention: nothing');
+    t.strictSame(await q({ visibilities: ['public', 'unlisted', 'private'], homeOf: alice.id }), idsOf([b3, b2, b1, a3, a2, a1]), 'homeOf: the account and whom it follows');
+    t.strictSame(await q({ visibilities: pub, homeOf: bob.id }), idsOf([b3, b2, b1]), 'homeOf: following nobody gives only own statuses');
+    t.strictSame(await q({ visibilities: pub, listId: l.id }), idsOf([c2, c1]), 'listId: members only');
+    t.strictSame(await q({ visibilities: pub, tag: 'cats' }), idsOf([c1, a1]), 'tag');
+    t.strictSame(await q({ visibilities: pub, tag: 'Cats' }), [], 'tag is exact');
+    t.strictSame(await q({ visibilities: pub, local: true }), idsOf([d1, b3, b2, b1, a1]), 'local true');
+    t.strictSame(await q({ visibilities: pub, local: false }), idsOf([c2, c1]), 'local false');
+    t.strictSame(await q({ visibilities: pub, onlyMedia: true }), idsOf([b1]), 'onlyMedia');
+    t.strictSame(await q({ visibilities: pub, onlyMedia: false }), idsOf([d1, c2, c1, b3, b2, b1, a1]), 'onlyMedia false filters nothing');
+    t.strictSame(await q({ visibilities: pub, excludeReblogs: true }), idsOf([d1, c1, b3, b2, b1, a1]), 'excludeReblogs');
+    t.strictSame(await q({ visibilities: pub, excludeRepliesToOthers: true }), idsOf([d1, c2, c1, b3, b1, a1]), 'excludeRepliesToOthers keeps self-replies');
+    t.strictSame(
+      await q({ visibilities: pub, homeOf: alice.id, local: true, excludeReblogs: true, excludeRepliesToOthers: true }),
+      idsOf([b3, b1, a1]),
+      'combined: home + local + no boosts + no replies to others',
+    );
+    t.strictSame(await q({ visibilities: pub, tag: 'cats', local: false, excludeReblogs: true }), idsOf([c1]), 'combined: tag + remote');
+    t.strictSame(await q({ visibilities: pub, authorId: bob.id, onlyMedia: true, homeOf: alice.id }), idsOf([b1]), 'combined: author + media + home');
+    t.strictSame(await q({ visibilities: pub, listId: l.id, excludeReblogs: true }), idsOf([c1]), 'combined: list + no boosts');
+
+    const all = { visibilities: pub };
+    t.strictSame(await q(all, { limit: 3 }), idsOf([d1, c2, c1]), 'limit');
+    t.strictSame(await q(all, { limit: 3, maxId: c1.id }), idsOf([b3, b2, b1]), 'maxId: strictly older');
+    t.strictSame(await q(all, { limit: 2, sinceId: b2.id }), idsOf([d1, c2]), 'sinceId: the newest, strictly newer');
+    t.strictSame(await q(all, { limit: 2, minId: b2.id }), idsOf([c1, b3]), 'minId: immediately newer, newest first');
+    t.strictSame(await q(all, { limit: 10, minId: b2.id, maxId: d1.id }), idsOf([c2, c1, b3]), 'minId + maxId');
+    t.strictSame(await q(all, { limit: 10, sinceId: a1.id, maxId: c1.id }), idsOf([b3, b2, b1]), 'sinceId + maxId');
+    t.strictSame(await q(all, { limit: 0 }), [], 'limit 0: nothing');
+
+    t.strictSame(idsOf(await w.s.statuses.replies([a1.id, b1.id])), idsOf([b2, b3]), 'replies: oldest first');
+    await w.s.statuses.delete(b3.id, T0 + 9500, replyTo(b1.id));
+    t.strictSame(idsOf(await w.s.statuses.replies([a1.id, b1.id, x.id])), idsOf([b2]), 'replies: live only');
+    t.strictSame(await w.s.statuses.replies([]), [], 'replies of nothing');
+    t.strictSame(idsOf(await w.s.statuses.getMany([a1.id, w.id(), x.id, b1.id, a1.id])), [b1.id, a1.id], 'getMany: missing, deleted and repeated ids skipped; newest first (the port\'s default order)');
+    t.equal(await w.s.statuses.countLocal(), 7, 'countLocal: live local statuses (a1-a4, b1, b2, d1)');
+  });
+
+  it('statuses.reblogs: visibilities and pages', async (t, w) => {
+    const alice = await w.account();
+    const orig = await w.post(alice.id);
+    const boosts: Status[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const who = await w.account();
+      const b = boost(w.id(), who.id, orig, { visibility: i === 2 ? 'private' : 'public' });
+      await w.s.statuses.reblog(b);
+      boosts.push(b);
+    }
+    const [b0, b1, b2, b3, b4] = boosts as [Status, Status, Status, Status, Status];
+    t.strictSame(idsOf(await w.s.statuses.reblogs(orig.id, ['public'], { limit: 10 })), idsOf([b4, b3, b1, b0]), 'public boosts, newest first');
+    t.strictSame(idsOf(await w.s.statuses.reblogs(orig.id, ['public', 'private'], { limit: 10 })), idsOf([b4, b3, b2, b1, b0]), 'with private');
+    t.strictSame(idsOf(await w.s.statuses.reblogs(orig.id, ['public'], { limit: 2, maxId: b3.id })), idsOf([b1, b0]), 'maxId');
+    t.strictSame(idsOf(await w.s.statuses.reblogs(orig.id, ['public'], { limit: 1, minId: b0.id })), idsOf([b1]), 'minId');
+    await w.s.statuses.delete(b4.id, T0 + 1, POST);
+    t.strictSame(idsOf(await w.s.statuses.reblogs(orig.id, ['public'], { limit: 1 })), idsOf([b3]), 'live boosts only');
+  });
+
+  // ---- interactions ----------------------------------------------------------------------------
+
+  it('favourites: flag and counter, concurrency, pages', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const carol = await w.account();
+    const s = await w.post(alice.id);
+    const fb = mark(w.id(), bob.id, s.id);
+    t.equal(await w.s.interactions.favourite(fb), true, 'favourite: true when added');
+    t.equal(await w.s.interactions.favourite(mark(w.id(), bob.id, s.id)), false, 'again: false');
+    t.equal((await w.st(s.id)).favouritesCount, 1, 'favouritesCount 1');
+
+    const both = await Promise.all([w.s.interactions.favourite(mark(w.id(), carol.id, s.id)), w.s.interactions.favourite(mark(w.id(), carol.id, s.id))]);
+    t.equal(count(both, true), 1, 'two concurrent favourites: exactly one true');
+    t.equal((await w.st(s.id)).favouritesCount, 2, 'counted once');
+    const of = await w.s.interactions.favouritesOf(s.id, { limit: 10 });
+    t.strictSame(of.map((m) => m.accountId), [carol.id, bob.id], 'favouritesOf: newest first');
+    t.strictSame(of[1], fb, 'the mark as given');
+    t.strictSame((await w.s.interactions.favouritesOf(s.id, { limit: 1, maxId: of[0]!.id })).map((m) => m.accountId), [bob.id], 'favouritesOf maxId');
+
+    t.equal(await w.s.interactions.unfavourite(bob.id, s.id), true, 'unfavourite: true');
+    t.equal(await w.s.interactions.unfavourite(bob.id, s.id), false, 'again: false');
+    t.equal((await w.st(s.id)).favouritesCount, 1, 'favouritesCount -1');
+    const un = await Promise.all([w.s.interactions.unfavourite(carol.id, s.id), w.s.interactions.unfavourite(carol.id, s.id)]);
+    t.equal(count(un, true), 1, 'two concurrent unfavourites: exactly one true');
+    t.equal((await w.st(s.id)).favouritesCount, 0, 'favouritesCount 0');
+
+    // favouritesBy pages by the favourite's id, not the status id.
+    const ts: Status[] = [];
+    for (let i = 0; i < 5; i += 1) ts.push(await w.post(alice.id));
+    const [t1, t2, t3, t4, t5] = ts as [Status, Status, Status, Status, Status];
+    const marks: StatusMark[] = [];
+    for (const target of [t5, t3, t1, t4, t2]) {
+      const m = mark(w.id(), bob.id, target.id);
+      marks.push(m);
+      await w.s.interactions.favourite(m);
+    }
+    const [k1, k2, , k4] = marks as [StatusMark, StatusMark, StatusMark, StatusMark, StatusMark];
+    const by = async (page: Page) => (await w.s.interactions.favouritesBy(bob.id, page)).map((m) => m.statusId);
+    t.strictSame(await by({ limit: 10 }), idsOf([t2, t4, t1, t3, t5]), 'favouritesBy: newest favourite first');
+    t.strictSame(await by({ limit: 2 }), idsOf([t2, t4]), 'limit');
+    t.strictSame(await by({ limit: 2, maxId: k4.id }), idsOf([t1, t3]), 'maxId');
+    t.strictSame(await by({ limit: 2, sinceId: k2.id }), idsOf([t2, t4]), 'sinceId');
+    t.strictSame(await by({ limit: 2, minId: k1.id }), idsOf([t1, t3]), 'minId');
+    await w.s.statuses.delete(t1.id, T0 + 1, POST);
+    t.strictSame(await by({ limit: 10 }), idsOf([t2, t4, t3, t5]), 'favouritesBy: live statuses only');
+    t.equal((await w.s.interactions.favouritesOf(t1.id, { limit: 10 })).length, 1, 'favouritesOf still lists the favourite of a deleted status');
+    await rejectsConflict(t, w.s.interactions.favourite(mark(k1.id, carol.id, t2.id)), 'id', 'a taken favourite id');
+    t.equal((await w.st(t2.id)).favouritesCount, 1, 'the failed favourite did not count');
+  });
+
+  it('bookmarks: flag, concurrency, pages', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const ss: Status[] = [];
+    for (let i = 0; i < 4; i += 1) ss.push(await w.post(alice.id));
+    const [s1, s2, s3, s4] = ss as [Status, Status, Status, Status];
+    t.equal(await w.s.interactions.bookmark(mark(w.id(), bob.id, s1.id)), true, 'bookmark: true');
+    t.equal(await w.s.interactions.bookmark(mark(w.id(), bob.id, s1.id)), false, 'again: false');
+    const both = await Promise.all([w.s.interactions.bookmark(mark(w.id(), bob.id, s2.id)), w.s.interactions.bookmark(mark(w.id(), bob.id, s2.id))]);
+    t.equal(count(both, true), 1, 'concurrent bookmarks: one true');
+    const m3 = mark(w.id(), bob.id, s3.id);
+    await w.s.interactions.bookmark(m3);
+    await w.s.interactions.bookmark(mark(w.id(), bob.id, s4.id));
+    const by = async (page: Page) => (await w.s.interactions.bookmarksBy(bob.id, page)).map((m) => m.statusId);
+    t.strictSame(await by({ limit: 10 }), idsOf([s4, s3, s2, s1]), 'bookmarksBy: newest first');
+    t.strictSame(await by({ limit: 2, maxId: m3.id }), idsOf([s2, s1]), 'bookmarksBy: maxId');
+    t.strictSame(await by({ limit: 1, minId: m3.id }), idsOf([s4]), 'bookmarksBy: minId');
+    t.strictSame((await w.s.interactions.bookmarksBy(bob.id, { limit: 1 }))[0]?.accountId, bob.id, 'marks carry the account');
+    await w.s.statuses.delete(s4.id, T0 + 1, POST);
+    t.strictSame(await by({ limit: 10 }), idsOf([s3, s2, s1]), 'bookmarksBy: live only');
+    t.equal(await w.s.interactions.unbookmark(bob.id, s1.id), true, 'unbookmark: true');
+    t.equal(await w.s.interactions.unbookmark(bob.id, s1.id), false, 'again: false');
+    const un = await Promise.all([w.s.interactions.unbookmark(bob.id, s2.id), w.s.interactions.unbookmark(bob.id, s2.id)]);
+    t.equal(count(un, true), 1, 'concurrent unbookmarks: one true');
+    t.strictSame(await by({ limit: 10 }), idsOf([s3]), 'left: one');
+  });
+
+  it('pins: exists, limit of live pins, concurrency, order', async (t, w) => {
+    const alice = await w.account();
+    const ss: Status[] = [];
+    for (let i = 0; i < 7; i += 1) ss.push(await w.post(alice.id));
+    const pins: StatusMark[] = [];
+    for (const s of ss.slice(0, 5)) {
+      const m = mark(w.id(), alice.id, s.id);
+      pins.push(m);
+      t.equal(await w.s.interactions.pin(m, 5), 'added', `pin ${pins.length}: added`);
+    }
+    t.equal(await w.s.interactions.pin(mark(w.id(), alice.id, ss[0]!.id), 5), 'exists', 'pinning again: exists');
+    t.equal(await w.s.interactions.pin(mark(w.id(), alice.id, ss[5]!.id), 5), 'limit', 'a sixth: limit');
+    t.strictSame(await w.s.interactions.pinsBy(alice.id), [...pins].reverse(), 'pinsBy: most recently pinned first');
+    await w.s.statuses.delete(ss[4]!.id, T0 + 1, POST);
+    t.equal(await w.s.interactions.pin(mark(w.id(), alice.id, ss[5]!.id), 5), 'added', 'a deleted pinned status frees its place');
+    t.equal(await w.s.interactions.unpin(alice.id, ss[0]!.id), true, 'unpin: true');
+    t.equal(await w.s.interactions.unpin(alice.id, ss[0]!.id), false, 'again: false');
+    t.equal((await w.s.interactions.pinsBy(alice.id)).length, 4, 'four pinned');
+
+    const bob = await w.account();
+    const bs: Status[] = [];
+    for (let i = 0; i < 10; i += 1) bs.push(await w.post(bob.id));
+    const results = await Promise.all(bs.map((s) => w.s.interactions.pin(mark(w.id(), bob.id, s.id), 5)));
+    t.strictSame([count(results, 'added'), count(results, 'limit')], [5, 5], 'ten concurrent pins with max 5: exactly 5 added');
+    t.equal((await w.s.interactions.pinsBy(bob.id)).length, 5, 'five stored');
+  });
+
+  it('conversation mutes', async (t, w) => {
+    const [alice, bob, carol] = [await w.account(), await w.account(), await w.account()];
+    const conv = w.id();
+    t.equal(await w.s.interactions.muteConversation(alice.id, conv), true, 'mute: true');
+    t.equal(await w.s.interactions.muteConversation(alice.id, conv), false, 'again: false');
+    await w.s.interactions.muteConversation(carol.id, conv);
+    await w.s.interactions.muteConversation(bob.id, w.id());
+    t.strictSame(await w.s.interactions.conversationMutedBy(conv, [carol.id, bob.id, alice.id]), [carol.id, alice.id], 'conversationMutedBy: those who muted, in the given order');
+    t.equal(await w.s.interactions.unmuteConversation(alice.id, conv), true, 'unmute: true');
+    t.equal(await w.s.interactions.unmuteConversation(alice.id, conv), false, 'again: false');
+    t.strictSame(await w.s.interactions.conversationMutedBy(conv, [alice.id, bob.id, carol.id]), [carol.id], 'after unmute');
+  });
+
+  it('viewerState: all five flags', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const s1 = await w.post(alice.id);
+    const s2 = await w.post(alice.id);
+    const s3 = await w.post(alice.id);
+    const own = await w.post(bob.id);
+    await w.s.interactions.favourite(mark(w.id(), bob.id, s1.id));
+    const b = boost(w.id(), bob.id, s1);
+    await w.s.statuses.reblog(b);
+    await w.s.statuses.reblog(boost(w.id(), alice.id, s2));
+    await w.s.interactions.bookmark(mark(w.id(), bob.id, s2.id));
+    await w.s.interactions.pin(mark(w.id(), bob.id, own.id), 5);
+    await w.s.interactions.muteConversation(bob.id, s1.conversationId);
+    const ids = [s1.id, s2.id, s3.id, own.id, w.id()];
+    const convs = [s1.conversationId, s2.conversationId, s3.conversationId];
+    const v = await w.s.interactions.viewerState(bob.id, ids, convs);
+    t.strictSame(
+      [[...v.favourited], [...v.reblogged], [...v.bookmarked], [...v.pinned], [...v.mutedConversations]],
+      [[s1.id], [s1.id], [s2.id], [own.id], [s1.conversationId]],
+      'favourited, reblogged, bookmarked, pinned, mutedConversations',
+    );
+    await w.s.statuses.delete(b.id, T0 + 1, POST);
+    t.equal((await w.s.interactions.viewerState(bob.id, ids, convs)).reblogged.size, 0, 'reblogged: live boosts only');
+    const none = await w.s.interactions.viewerState(alice.id, [s1.id, own.id], []);
+    t.strictSame([none.favourited.size, none.reblogged.size, none.bookmarked.size, none.pinned.size, none.mutedConversations.size], [0, 0, 0, 0, 0], 'another viewer: nothing');
+  });
+
+  // ---- relationships ---------------------------------------------------------------------------
+
+  it('follow and unfollow: counters, options, concurrency, pending request', async (t, w) => {
+    const [alice, bob, carol, dave] = [await w.account(), await w.account(), await w.account(), await w.account()];
+    const f = follow(w.id(), alice.id, bob.id);
+    t.equal(await w.s.relationships.follow(f), 'created', 'follow: created');
+    t.strictSame([(await w.acct(alice.id)).followingCount, (await w.acct(bob.id)).followersCount], [1, 1], 'counters +1');
+    t.strictSame(await w.s.relationships.getFollow(alice.id, bob.id), f, 'getFollow');
+    t.equal(await w.s.relationships.getFollow(bob.id, alice.id), null, 'getFollow: the other way is null');
+    t.equal(await w.s.relationships.follow(follow(w.id(), alice.id, bob.id, { showReblogs: false, notify: true, languages: ['en', 'de'] })), 'updated', 'again: updated');
+    t.strictSame(await w.s.relationships.getFollow(alice.id, bob.id), { ...f, showReblogs: false, notify: true, languages: ['en', 'de'] }, 'options updated, id kept');
+    t.strictSame([(await w.acct(alice.id)).followingCount, (await w.acct(bob.id)).followersCount], [1, 1], 'counters unchanged by an update');
+    t.equal(await w.s.relationships.unfollow(alice.id, bob.id), true, 'unfollow: true');
+    t.equal(await w.s.relationships.unfollow(alice.id, bob.id), false, 'again: false');
+    t.strictSame([(await w.acct(alice.id)).followingCount, (await w.acct(bob.id)).followersCount], [0, 0], 'counters -1');
+    t.equal(await w.s.relationships.getFollow(alice.id, bob.id), null, 'getFollow: gone');
+
+    const both = await Promise.all([w.s.relationships.follow(follow(w.id(), carol.id, bob.id)), w.s.relationships.follow(follow(w.id(), carol.id, bob.id))]);
+    t.strictSame([count(both, 'created'), count(both, 'updated')], [1, 1], 'two concurrent follows: one created, one updated');
+    t.strictSame([(await w.acct(carol.id)).followingCount, (await w.acct(bob.id)).followersCount], [1, 1], 'counted once');
+    const un = await Promise.all([w.s.relationships.unfollow(carol.id, bob.id), w.s.relationships.unfollow(carol.id, bob.id)]);
+    t.equal(count(un, true), 1, 'two concurrent unfollows: one true');
+    t.strictSame([(await w.acct(carol.id)).followingCount, (await w.acct(bob.id)).followersCount], [0, 0], 'uncounted once');
+
+    await w.s.relationships.requestFollow(follow(w.id(), dave.id, bob.id));
+    await w.s.relationships.requestFollow(follow(w.id(), bob.id, dave.id));
+    t.equal(await w.s.relationships.follow(follow(w.id(), dave.id, bob.id)), 'created', 'following after a request');
+    t.strictSame(await w.s.relationships.followRequestsTo(bob.id, { limit: 10 }), [], 'the pending request is removed');
+    t.strictSame((await w.s.relationships.followRequestsTo(dave.id, { limit: 10 })).map((r) => r.accountId), [bob.id], 'a request the other way is untouched');
+  });
+
+  it('follow requests', async (t, w) => {
+    const [alice, bob, carol, dave] = [await w.account(), await w.account(), await w.account(), await w.account()];
+    const r1 = follow(w.id(), alice.id, bob.id);
+    t.equal(await w.s.relationships.requestFollow(r1), 'created', 'requestFollow: created');
+    t.equal(await w.s.relationships.requestFollow(follow(w.id(), alice.id, bob.id, { notify: true, showReblogs: false })), 'exists', 'again: exists');
+    t.strictSame(await w.s.relationships.followRequestsTo(bob.id, { limit: 10 }), [{ ...r1, notify: true, showReblogs: false }], "the request's options are updated, its id kept");
+    const both = await Promise.all([w.s.relationships.requestFollow(follow(w.id(), dave.id, alice.id)), w.s.relationships.requestFollow(follow(w.id(), dave.id, alice.id))]);
+    t.strictSame([count(both, 'created'), count(both, 'exists')], [1, 1], 'concurrent requests: one created');
+    const r2 = follow(w.id(), carol.id, bob.id);
+    await w.s.relationships.requestFollow(r2);
+    t.strictSame(idsOf(await w.s.relationships.followRequestsTo(bob.id, { limit: 10 })), [r2.id, r1.id], 'followRequestsTo: newest first');
+    t.strictSame(idsOf(await w.s.relationships.followRequestsTo(bob.id, { limit: 1 })), [r2.id], 'limit');
+    t.strictSame(idsOf(await w.s.relationships.followRequestsTo(bob.id, { limit: 10, maxId: r2.id })), [r1.id], 'maxId');
+    t.strictSame(idsOf(await w.s.relationships.followRequestsTo(bob.id, { limit: 10, sinceId: r1.id })), [r2.id], 'sinceId');
+    t.equal(await w.s.relationships.cancelFollowRequest(alice.id, bob.id), true, 'cancel: true');
+    t.equal(await w.s.relationships.cancelFollowRequest(alice.id, bob.id), false, 'again: false');
+    await w.s.relationships.follow(follow(w.id(), dave.id, bob.id));
+    t.equal(await w.s.relationships.requestFollow(follow(w.id(), dave.id, bob.id)), 'exists', 'a follow exists: exists');
+    t.strictSame(idsOf(await w.s.relationships.followRequestsTo(bob.id, { limit: 10 })), [r2.id], 'and no request is written');
+  });
+
+  it('followersOf, followingOf, localFollowers: pages', async (t, w) => {
+    const bob = await w.account();
+    const alice = await w.account();
+    const carol = await w.account({ domain: 'remote.example', username: 'carol' });
+    const dave = await w.account();
+    const fa = follow(w.id(), alice.id, bob.id);
+    const fc = follow(w.id(), carol.id, bob.id);
+    const fd = follow(w.id(), dave.id, bob.id);
+    for (const f of [fa, fc, fd]) await w.s.relationships.follow(f);
+    const followers = async (page: Page) => (await w.s.relationships.followersOf(bob.id, page)).map((f) => f.accountId);
+    t.strictSame(await followers({ limit: 10 }), [dave.id, carol.id, alice.id], 'followersOf: newest first');
+    t.strictSame(await followers({ limit: 2 }), [dave.id, carol.id], 'limit');
+    t.strictSame(await followers({ limit: 10, maxId: fc.id }), [alice.id], 'maxId');
+    t.strictSame(await followers({ limit: 1, sinceId: fa.id }), [dave.id], 'sinceId: the newest');
+    t.strictSame(await followers({ limit: 1, minId: fa.id }), [carol.id], 'minId: the next one up');
+    t.strictSame((await w.s.relationships.followersOf(bob.id, { limit: 1 }))[0], fd, 'follows come back whole');
+    const fac = follow(w.id(), alice.id, carol.id);
+    await w.s.relationships.follow(fac);
+    t.strictSame(idsOf(await w.s.relationships.followingOf(alice.id, { limit: 10 })), [fac.id, fa.id], 'followingOf: newest first');
+    t.strictSame(idsOf(await w.s.relationships.followingOf(alice.id, { limit: 10, minId: fa.id })), [fac.id], 'followingOf: minId');
+    t.strictSame(await w.s.relationships.localFollowers(bob.id), [fd, fa], 'localFollowers: local followers only, whole follows, newest first');
+    t.strictSame([(await w.acct(bob.id)).followersCount, (await w.acct(alice.id)).followingCount], [3, 2], 'counters');
+  });
+
+  it('block: removes follows and requests both ways with their counters', async (t, w) => {
+    const [alice, bob, carol, dave] = [await w.account(), await w.account(), await w.account(), await w.account()];
+    await w.s.relationships.follow(follow(w.id(), alice.id, bob.id));
+    await w.s.relationships.follow(follow(w.id(), bob.id, alice.id));
+    await w.s.relationships.follow(follow(w.id(), alice.id, carol.id));
+    await w.s.relationships.requestFollow(follow(w.id(), alice.id, dave.id));
+    await w.s.relationships.requestFollow(follow(w.id(), dave.id, alice.id));
+    const bb = block(w.id(), alice.id, bob.id);
+    t.equal(await w.s.relationships.block(bb), true, 'block: true');
+    t.strictSame([await w.s.relationships.getFollow(alice.id, bob.id), await w.s.relationships.getFollow(bob.id, alice.id)], [null, null], 'follows both ways removed');
+    const [a, b, c] = [await w.acct(alice.id), await w.acct(bob.id), await w.acct(carol.id)];
+    t.strictSame([a.followingCount, a.followersCount, b.followingCount, b.followersCount, c.followersCount], [1, 0, 0, 0, 1], 'counters of both follows reversed, others untouched');
+    t.equal(await w.s.relationships.block(block(w.id(), alice.id, bob.id)), false, 'again: false');
+    const db = block(w.id(), alice.id, dave.id);
+    await w.s.relationships.block(db);
+    t.strictSame(
+      [await w.s.relationships.followRequestsTo(alice.id, { limit: 5 }), await w.s.relationships.followRequestsTo(dave.id, { limit: 5 })],
+      [[], []],
+      'requests both ways removed',
+    );
+    t.strictSame(await w.s.relationships.blocksBy(alice.id, { limit: 10 }), [db, bb], 'blocksBy: newest first, whole');
+    t.strictSame(idsOf(await w.s.relationships.blocksBy(alice.id, { limit: 10, maxId: db.id })), [bb.id], 'blocksBy: maxId');
+    t.strictSame(idsOf(await w.s.relationships.blocksBy(alice.id, { limit: 1, minId: bb.id })), [db.id], 'blocksBy: minId');
+    const concurrent = await Promise.all([w.s.relationships.block(block(w.id(), carol.id, dave.id)), w.s.relationships.block(block(w.id(), carol.id, dave.id))]);
+    t.equal(count(concurrent, true), 1, 'concurrent blocks: one true');
+    t.equal(await w.s.relationships.unblock(alice.id, bob.id), true, 'unblock: true');
+    t.equal(await w.s.relationships.unblock(alice.id, bob.id), false, 'again: false');
+    t.strictSame(idsOf(await w.s.relationships.blocksBy(alice.id, { limit: 10 })), [db.id], 'one block left');
+  });
+
+  it('mute, unmute, mutesBy, hiddenFrom with expiry', async (t, w) => {
+    const [alice, bob, carol, dave, eve, frank] = [await w.account(), await w.account(), await w.account(), await w.account(), await w.account(), await w.account()];
+    const mb = mute(w.id(), alice.id, bob.id);
+    t.equal(await w.s.relationships.mute(mb), true, 'mute: true when added');
+    t.equal(await w.s.relationships.mute(mute(w.id(), alice.id, bob.id, { notifications: false, expiresAt: T0 + 100 })), false, 'again: false');
+    t.strictSame(await w.s.relationships.mutesBy(alice.id, { limit: 10 }), [{ ...mb, notifications: false, expiresAt: T0 + 100 }], 'options updated, id kept');
+    const mc = mute(w.id(), alice.id, carol.id, { expiresAt: T0 + 10_000 });
+    await w.s.relationships.mute(mc);
+    await w.s.relationships.block(block(w.id(), dave.id, alice.id));
+    await w.s.relationships.block(block(w.id(), alice.id, eve.id));
+    const hidden = async (now: number) => sortedIds(await w.s.relationships.hiddenFrom(alice.id, [bob.id, carol.id, dave.id, eve.id, frank.id], now));
+    t.strictSame(await hidden(T0 + 5000), sortedIds([carol.id, dave.id, eve.id]), 'muted (live), blocking, blocked; expired mute excepted');
+    t.strictSame(await hidden(T0 + 50), sortedIds([bob.id, carol.id, dave.id, eve.id]), 'before expiry the mute hides');
+    t.strictSame(await hidden(T0 + 10_000), sortedIds([dave.id, eve.id]), 'a mute has expired at its expiresAt');
+    t.strictSame(sortedIds(await w.s.relationships.hiddenFrom(dave.id, [alice.id, bob.id], T0)), [alice.id], 'hiddenFrom the blocker');
+    t.strictSame(idsOf(await w.s.relationships.mutesBy(alice.id, { limit: 10 })), [mc.id, mb.id], 'mutesBy: newest first (expired included)');
+    t.strictSame(idsOf(await w.s.relationships.mutesBy(alice.id, { limit: 1, maxId: mc.id })), [mb.id], 'mutesBy: maxId');
+    t.equal(await w.s.relationships.unmute(alice.id, bob.id), true, 'unmute: true');
+    t.equal(await w.s.relationships.unmute(alice.id, bob.id), false, 'again: false');
+    t.strictSame(idsOf(await w.s.relationships.mutesBy(alice.id, { limit: 10 })), [mc.id], 'one mute left');
+  });
+
+  it('relationships: every fact, in the order of targetIds', async (t, w) => {
+    const [alice, bob, carol, dave, eve, frank] = [await w.account(), await w.account(), await w.account(), await w.account(), await w.account(), await w.account()];
+    const fab = follow(w.id(), alice.id, bob.id, { notify: true, languages: ['en'] });
+    await w.s.relationships.follow(fab);
+    await w.s.relationships.follow(follow(w.id(), bob.id, alice.id));
+    const rac = follow(w.id(), alice.id, carol.id);
+    await w.s.relationships.requestFollow(rac);
+    await w.s.relationships.requestFollow(follow(w.id(), dave.id, alice.id));
+    await w.s.relationships.block(block(w.id(), alice.id, eve.id));
+    await w.s.relationships.block(block(w.id(), frank.id, alice.id));
+    const mab = mute(w.id(), alice.id, bob.id, { expiresAt: T0 + 1 });
+    await w.s.relationships.mute(mab);
+    const unknown = w.id();
+    const none = { following: null, followedBy: false, requested: null, requestedBy: false, blocking: false, blockedBy: false, muting: null };
+    t.strictSame(await w.s.relationships.relationships(alice.id, [frank.id, bob.id, unknown, carol.id, dave.id, eve.id]), [
+      { ...none, targetId: frank.id, blockedBy: true },
+      { ...none, targetId: bob.id, following: fab, followedBy: true, muting: mab },
+      { ...none, targetId: unknown },
+      { ...none, targetId: carol.id, requested: rac },
+      { ...none, targetId: dave.id, requestedBy: true },
+      { ...none, targetId: eve.id, blocking: true },
+    ]);
+    t.strictSame(await w.s.relationships.relationships(alice.id, []), [], 'no targets: no rows');
+  });
+
+  // ---- notifications ---------------------------------------------------------------------------
+
+  it('notifications: filters, pages, countSince, dismiss, clear', async (t, w) => {
+    const [alice, bob, carol] = [await w.account(), await w.account(), await w.account()];
+    const s = await w.post(alice.id);
+    const n1 = notification(w.id(), alice.id, bob.id, { type: 'mention', statusId: s.id });
+    const n2 = notification(w.id(), alice.id, carol.id, { type: 'favourite', statusId: s.id });
+    const n3 = notification(w.id(), alice.id, bob.id, { type: 'follow' });
+    const n4 = notification(w.id(), alice.id, carol.id, { type: 'reblog', statusId: s.id });
+    const n5 = notification(w.id(), alice.id, carol.id, { type: 'mention', statusId: s.id });
+    const nb = notification(w.id(), bob.id, alice.id, { type: 'follow' });
+    for (const n of [n1, n2, n3, n4, n5, nb]) await w.s.notifications.create(n);
+    t.strictSame(await w.s.notifications.get(alice.id, n1.id), n1, 'get');
+    t.equal(await w.s.notifications.get(bob.id, n1.id), null, "get: another account's notification is null");
+    t.equal(await w.s.notifications.get(alice.id, w.id()), null, 'get: missing is null');
+    const ls = async (f: Parameters<Storage['notifications']['list']>[1], page: Page = { limit: 10 }) => idsOf(await w.s.notifications.list(alice.id, f, page));
+    t.strictSame(await ls({}), idsOf([n5, n4, n3, n2, n1]), 'list: newest first');
+    t.strictSame(await ls({ types: ['mention'] }), idsOf([n5, n1]), 'types');
+    t.strictSame(await ls({ excludeTypes: ['mention', 'follow'] }), idsOf([n4, n2]), 'excludeTypes');
+    t.strictSame(await ls({ fromAccountId: bob.id }), idsOf([n3, n1]), 'fromAccountId');
+    t.strictSame(await ls({ types: ['mention'], fromAccountId: carol.id }), idsOf([n5]), 'types + fromAccountId');
+    t.strictSame(await ls({ types: ['mention', 'favourite'], excludeTypes: ['favourite'] }), idsOf([n5, n1]), 'types + excludeTypes');
+    t.strictSame(await ls({}, { limit: 2, maxId: n4.id }), idsOf([n3, n2]), 'maxId');
+    t.strictSame(await ls({}, { limit: 2, minId: n1.id }), idsOf([n3, n2]), 'minId');
+    t.strictSame(await ls({}, { limit: 2, sinceId: n3.id }), idsOf([n5, n4]), 'sinceId');
+    t.strictSame(await ls({ types: ['mention'] }, { limit: 1, maxId: n5.id }), idsOf([n1]), 'filter + page');
+    t.equal(await w.s.notifications.countSince(alice.id, null, 100), 5, 'countSince: all');
+    t.equal(await w.s.notifications.countSince(alice.id, n2.id, 100), 3, 'countSince: above an id');
+    t.equal(await w.s.notifications.countSince(alice.id, null, 2), 2, 'countSince: at most limit');
+    t.equal(await w.s.notifications.dismiss(bob.id, n1.id), false, "dismiss another's: false");
+    t.equal(await w.s.notifications.dismiss(alice.id, n1.id), true, 'dismiss: true');
+    t.equal(await w.s.notifications.dismiss(alice.id, n1.id), false, 'again: false');
+    t.equal((await ls({})).length, 4, 'four left');
+    await w.s.notifications.clear(alice.id);
+    t.strictSame(await ls({}), [], 'clear: none left');
+    t.strictSame(idsOf(await w.s.notifications.list(bob.id, {}, { limit: 10 })), [nb.id], "clear leaves other accounts' notifications");
+  });
+
+  // ---- lists, filters, markers -----------------------------------------------------------------
+
+  it('lists: CRUD, members all-or-nothing, pages, listsContaining', async (t, w) => {
+    const [alice, bob, carol, dave, eve] = [await w.account(), await w.account(), await w.account(), await w.account(), await w.account()];
+    const l1 = list(w.id(), alice.id);
+    const l2 = list(w.id(), alice.id, { exclusive: true, repliesPolicy: 'none' });
+    const l3 = list(w.id(), bob.id);
+    for (const l of [l1, l2, l3]) await w.s.lists.create(l);
+    t.strictSame(await w.s.lists.get(l2.id), l2, 'get');
+    t.equal(await w.s.lists.get(w.id()), null, 'get: missing is null');
+    t.strictSame(idsOf(await w.s.lists.listBy(alice.id)), [l1.id, l2.id], 'listBy: oldest first');
+    const u1 = { ...l1, title: 'Friends', repliesPolicy: 'followed' as const, exclusive: true };
+    t.strictSame(await w.s.lists.update(l1.id, { title: 'Friends', repliesPolicy: 'followed', exclusive: true }), u1, 'update');
+    t.strictSame(await w.s.lists.get(l1.id), u1, 'update stored');
+    t.equal(await w.s.lists.update(w.id(), { title: 'x' }), null, 'update: missing is null');
+
+    const [m1, m2] = [w.id(), w.id()];
+    t.equal(await w.s.lists.addMembers(l1.id, [bob.id, carol.id], [m1, m2]), 'added', 'addMembers: added');
+    t.equal(await w.s.lists.addMembers(l1.id, [dave.id, bob.id], [w.id(), w.id()]), 'duplicate', 'one already a member: duplicate');
+    t.equal(await w.s.lists.addMembers(l1.id, [dave.id, dave.id], [w.id(), w.id()]), 'duplicate', 'the same account twice: duplicate');
+    const all = async (listId: Id, page: Page = { limit: 0 }) => await w.s.lists.members(listId, page);
+    t.strictSame(await all(l1.id), [{ id: m2, accountId: carol.id }, { id: m1, accountId: bob.id }], 'nothing of the duplicate calls was written');
+    const [m5, m6] = [w.id(), w.id()];
+    await w.s.lists.addMembers(l1.id, [dave.id, eve.id], [m5, m6]);
+    t.strictSame((await all(l1.id)).map((m) => m.id), [m6, m5, m2, m1], 'members: limit 0 = all, newest first');
+    t.strictSame((await all(l1.id, { limit: 2 })).map((m) => m.accountId), [eve.id, dave.id], 'members: limit');
+    t.strictSame((await all(l1.id, { limit: 0, maxId: m5 })).map((m) => m.id), [m2, m1], 'members: maxId with limit 0');
+    t.strictSame((await all(l1.id, { limit: 1, minId: m1 })).map((m) => m.id), [m2], 'members: minId');
+    await w.s.lists.addMembers(l3.id, [carol.id], [w.id()]);
+    t.strictSame(idsOf(await w.s.lists.listsContaining(carol.id)), [l3.id, l1.id], 'listsContaining: any owner, newest first');
+    await w.s.lists.removeMembers(l1.id, [carol.id, alice.id]);
+    t.strictSame((await all(l1.id)).map((m) => m.accountId), [eve.id, dave.id, bob.id], 'removeMembers');
+    t.strictSame(idsOf(await w.s.lists.listsContaining(carol.id)), [l3.id], 'listsContaining after removal');
+    t.equal(await w.s.lists.delete(l1.id), true, 'delete: true');
+    t.equal(await w.s.lists.delete(l1.id), false, 'again: false');
+    t.equal(await w.s.lists.get(l1.id), null, 'deleted');
+    t.strictSame(await all(l1.id), [], 'its members are removed');
+    t.strictSame(await w.s.lists.listsContaining(bob.id), [], 'listsContaining forgets the deleted list');
+    t.strictSame(idsOf(await w.s.lists.listBy(alice.id)), [l2.id], 'listBy after delete');
+  });
+
+  it('filters: create, list, replace, delete', async (t, w) => {
+    const [alice, bob] = [await w.account(), await w.account()];
+    const f1 = filter(w.id(), alice.id);
+    const f2 = filter(w.id(), alice.id, { title: 'second', action: 'hide', expiresAt: T0 + HOUR });
+    const f3 = filter(w.id(), bob.id);
+    for (const f of [f1, f2, f3]) await w.s.filters.create(f);
+    t.strictSame(await w.s.filters.get(f2.id), f2, 'get');
+    t.equal(await w.s.filters.get(w.id()), null, 'get: missing');
+    t.strictSame(idsOf(await w.s.filters.listBy(alice.id)), [f1.id, f2.id], 'listBy: oldest first');
+    const replaced = {
+      ...f1,
+      title: 'replaced',
+      context: ['thread' as const],
+      action: 'blur' as const,
+      keywords: [{ id: w.id(), keyword: 'a', wholeWord: false }, { id: w.id(), keyword: 'b', wholeWord: true }],
+      statuses: [{ id: w.id(), statusId: w.id() }],
+    };
+    t.strictSame(await w.s.filters.replace(replaced), replaced, 'replace returns the filter');
+    t.strictSame(await w.s.filters.get(f1.id), replaced, 'the whole filter is replaced');
+    t.equal(await w.s.filters.replace(filter(w.id(), alice.id)), null, 'replace of a missing filter: null');
+    t.equal(await w.s.filters.delete(f1.id), true, 'delete: true');
+    t.equal(await w.s.filters.delete(f1.id), false, 'again: false');
+    t.strictSame(idsOf(await w.s.filters.listBy(alice.id)), [f2.id], 'listBy after delete');
+  });
+
+  it('markers: version 0 then +1, concurrency', async (t, w) => {
+    const alice = await w.account();
+    const [r1, r2, r3] = [w.id(), w.id(), w.id()];
+    t.strictSame(await w.s.markers.get(alice.id, ['home', 'notifications']), [], 'none yet');
+    t.strictSame(await w.s.markers.set(alice.id, 'home', r1, T0 + 1), { accountId: alice.id, timeline: 'home', lastReadId: r1, version: 0, updatedAt: T0 + 1 }, 'new marker: version 0');
+    t.strictSame(await w.s.markers.set(alice.id, 'home', r2, T0 + 2), { accountId: alice.id, timeline: 'home', lastReadId: r2, version: 1, updatedAt: T0 + 2 }, 'set again: version 1');
+    t.strictSame((await w.s.markers.get(alice.id, ['home', 'notifications'])).map((m) => [m.timeline, m.version]), [['home', 1]], 'get: existing only');
+    await w.s.markers.set(alice.id, 'notifications', r3, T0 + 3);
+    t.strictSame((await w.s.markers.get(alice.id, ['notifications', 'home'])).map((m) => [m.timeline, m.lastReadId, m.version]), [['notifications', r3, 0], ['home', r2, 1]], 'get: both');
+    const many = await Promise.all(Array.from({ length: 5 }, (_, i) => w.s.markers.set(alice.id, 'home', r3, T0 + 10 + i)));
+    t.strictSame(many.map((m) => m.version).sort((a, b) => a - b), [2, 3, 4, 5, 6], 'five concurrent sets: five distinct versions');
+    t.equal((await w.s.markers.get(alice.id, ['home']))[0]?.version, 6, 'final version 6');
+  });
+
+  // ---- oauth -----------------------------------------------------------------------------------
+
+  it('oauth: applications and tokens', async (t, w) => {
+    const alice = await w.account();
+    const app1 = application(w.id());
+    const app2 = application(w.id(), { website: null, redirectUris: ['urn:ietf:wg:oauth:2.0:oob'] });
+    await w.s.oauth.createApplication(app1);
+    await w.s.oauth.createApplication(app2);
+    t.strictSame(await w.s.oauth.getApplication(app1.id), app1, 'getApplication');
+    t.equal(await w.s.oauth.getApplication(w.id()), null, 'getApplication: missing');
+    t.strictSame(await w.s.oauth.findApplicationByClientId(app2.clientId), app2, 'findApplicationByClientId');
+    t.equal(await w.s.oauth.findApplicationByClientId('nope'), null, 'findApplicationByClientId: missing');
+    t.strictSame(idsOf(await w.s.oauth.getApplicationsMany([app1.id, w.id(), app2.id])), [app2.id, app1.id], 'getApplicationsMany skips missing; newest first');
+    await rejectsConflict(t, w.s.oauth.createApplication(application(w.id(), { clientId: app1.clientId })), 'clientId', 'a taken client id');
+
+    const t1 = token(w.id(), app1.id, alice.id, { scopes: ['read', 'write'] });
+    const t2 = token(w.id(), app1.id, null);
+    await w.s.oauth.createToken(t1);
+    await w.s.oauth.createToken(t2);
+    t.strictSame(await w.s.oauth.findTokenByHash(t1.tokenHash), t1, 'findTokenByHash');
+    t.strictSame(await w.s.oauth.findTokenByHash(t2.tokenHash), t2, 'an app token (no account)');
+    t.equal(await w.s.oauth.findTokenByHash('nope'), null, 'findTokenByHash: missing');
+    t.equal(await w.s.oauth.revokeToken(t1.id, T0 + 9), true, 'revokeToken: true when live');
+    t.strictSame(await w.s.oauth.findTokenByHash(t1.tokenHash), { ...t1, revokedAt: T0 + 9 }, 'a revoked token is still found, with revokedAt');
+    t.equal(await w.s.oauth.revokeToken(t1.id, T0 + 10), false, 'revoking again: false');
+    t.equal((await w.s.oauth.findTokenByHash(t1.tokenHash))?.revokedAt, T0 + 9, 'the first revocation time stays');
+    t.equal(await w.s.oauth.revokeToken(w.id(), T0), false, 'revoking a missing token: false');
+    const both = await Promise.all([w.s.oauth.revokeToken(t2.id, T0 + 1), w.s.oauth.revokeToken(t2.id, T0 + 2)]);
+    t.equal(count(both, true), 1, 'two concurrent revocations: one true');
+    await rejectsConflict(t, w.s.oauth.createToken(token(w.id(), app1.id, alice.id, { tokenHash: t1.tokenHash })), 'tokenHash', 'a taken token hash');
+  });
+
+  it('oauth: authorization codes and web sessions', async (t, w) => {
+    const alice = await w.account();
+    const app = application(w.id());
+    await w.s.oauth.createApplication(app);
+    const c1 = code(w.id(), app.id, alice.id);
+    await w.s.oauth.createCode(c1);
+    t.strictSame(await w.s.oauth.consumeCode(c1.codeHash, T0 + 1000), { ...c1, usedAt: T0 + 1000 }, 'consumeCode: the code, marked used');
+    t.equal(await w.s.oauth.consumeCode(c1.codeHash, T0 + 1001), null, 'a used code: null');
+    const c2 = code(w.id(), app.id, alice.id, { codeChallenge: null });
+    await w.s.oauth.createCode(c2);
+    t.equal(await w.s.oauth.consumeCode(c2.codeHash, c2.expiresAt + 1), null, 'an expired code: null');
+    t.equal(await w.s.oauth.consumeCode(c2.codeHash, c2.expiresAt), null, 'a code has expired at its expiresAt');
+    t.strictSame(await w.s.oauth.consumeCode(c2.codeHash, c2.expiresAt - 1), { ...c2, usedAt: c2.expiresAt - 1 }, 'the failed attempts did not use it up');
+    t.equal(await w.s.oauth.consumeCode('nope', T0), null, 'unknown code: null');
+    const c3 = code(w.id(), app.id, alice.id);
+    await w.s.oauth.createCode(c3);
+    const results = await Promise.all([w.s.oauth.consumeCode(c3.codeHash, T0 + 5), w.s.oauth.consumeCode(c3.codeHash, T0 + 6)]);
+    t.equal(results.filter((r) => r !== null).length, 1, 'two concurrent consumes: exactly one gets the code');
+
+    const s1 = session(w.id(), alice.id);
+    const s2 = session(w.id(), null, { expiresAt: T0 + 10 });
+    await w.s.oauth.createSession(s1);
+    await w.s.oauth.createSession(s2);
+    t.strictSame(await w.s.oauth.findSessionByHash(s1.idHash, T0 + 1), s1, 'findSessionByHash');
+    t.strictSame(await w.s.oauth.findSessionByHash(s2.idHash, T0 + 9), s2, 'a session without account, unexpired');
+    t.equal(await w.s.oauth.findSessionByHash(s2.idHash, T0 + 10), null, 'expired at its expiresAt: null');
+    t.equal(await w.s.oauth.findSessionByHash('nope', T0), null, 'unknown: null');
+    await w.s.oauth.deleteSession(s1.id);
+    t.equal(await w.s.oauth.findSessionByHash(s1.idHash, T0 + 1), null, 'deleted');
+    await w.s.oauth.deleteSession(s1.id);
+    t.pass('deleting a missing session is fine');
+  });
+
+  // ---- media, polls, scheduled, cards ----------------------------------------------------------
+
+  it('media: create, get, getMany in order, update, deleteUnattached', async (t, w) => {
+    const alice = await w.account();
+    const m1 = media(w.id(), alice.id);
+    const m2 = media(w.id(), alice.id, { type: 'video', url: null, previewUrl: null, processed: false, extra: { duration: 12.5, fps: 30, codec: 'h264' } });
+    await w.s.media.create(m1);
+    await w.s.media.create(m2);
+    t.strictSame(await w.s.media.get(m2.id), m2, 'get');
+    t.equal(await w.s.media.get(w.id()), null, 'get: missing');
+    t.strictSame(idsOf(await w.s.media.getMany([m2.id, w.id(), m1.id])), [m2.id, m1.id], 'getMany: in the order of ids, missing skipped');
+    const patch = { description: 'alt text', focus: { x: 0.5, y: -0.25 }, processed: true, url: 'https://files.example/v.mp4', small: null, type: 'gifv' as const, extra: { duration: 3 } };
+    t.strictSame(await w.s.media.update(m2.id, patch), { ...m2, ...patch }, 'update');
+    t.strictSame(await w.s.media.get(m2.id), { ...m2, ...patch }, 'update stored');
+    t.equal(await w.s.media.update(w.id(), { description: 'x' }), null, 'update: missing');
+    await w.post(alice.id, { mediaIds: [m1.id] });
+    t.equal(await w.s.media.deleteUnattached(m1.id), false, 'attached media is not deleted');
+    t.equal(await w.s.media.deleteUnattached(m2.id), true, 'unattached: deleted');
+    t.equal(await w.s.media.get(m2.id), null, 'gone');
+    t.equal(await w.s.media.deleteUnattached(m2.id), false, 'again: false');
+    await rejectsConflict(t, w.s.media.create(media(m1.id, alice.id)), 'id', 'a taken media id');
+  });
+
+  it('polls: vote once, counts, concurrency, votesBy', async (t, w) => {
+    const [alice, bob, carol, dave] = [await w.account(), await w.account(), await w.account(), await w.account()];
+    const p = poll(w.id(), alice.id, null);
+    await w.s.statuses.create(status(w.id(), alice.id, { pollId: p.id }), POST, { poll: p });
+    const pm = poll(w.id(), alice.id, null, { multiple: true });
+    await w.s.statuses.create(status(w.id(), alice.id, { pollId: pm.id }), POST, { poll: pm });
+    t.equal(await w.s.polls.vote(p.id, bob.id, [0]), 'voted', 'vote: voted');
+    t.equal(await w.s.polls.vote(p.id, bob.id, [1]), 'already', 'again: already');
+    t.strictSame(await w.s.polls.get(p.id), { ...p, votes: [1, 0, 0], votesCount: 1, votersCount: 1 }, 'counts after one vote');
+    t.equal(await w.s.polls.vote(pm.id, carol.id, [0, 2]), 'voted', 'multiple choices');
+    t.strictSame(await w.s.polls.get(pm.id), { ...pm, votes: [1, 0, 1], votesCount: 2, votersCount: 1 }, 'each choice counted, one voter');
+    const both = await Promise.all([w.s.polls.vote(p.id, dave.id, [1]), w.s.polls.vote(p.id, dave.id, [2])]);
+    t.strictSame([count(both, 'voted'), count(both, 'already')], [1, 1], 'two concurrent votes: one voted');
+    const after = must(await w.s.polls.get(p.id), 'poll');
+    t.strictSame([after.votesCount, after.votersCount, after.votes.reduce((a, b) => a + b, 0)], [2, 2, 2], 'counted once');
+    t.strictSame([...(await w.s.polls.votesBy(bob.id, [p.id, pm.id, w.id()]))], [[p.id, [0]]], 'votesBy: the polls voted in');
+    t.strictSame([...(await w.s.polls.votesBy(carol.id, [p.id, pm.id]))], [[pm.id, [0, 2]]], 'votesBy: choices');
+    t.strictSame(idsOf(await w.s.polls.getMany([p.id, w.id(), pm.id])), [pm.id, p.id], 'getMany skips missing; newest first');
+    t.equal(await w.s.polls.get(w.id()), null, 'get: missing');
+  });
+
+  it('scheduled statuses: CRUD, counts, claimDue leases', async (t, w) => {
+    const [alice, bob] = [await w.account(), await w.account()];
+    const s1 = scheduled(w.id(), alice.id, T0 + HOUR);
+    const s2 = scheduled(w.id(), alice.id, T0 + 2 * HOUR);
+    const s3 = scheduled(w.id(), alice.id, T0 + 25 * HOUR);
+    const s4 = scheduled(w.id(), bob.id, T0 + HOUR);
+    for (const s of [s1, s2, s3, s4]) await w.s.scheduled.create(s);
+    t.strictSame(await w.s.scheduled.get(s3.id), s3, 'get');
+    t.equal(await w.s.scheduled.get(w.id()), null, 'get: missing');
+    t.strictSame(idsOf(await w.s.scheduled.listBy(alice.id, { limit: 10 })), idsOf([s3, s2, s1]), 'listBy: newest id first');
+    t.strictSame(idsOf(await w.s.scheduled.listBy(alice.id, { limit: 1, maxId: s3.id })), idsOf([s2]), 'listBy: maxId');
+    t.strictSame(idsOf(await w.s.scheduled.listBy(alice.id, { limit: 1, minId: s1.id })), idsOf([s2]), 'listBy: minId');
+    t.equal(await w.s.scheduled.countBetween(alice.id, T0, T0 + 2 * HOUR), 1, 'countBetween: [from, to) excludes to');
+    t.equal(await w.s.scheduled.countBetween(alice.id, T0 + HOUR, T0 + 2 * HOUR + 1), 2, 'countBetween includes from');
+    t.strictSame([await w.s.scheduled.countPending(alice.id), await w.s.scheduled.countPending(bob.id)], [3, 1], 'countPending');
+    t.strictSame(await w.s.scheduled.update(s1.id, T0 + HOUR / 2), { ...s1, scheduledAt: T0 + HOUR / 2 }, 'update');
+    t.equal(await w.s.scheduled.update(w.id(), T0), null, 'update: missing');
+
+    const now = T0 + 2 * HOUR;
+    const lease = 60_000;
+    const first = await w.s.scheduled.claimDue(now, lease, 10);
+    t.strictSame(idsOf(first), idsOf([s1, s4, s2]), 'claimDue: due ones, oldest first');
+    t.strictSame(first.map((s) => s.claimedUntil), [now + lease, now + lease, now + lease], 'leased until now + leaseMs');
+    t.equal((await w.s.scheduled.get(s4.id))?.claimedUntil, now + lease, 'the lease is stored');
+    t.strictSame(await w.s.scheduled.claimDue(now + 1000, lease, 10), [], 'live leases are not claimed again');
+    t.strictSame(idsOf(await w.s.scheduled.claimDue(now + lease, lease, 2)), idsOf([s1, s4]), 'after the lease expires: claimable again, limit honoured');
+    t.strictSame(idsOf(await w.s.scheduled.claimDue(now + lease, lease, 10)), idsOf([s2]), 'the rest');
+    t.equal(await w.s.scheduled.delete(s3.id), true, 'delete: true');
+    t.equal(await w.s.scheduled.delete(s3.id), false, 'again: false');
+    t.equal(await w.s.scheduled.countPending(alice.id), 2, 'countPending after delete');
+
+    const due: Id[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const s = scheduled(w.id(), bob.id, T0 + i);
+      due.push(s.id);
+      await w.s.scheduled.create(s);
+    }
+    const later = T0 + 100 * HOUR;
+    const [x, y] = await Promise.all([w.s.scheduled.claimDue(later, lease, 5), w.s.scheduled.claimDue(later, lease, 5)]);
+    const claimed = [...idsOf(x), ...idsOf(y)];
+    t.equal(new Set(claimed).size, claimed.length, 'two concurrent claims never return the same row');
+    t.equal(claimed.length, 9, 'between them they claim every due row (6 new + 3 old)');
+  });
+
+  it('cards: upsert keeps the id, attach, forStatuses', async (t, w) => {
+    const alice = await w.account();
+    const [s1, s2, s3] = [await w.post(alice.id), await w.post(alice.id), await w.post(alice.id)];
+    const a = card(w.id(), 'https://a.example/');
+    t.strictSame(await w.s.cards.upsert(a), a, 'upsert: inserted');
+    const a2 = card(w.id(), 'https://a.example/', { title: 'New title', image: 'https://a.example/i.png', publishedAt: T0 + 5, fetchedAt: T0 + 99 });
+    t.strictSame(await w.s.cards.upsert(a2), { ...a2, id: a.id }, 'upsert of the same url: replaced, id kept');
+    t.strictSame(await w.s.cards.findByUrl('https://a.example/'), { ...a2, id: a.id }, 'findByUrl');
+    t.equal(await w.s.cards.findByUrl('https://b.example/'), null, 'findByUrl: missing');
+    const b = card(w.id(), 'https://b.example/', { type: 'video', html: '<iframe></iframe>', width: 560.5, height: 315, blurhash: 'L00000fQfQfQfQfQfQfQfQfQfQfQ', language: null });
+    await w.s.cards.upsert(b);
+    await w.s.cards.attach(s1.id, a.id);
+    await w.s.cards.attach(s2.id, b.id);
+    const cards = await w.s.cards.forStatuses([s1.id, s2.id, s3.id]);
+    t.strictSame([...cards.keys()].sort(), sortedIds([s1.id, s2.id]), 'forStatuses: those with a card');
+    t.strictSame([cards.get(s1.id), cards.get(s2.id)], [{ ...a2, id: a.id }, b], 'with their cards');
+    await w.s.cards.attach(s1.id, b.id);
+    t.strictSame((await w.s.cards.forStatuses([s1.id])).get(s1.id), b, 'attach replaces the card of a status');
+  });
+
+  // ---- several connections ---------------------------------------------------------------------
+
+  shared('atomic operations raced across two connections', async (t, w, other) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const conns = [w.s, other];
+    const s = await w.post(alice.id);
+    t.equal((await other.statuses.get(s.id))?.id, s.id, 'the second connection sees committed writes');
+
+    const favs = await Promise.all(conns.map((c) => c.interactions.favourite(mark(w.id(), bob.id, s.id))));
+    t.equal(count(favs, true), 1, 'favourite on both: one true');
+    const boosts = await Promise.all(conns.map((c) => c.statuses.reblog(boost(w.id(), bob.id, s))));
+    t.equal(boosts.filter((r) => r.created).length, 1, 'reblog on both: one created');
+    const follows = await Promise.all(conns.map((c) => c.relationships.follow(follow(w.id(), bob.id, alice.id))));
+    t.equal(count(follows, 'created'), 1, 'follow on both: one created');
+    const created = await Promise.all(conns.map((c) => c.statuses.create(status(w.id(), alice.id), POST, { idempotency: { key: 'k', notBefore: T0 } })));
+    t.equal(created.filter((r) => r.created).length, 1, 'idempotent create on both: one status');
+    const pinTargets: Status[] = [];
+    for (let i = 0; i < 8; i += 1) pinTargets.push(await w.post(alice.id));
+    const pins = await Promise.all(pinTargets.map((p, i) => conns[i % 2]!.interactions.pin(mark(w.id(), alice.id, p.id), 5)));
+    t.equal(count(pins, 'added'), 5, 'pins split over both with max 5: five added');
+    const app = application(w.id());
+    await w.s.oauth.createApplication(app);
+    const c = code(w.id(), app.id, alice.id);
+    await w.s.oauth.createCode(c);
+    const consumed = await Promise.all(conns.map((x) => x.oauth.consumeCode(c.codeHash, T0 + 1)));
+    t.equal(consumed.filter((r) => r !== null).length, 1, 'consumeCode on both: one gets it');
+    for (let i = 0; i < 4; i += 1) await w.s.scheduled.create(scheduled(w.id(), alice.id, T0 + i));
+    const claims = await Promise.all(conns.map((x) => x.scheduled.claimDue(T0 + HOUR, 60_000, 3)));
+    const claimed = claims.flatMap(idsOf);
+    t.strictSame([claimed.length, new Set(claimed).size], [4, 4], 'claimDue on both: disjoint, all claimed');
+    const versions = await Promise.all([0, 1, 2, 3].map((i) => conns[i % 2]!.markers.set(alice.id, 'home', s.id, T0 + i)));
+    t.strictSame(versions.map((m) => m.version).sort(), [0, 1, 2, 3], 'markers on both: distinct versions');
+    const p = poll(w.id(), alice.id, null);
+    await w.s.statuses.create(status(w.id(), alice.id, { pollId: p.id }), POST, { poll: p });
+    const votes = await Promise.all(conns.map((x) => x.polls.vote(p.id, bob.id, [0])));
+    t.equal(count(votes, 'voted'), 1, 'vote on both: one voted');
+
+    const fromOther = must(await other.statuses.get(s.id), 'status via the second connection');
+    t.strictSame([fromOther.favouritesCount, fromOther.reblogsCount], [1, 1], 'counters seen from the second connection');
+    const a = must(await other.accounts.get(alice.id), 'alice');
+    const b = must(await other.accounts.get(bob.id), 'bob');
+    t.strictSame([a.statusesCount, a.followersCount, b.statusesCount, b.followingCount], [1 + 1 + 8 + 1, 1, 1, 1], 'account counters seen from the second connection');
+  });
+
+  // ---- durability ------------------------------------------------------------------------------
+
+  durable('durability: everything written is there after a reopen', async (t, w) => {
+    const alice = await w.account({}, true);
+    const bob = await w.account({ username: 'bob' }, true);
+    const p = await w.post(alice.id, { tags: ['kept'], mentionIds: [bob.id], createdAt: T0 + 50 }, POST);
+    const r = await w.post(bob.id, { inReplyToId: p.id, inReplyToAccountId: alice.id, conversationId: p.conversationId }, replyTo(p.id));
+    await w.s.interactions.favourite(mark(w.id(), bob.id, p.id));
+    await w.s.interactions.bookmark(mark(w.id(), bob.id, p.id));
+    await w.s.interactions.pin(mark(w.id(), alice.id, p.id), 5);
+    const b = boost(w.id(), bob.id, p);
+    await w.s.statuses.reblog(b);
+    await w.s.relationships.follow(follow(w.id(), bob.id, alice.id));
+    const app = application(w.id());
+    await w.s.oauth.createApplication(app);
+    const tok = token(w.id(), app.id, alice.id);
+    await w.s.oauth.createToken(tok);
+    await w.s.oauth.revokeToken(tok.id, T0 + 77);
+    await w.s.markers.set(alice.id, 'home', p.id, T0 + 1);
+    await w.s.markers.set(alice.id, 'home', r.id, T0 + 2);
+    const key = { key: 'durable', notBefore: T0 };
+    await w.s.statuses.create(status(w.id(), bob.id), POST, { idempotency: key });
+    const before = {
+      alice: await w.acct(alice.id),
+      bob: await w.acct(bob.id),
+      p: await w.st(p.id),
+    };
+
+    await w.reopen();
+    t.strictSame(await w.s.accounts.get(alice.id), before.alice, 'account with counters');
+    t.strictSame(await w.s.accounts.get(bob.id), before.bob, 'second account');
+    t.strictSame([before.alice.statusesCount, before.alice.followersCount, before.bob.statusesCount], [1, 1, 3], 'counters as written');
+    t.equal((await w.s.accounts.findUserByEmail(user(alice.id).email))?.accountId, alice.id, 'user');
+    t.strictSame(await w.s.statuses.get(p.id), before.p, 'status with its counters');
+    t.strictSame([before.p.repliesCount, before.p.favouritesCount, before.p.reblogsCount], [1, 1, 1], 'those counters');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: [], orMentioning: bob.id, tag: 'kept' }, { limit: 5 })), [p.id], 'mentions and tags');
+    const v = await w.s.interactions.viewerState(bob.id, [p.id], []);
+    t.strictSame([v.favourited.has(p.id), v.bookmarked.has(p.id), v.reblogged.has(p.id)], [true, true, true], 'marks and boost');
+    t.equal((await w.s.interactions.pinsBy(alice.id)).length, 1, 'pin');
+    t.equal((await w.s.relationships.getFollow(bob.id, alice.id))?.accountId, bob.id, 'follow');
+    t.equal((await w.s.oauth.findTokenByHash(tok.tokenHash))?.revokedAt, T0 + 77, 'token, revoked');
+    t.strictSame((await w.s.markers.get(alice.id, ['home'])).map((m) => [m.lastReadId, m.version]), [[r.id, 1]], 'marker and version');
+    const again = await w.s.statuses.create(status(w.id(), bob.id), POST, { idempotency: key });
+    t.equal(again.created, false, 'idempotency keys are stored, not cached in memory');
+    t.equal(await w.s.interactions.favourite(mark(w.id(), bob.id, p.id)), false, 'flags still decide after a reopen');
+  });
+
+  durable('durability: a failed atomic write leaves nothing behind after a reopen', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const parent = await w.post(bob.id);
+    const mb = media(w.id(), bob.id);
+    const ma = media(w.id(), alice.id);
+    await w.s.media.create(mb);
+    await w.s.media.create(ma);
+    const p = poll(w.id(), alice.id, null);
+    const bad = status(w.id(), alice.id, { mediaIds: [ma.id, mb.id], pollId: p.id, tags: ['ghost'], mentionIds: [bob.id], inReplyToId: parent.id, inReplyToAccountId: bob.id });
+    await rejectsConflict(t, w.s.statuses.create(bad, replyTo(parent.id), { poll: p, idempotency: { key: 'ghost', notBefore: T0 } }), 'media', 'media conflict');
+    const a = account(w.id(), { username: bob.username.toUpperCase() });
+    await rejectsConflict(t, w.s.accounts.create(a, user(a.id)), 'username', 'username conflict');
+
+    await w.reopen();
+    t.equal(await w.s.statuses.get(bad.id), null, 'no status');
+    t.equal(await w.s.polls.get(p.id), null, 'no poll');
+    t.strictSame([(await w.s.media.get(ma.id))?.statusId, (await w.s.media.get(mb.id))?.statusId], [null, null], 'no media attached');
+    t.equal((await w.st(parent.id)).repliesCount, 0, 'no reply counted');
+    t.strictSame([(await w.acct(alice.id)).statusesCount, (await w.acct(alice.id)).lastStatusAt], [0, null], 'no status counted');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: ALL, tag: 'ghost' }, { limit: 5 })), [], 'no tags');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: [], orMentioning: bob.id }, { limit: 5 })), [], 'no mentions');
+    t.equal(await w.s.accounts.get(a.id), null, 'no account');
+    t.equal(await w.s.accounts.getUser(a.id), null, 'no user');
+    const r = await w.s.statuses.create(status(w.id(), alice.id), POST, { idempotency: { key: 'ghost', notBefore: T0 } });
+    t.equal(r.created, true, 'no idempotency key');
+  });
+}
