@@ -33,6 +33,31 @@ export function snowflakeIds(clock: Clock, random16: () => number): IdGenerator 
   };
 }
 
+/** Ids for rows that clients see as JSON integers (application_id in ScheduledStatus):
+ * (seconds since 2020 << 16) | sequence stays below 2^53 for a million years. */
+export function smallIds(clock: Clock, random16: () => number): IdGenerator {
+  const EPOCH_2020 = 1_577_836_800;
+  let lastSecond = -1;
+  let seq = 0;
+  return {
+    next() {
+      let second = Math.floor(clock.now() / 1000) - EPOCH_2020;
+      if (second <= lastSecond) {
+        second = lastSecond;
+        seq += 1;
+        if (seq > 0xffff) {
+          second += 1;
+          seq = 0;
+        }
+      } else {
+        seq = random16() & 0x7fff;
+      }
+      lastSecond = second;
+      return (second * 0x10000 + seq).toString();
+    },
+  };
+}
+
 /** The smallest id that can belong to this instant: a cursor for "created before/after". */
 export function idAt(ms: Millis): Id {
   return (BigInt(ms) << 16n).toString();

@@ -1,0 +1,124 @@
+// Creating a local account with its user: the validations and texts of Mastodon's sign-up
+// (reference oauth.md §8, limits.md), reported all at once as Rails does:
+// 422 {"error": "Validation failed: …, …", "details": {"username": [{"error": "ERR_TAKEN", …}]}}.
+
+import type { Core } from '../core.ts';
+import { RookeryError } from '../errors.ts';
+import type { Account, Id, User } from '../model.ts';
+import { StorageConflict } from '../ports/storage.ts';
+
+export interface NewLocalAccount {
+  username: string;
+  email: string;
+  password: string;
+  displayName?: string;
+  locale?: string;
+  /** Whether the agreement to the rules was given (registration requires it). */
+  agreement?: boolean;
+  confirmed?: boolean;
+  approved?: boolean;
+  bot?: boolean;
+  applicationId?: Id | null;
+}
+
+interface FieldError {
+  field: string;
+  label: string;
+  code: string;
+  description: string;
+}
+
+const SUPPORTED_LOCALES = new Set(['ar', 'ca', 'cs', 'cy', 'da', 'de', 'el', 'en', 'en-GB', 'eo', 'es', 'eu', 'fa', 'fi', 'fr', 'ga', 'gd', 'gl', 'he', 'hu', 'id', 'is', 'it', 'ja', 'ko', 'nl', 'nn', 'no', 'pl', 'pt', 'pt-BR', 'pt-PT', 'ro', 'ru', 'sk', 'sl', 'sv', 'th', 'tr', 'uk', 'vi', 'zh-CN', 'zh-TW']);
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const LABELS: Record<string, string> = { username: 'Username', email: 'Email', password: 'Password', agreement: 'Agreement', locale: 'Locale' };
+
+function fieldError(field: string, code: string, description: string): FieldError {
+  return { field, label: LABELS[field] ?? field, code, description };
+}
+
+export function validationFailed(errors: readonly FieldError[]): RookeryError {
+  const message = `Validation failed: ${errors.map((e) => `${e.label} ${e.description}`).join(', ')}`;
+  const details: Record<string, { error: string; description: string }[]> = {};
+  for (const e of errors) (details[e.field] ??= []).push({ error: e.code, description: e.description });
+  return new RookeryError(422, message, { details });
+}
+
+function validate(core: Core, input: NewLocalAccount, requireAgreement: boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  const username = input.username;
+  if (username === '') errors.push(fieldError('username', 'ERR_BLANK', "can't be blank"));
+  else if (!/^[a-z0-9_]+$/i.test(username)) errors.push(fieldError('username', 'ERR_INVALID', 'must contain only letters, numbers and underscores'));
+  else if (username.length > 30) errors.push(fieldError('username', 'ERR_TOO_LONG', 'is too long (maximum is 30 characters)'));
+  else if (core.config.reservedUsernames.includes(username.toLowerCase())) errors.push(fieldError('username', 'ERR_RESERVED', 'is reserved'));
+  if (input.email === '') errors.push(fieldError('email', 'ERR_BLANK', "can't be blank"));
+  else if (!EMAIL.test(input.email) || input.email.length > 254) errors.push(fieldError('email', 'ERR_INVALID', 'is invalid'));
+  if (input.password === '') errors.push(fieldError('password', 'ERR_BLANK', "can't be blank"));
+  else if (input.password.length < 8) errors.push(fieldError('password', 'ERR_TOO_SHORT', 'is too short (minimum is 8 characters)'));
+  else if (input.password.length > 72) errors.push(fieldError('password', 'ERR_TOO_LONG', 'is too long (maximum is 72 characters)'));
+  if (requireAgreement && input.agreement !== true) errors.push(fieldError('agreement', 'ERR_ACCEPTED', 'must be accepted'));
+  if (input.locale !== undefined && input.locale !== '' && !SUPPORTED_LOCALES.has(input.locale)) {
+    errors.push(fieldError('locale', 'ERR_INCLUSION', 'is not included in the list'));
+  }
+  return errors;
+}
+
+/** Validates and creates the account and its user in one atomic write. With `requireAgreement`
+ * (public sign-up) the rules must have been accepted. */
+export async function createLocalAccount(core: Core, input: NewLocalAccount, requireAgreement = false): Promise<{ account: Account; user: User }> {
+  const errors = validate(core, input, requireAgreement);
+  const taken = errors.some((e) => e.field === 'username') ? null : await core.storage.accounts.findByUsername(input.username, null);
+  if (taken) errors.push(fieldError('username', 'ERR_TAKEN', 'is already taken'));
+  const emailTaken = errors.some((e) => e.field === 'email') ? null : await core.storage.accounts.findUserByEmail(input.email);
+  if (emailTaken) errors.push(fieldError('email', 'ERR_TAKEN', 'is already taken'));
+  if (errors.length > 0) throw validationFailed(sortByField(errors));
+
+  const now = core.clock.now();
+  const account: Account = {
+    id: core.ids.next(),
+    username: input.username,
+    domain: null,
+    displayName: input.displayName ?? '',
+    note: '',
+    locked: false,
+    bot: input.bot ?? false,
+    discoverable: true,
+    fields: [],
+    avatarUrl: null,
+    headerUrl: null,
+    url: null,
+    uri: null,
+    createdAt: now,
+    statusesCount: 0,
+    followersCount: 0,
+    followingCount: 0,
+    lastStatusAt: null,
+  };
+  const user: User = {
+    accountId: account.id,
+    email: input.email,
+    passwordHash: await core.secrets.hashPassword(input.password),
+    createdAt: now,
+    confirmedAt: input.confirmed === false ? null : now,
+    approved: input.approved ?? true,
+    disabled: false,
+    locale: input.locale !== undefined && input.locale !== '' ? input.locale : 'en',
+    createdByApplicationId: input.applicationId ?? null,
+    settings: { defaultVisibility: 'public', defaultSensitive: false, defaultLanguage: null, expandMedia: 'default', expandSpoilers: false },
+  };
+  try {
+    await core.storage.accounts.create(account, user);
+  } catch (err) {
+    // Lost a race with another sign-up between the checks above and the write.
+    if (err instanceof StorageConflict && (err.rule === 'username' || err.rule === 'email')) {
+      throw validationFailed([fieldError(err.rule, 'ERR_TAKEN', 'is already taken')]);
+    }
+    throw err;
+  }
+  return { account, user };
+}
+
+function sortByField(errors: FieldError[]): FieldError[] {
+  const order = ['username', 'email', 'password', 'agreement', 'locale'];
+  return [...errors].sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
+}

@@ -1,0 +1,88 @@
+// Transport-neutral endpoints. The core declares every route with its auth rule and accepted
+// scopes (the rules), and a handler from a plain request to a plain response; an HTTP adapter
+// only translates (hapi: adapters/hapi). Plugins add endpoints through the plugin host.
+
+import type { AccessToken, Account, Application, User } from '../model.ts';
+import type { Params } from '../params.ts';
+
+export type { Params };
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What the adapter found in the request's credentials (Authorization header or access_token). */
+export type TokenLookup =
+  | { kind: 'none' }
+  | { kind: 'unknown' }
+  | { kind: 'revoked' }
+  | { kind: 'valid'; token: AccessToken; application: Application; account: Account | null; user: User | null };
+
+/** The caller as an endpoint sees it after the auth rule passed. */
+export interface Caller {
+  token: AccessToken | null;
+  application: Application | null;
+  /** The signed-in account; null for anonymous callers and app tokens. */
+  account: Account | null;
+  user: User | null;
+}
+
+export interface UploadedFile {
+  filename: string;
+  contentType: string;
+  data: Uint8Array;
+}
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /** Path without the query string, e.g. /api/v1/statuses/123. */
+  path: string;
+  params: Record<string, string>;
+  /** Query parameters, Rack-style keys already nested (a[]=1 → {a: ['1']}). */
+  query: Params;
+  /** Form, multipart or JSON body, nested the same way; files as UploadedFile. */
+  body: Params;
+  /** Lower-case header names. */
+  headers: Record<string, string | undefined>;
+  cookies: Record<string, string>;
+  caller: Caller;
+  remoteAddress: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  /** A JSON value, or the text of an html/text/binary response. */
+  body: unknown;
+  type?: 'json' | 'html' | 'text' | 'png';
+  headers?: Record<string, string>;
+  /** Set-Cookie values. */
+  cookies?: string[];
+  /** Redirect target for 302/303 responses. */
+  location?: string;
+}
+
+/**
+ * - public: no token needed; a token, if any, is not looked at.
+ * - optional: anonymous allowed; a revoked token is refused, an unknown one is ignored, a valid
+ *   one must carry an accepted scope. Refused anonymously in limited-federation mode.
+ * - user: a valid token of a signed-in, usable user with an accepted scope.
+ * - app: any valid token (app or user).
+ * - client: a valid app token (client_credentials), not a user's.
+ */
+export type AuthRule = 'public' | 'optional' | 'user' | 'app' | 'client';
+
+export interface Endpoint {
+  method: HttpMethod;
+  /** Mastodon-style path with :params, e.g. /api/v1/statuses/:id. */
+  path: string;
+  auth: AuthRule;
+  /** Accepted scopes; holding any one suffices (scope hierarchy applies). Empty: none needed. */
+  scopes: readonly string[];
+  /** Body limits, for uploads. */
+  payload?: { maxBytes?: number };
+  /** Whether the endpoint is reachable without a user in limited-federation mode. */
+  openInLimitedMode?: boolean;
+  handle(request: ApiRequest): Promise<ApiResponse>;
+}
+
+export function json(body: unknown, status = 200, headers?: Record<string, string>): ApiResponse {
+  return headers ? { status, body, type: 'json', headers } : { status, body, type: 'json' };
+}

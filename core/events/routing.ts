@@ -1,0 +1,103 @@
+// Which stream channels a status goes to, and for whom it is rendered there. Pure: the
+// audience (followers, lists, …) is read beforehand by events/audience.ts.
+
+import type { Follow, Id, List, Status } from '../model.ts';
+import { isHashtagTimelineStatus, isPublicTimelineStatus } from '../policy.ts';
+import { channels } from './channels.ts';
+
+export interface Audience {
+  /** The author (or booster) is local: their own home stream gets their statuses. */
+  authorIsLocal: boolean;
+  /** Local follows of the author (or booster). */
+  followers: readonly Follow[];
+  /** Lists that contain the author (or booster). */
+  lists: readonly List[];
+  /** Local accounts following the account replied to, when replying to someone else. */
+  replyTargetFollowerIds: ReadonlySet<Id>;
+  /** Ids of the lists that contain the account replied to. */
+  listsWithReplyTarget: ReadonlySet<Id>;
+  /** Mentioned accounts that are local. */
+  localMentionIds: readonly Id[];
+}
+
+export interface Route {
+  channel: string;
+  /** The account the payload is rendered for; null renders it anonymously (public channels). */
+  viewerId: Id | null;
+}
+
+export type RouteKind = 'update' | 'status.update' | 'delete';
+
+function replyTargetOf(status: Status): Id | null {
+  return status.inReplyToAccountId !== null && status.inReplyToAccountId !== status.accountId ? status.inReplyToAccountId : null;
+}
+
+/**
+ * Routes a status (or a boost) to the channels that show it:
+ * - public channels: public statuses that are neither boosts nor replies to someone else
+ *   (local and media variants as they apply), rendered anonymously;
+ * - hashtag channels: public non-boost statuses, replies included;
+ * - home (timeline:<id>): the author and their local followers, for every visibility but
+ *   direct; a reply to someone else reaches only followers who follow that someone too (or
+ *   are that someone); a boost skips followers who hide the booster's boosts;
+ * - lists containing the author whose owner follows the author, under the list's replies policy;
+ * - direct channels: the author and the local mentioned accounts of a direct status.
+ * `delete` goes wherever the status could have gone, without the reply filters;
+ * `status.update` also reaches the home streams of local mentioned accounts.
+ */
+export function routeStatus(status: Status, audience: Audience, kind: RouteKind): Route[] {
+  const routes: Route[] = [];
+  const seen = new Set<string>();
+  const add = (channel: string, viewerId: Id | null) => {
+    if (seen.has(channel)) return;
+    seen.add(channel);
+    routes.push({ channel, viewerId });
+  };
+  const isBoost = status.reblogOfId !== null;
+  const filterReplies = kind !== 'delete';
+  const replyTarget = replyTargetOf(status);
+
+  if (status.visibility === 'direct') {
+    if (audience.authorIsLocal) add(channels.direct(status.accountId), status.accountId);
+    for (const id of audience.localMentionIds) add(channels.direct(id), id);
+    return routes;
+  }
+
+  if (isPublicTimelineStatus(status)) {
+    add(channels.public, null);
+    if (status.local) add(channels.publicLocal, null);
+    if (status.mediaIds.length > 0) {
+      add(channels.publicMedia, null);
+      if (status.local) add(channels.publicLocalMedia, null);
+    }
+  }
+  if (isHashtagTimelineStatus(status)) {
+    for (const tag of status.tags) {
+      add(channels.hashtag(tag), null);
+      if (status.local) add(channels.hashtagLocal(tag), null);
+    }
+  }
+
+  if (audience.authorIsLocal) add(channels.user(status.accountId), status.accountId);
+  const followerIds = new Set<Id>();
+  for (const follow of audience.followers) {
+    followerIds.add(follow.accountId);
+    if (isBoost && !follow.showReblogs && filterReplies) continue;
+    if (filterReplies && replyTarget !== null && follow.accountId !== replyTarget && !audience.replyTargetFollowerIds.has(follow.accountId)) continue;
+    add(channels.user(follow.accountId), follow.accountId);
+  }
+  if (kind === 'status.update') {
+    for (const id of audience.localMentionIds) add(channels.user(id), id);
+  }
+
+  for (const list of audience.lists) {
+    if (!followerIds.has(list.accountId)) continue; // list members must be followed by the owner
+    if (filterReplies && replyTarget !== null) {
+      if (list.repliesPolicy === 'none') continue;
+      if (list.repliesPolicy === 'list' && !audience.listsWithReplyTarget.has(list.id)) continue;
+      if (list.repliesPolicy === 'followed' && list.accountId !== replyTarget && !audience.replyTargetFollowerIds.has(list.accountId)) continue;
+    }
+    add(channels.list(list.id), list.accountId);
+  }
+  return routes;
+}

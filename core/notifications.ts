@@ -1,0 +1,67 @@
+// Creating notifications: who gets told about what, and when they must not be.
+
+import type { Core } from './core.ts';
+import type { Id, Notification, NotificationType, Status } from './model.ts';
+import { countsForAuthor } from './policy.ts';
+
+export interface NotificationDraft {
+  recipientId: Id;
+  type: NotificationType;
+  fromAccountId: Id;
+  status: Status | null;
+}
+
+/** Creates and announces a notification unless it would tell someone about themselves, reach a
+ * remote account, come from an account the recipient blocks or mutes, or belong to a
+ * conversation the recipient muted. Returns it, or null when it was not created. */
+export async function notify(core: Core, draft: NotificationDraft): Promise<Notification | null> {
+  const { storage } = core;
+  if (draft.recipientId === draft.fromAccountId) return null;
+  const recipient = await storage.accounts.get(draft.recipientId);
+  if (recipient === null || recipient.domain !== null) return null;
+  const hidden = await storage.relationships.hiddenFrom(draft.recipientId, [draft.fromAccountId], core.clock.now());
+  if (hidden.has(draft.fromAccountId)) return null;
+  if (draft.status !== null) {
+    const muted = await storage.interactions.conversationMutedBy(draft.status.conversationId, [draft.recipientId]);
+    if (muted.length > 0) return null;
+  }
+  const notification: Notification = {
+    id: core.ids.next(),
+    accountId: draft.recipientId,
+    type: draft.type,
+    fromAccountId: draft.fromAccountId,
+    statusId: draft.status?.id ?? null,
+    createdAt: core.clock.now(),
+  };
+  await storage.notifications.create(notification);
+  await core.emit({ type: 'notification.created', notification });
+  return notification;
+}
+
+/** A new status tells the accounts it mentions, and followers who asked to be told of posts. */
+export async function notifyAboutNewStatus(core: Core, status: Status): Promise<void> {
+  for (const id of status.mentionIds) {
+    await notify(core, { recipientId: id, type: 'mention', fromAccountId: status.accountId, status });
+  }
+  const isThreadStart = status.inReplyToAccountId === null || status.inReplyToAccountId === status.accountId;
+  if (!countsForAuthor(status) || !isThreadStart) return;
+  const mentioned = new Set(status.mentionIds);
+  for (const follow of await core.storage.relationships.localFollowers(status.accountId)) {
+    if (follow.notify && !mentioned.has(follow.accountId)) {
+      await notify(core, { recipientId: follow.accountId, type: 'status', fromAccountId: status.accountId, status });
+    }
+  }
+}
+
+/** An edit tells the local accounts that boosted the status. */
+export async function notifyBoostersOfEdit(core: Core, status: Status): Promise<void> {
+  let maxId: Id | undefined;
+  for (;;) {
+    const boosts = await core.storage.statuses.reblogs(status.id, ['public', 'unlisted', 'private'], { maxId, limit: 200 });
+    for (const boost of boosts) {
+      await notify(core, { recipientId: boost.accountId, type: 'update', fromAccountId: status.accountId, status });
+    }
+    if (boosts.length < 200) return;
+    maxId = boosts[boosts.length - 1]?.id;
+  }
+}

@@ -1,0 +1,49 @@
+// Access tokens: issued as random strings, stored only as digests, looked up by digest.
+
+import type { TokenLookup } from '../api/types.ts';
+import type { Core } from '../core.ts';
+import type { AccessToken, Id } from '../model.ts';
+
+export async function lookupToken(core: Core, raw: string | null | undefined): Promise<TokenLookup> {
+  if (raw === null || raw === undefined || raw === '') return { kind: 'none' };
+  const token = await core.storage.oauth.findTokenByHash(core.secrets.sha256(raw));
+  if (token === null) return { kind: 'unknown' };
+  if (token.revokedAt !== null) return { kind: 'revoked' };
+  const application = await core.storage.oauth.getApplication(token.applicationId);
+  if (application === null) return { kind: 'unknown' };
+  if (token.accountId === null) return { kind: 'valid', token, application, account: null, user: null };
+  const [account, user] = await Promise.all([core.storage.accounts.get(token.accountId), core.storage.accounts.getUser(token.accountId)]);
+  if (account === null) return { kind: 'unknown' };
+  return { kind: 'valid', token, application, account, user };
+}
+
+export interface IssuedToken {
+  /** The token itself: shown once, never stored. */
+  accessToken: string;
+  token: AccessToken;
+}
+
+export async function issueToken(core: Core, applicationId: Id, accountId: Id | null, scopes: readonly string[]): Promise<IssuedToken> {
+  const accessToken = core.secrets.randomToken(32);
+  const token: AccessToken = {
+    id: core.ids.next(),
+    tokenHash: core.secrets.sha256(accessToken),
+    applicationId,
+    accountId,
+    scopes: [...scopes],
+    createdAt: core.clock.now(),
+    revokedAt: null,
+  };
+  await core.storage.oauth.createToken(token);
+  return { accessToken, token };
+}
+
+/** The token endpoint's response (reference oauth.md §5): created_at in epoch seconds. */
+export function renderToken(issued: IssuedToken) {
+  return {
+    access_token: issued.accessToken,
+    token_type: 'Bearer',
+    scope: issued.token.scopes.join(' '),
+    created_at: Math.floor(issued.token.createdAt / 1000),
+  };
+}

@@ -1,0 +1,119 @@
+// The one visibility and permission policy: who may view a status, read its context, boost,
+// pin or favourite it. Pure functions over facts gathered by the caller, so every rule is in
+// this file and the matrix can be tested exhaustively.
+
+import { RookeryError, forbidden, notFound, texts, unprocessable } from './errors.ts';
+import type { Id, Status, Visibility } from './model.ts';
+
+/** What the policy needs to know about one viewer and one status's author. */
+export interface ViewerFacts {
+  /** null for an anonymous viewer (or an app token acting for nobody). */
+  viewerId: Id | null;
+  /** The viewer follows the author. */
+  followsAuthor: boolean;
+  /** The author blocks the viewer. */
+  blockedByAuthor: boolean;
+  /** The viewer blocks the author. */
+  blocksAuthor: boolean;
+}
+
+export const anonymousFacts: ViewerFacts = { viewerId: null, followsAuthor: false, blockedByAuthor: false, blocksAuthor: false };
+
+export function isAuthor(status: Status, facts: ViewerFacts): boolean {
+  return facts.viewerId !== null && facts.viewerId === status.accountId;
+}
+
+export function isMentioned(status: Status, facts: ViewerFacts): boolean {
+  return facts.viewerId !== null && status.mentionIds.includes(facts.viewerId);
+}
+
+/** May the viewer see this status (and so read its context, boosters and favouriters)? */
+export function canView(status: Status, facts: ViewerFacts): boolean {
+  if (status.deletedAt !== null) return false;
+  if (isAuthor(status, facts)) return true;
+  if (facts.blockedByAuthor) return false;
+  switch (status.visibility) {
+    case 'public':
+    case 'unlisted':
+      return true;
+    case 'private':
+      return facts.followsAuthor || isMentioned(status, facts);
+    case 'direct':
+      return isMentioned(status, facts);
+  }
+}
+
+/** Public and hashtag timelines and streams: public, not a boost, not a reply to someone else. */
+export function isPublicTimelineStatus(status: Status): boolean {
+  return (
+    status.visibility === 'public' &&
+    status.reblogOfId === null &&
+    (status.inReplyToAccountId === null || status.inReplyToAccountId === status.accountId)
+  );
+}
+
+/** Hashtag timelines include public replies. */
+export function isHashtagTimelineStatus(status: Status): boolean {
+  return status.visibility === 'public' && status.reblogOfId === null;
+}
+
+/** Counts toward the author's statuses_count: everything but direct messages. */
+export function countsForAuthor(status: Status): boolean {
+  return status.visibility !== 'direct';
+}
+
+/** Counts toward the parent's replies_count: public and unlisted replies only. */
+export function countsAsReply(status: Status): boolean {
+  return status.inReplyToId !== null && (status.visibility === 'public' || status.visibility === 'unlisted');
+}
+
+// Each check below returns null when allowed, or the error to answer with. Visibility comes
+// first everywhere: a status the viewer cannot see does not exist for them (404, never 403).
+
+export function checkView(status: Status, facts: ViewerFacts): RookeryError | null {
+  return canView(status, facts) ? null : notFound();
+}
+
+export const checkContext = checkView;
+
+export function checkFavourite(status: Status, facts: ViewerFacts): RookeryError | null {
+  if (!canView(status, facts)) return notFound();
+  if (facts.blocksAuthor) return forbidden();
+  return null;
+}
+
+export function checkBookmark(status: Status, facts: ViewerFacts): RookeryError | null {
+  return checkView(status, facts);
+}
+
+export function checkMute(status: Status, facts: ViewerFacts): RookeryError | null {
+  return checkView(status, facts);
+}
+
+/** Boosting needs a visible status that is public or unlisted, or private and the viewer's own. */
+export function checkBoost(status: Status, facts: ViewerFacts): RookeryError | null {
+  if (!canView(status, facts)) return notFound();
+  if (status.visibility === 'direct') return forbidden();
+  if (status.visibility === 'private' && !isAuthor(status, facts)) return forbidden();
+  if (facts.blocksAuthor) return forbidden();
+  return null;
+}
+
+/** Spec part 3: only the user's own, public statuses that are not boosts can be pinned. */
+export function checkPin(status: Status, facts: ViewerFacts): RookeryError | null {
+  if (!canView(status, facts)) return notFound();
+  if (!isAuthor(status, facts)) return unprocessable(texts.pinOthers);
+  if (status.reblogOfId !== null) return unprocessable(texts.pinBoost);
+  if (status.visibility !== 'public') return unprocessable(texts.pinNonPublic);
+  return null;
+}
+
+/** The visibility a boost gets: a private original keeps its own; otherwise the requested one
+ * (public, unlisted or private), else the booster's default. */
+export function boostVisibility(original: Status, requested: string | undefined, fallback: Visibility): Visibility | RookeryError {
+  if (original.visibility === 'private' || original.visibility === 'direct') return original.visibility;
+  if (requested === undefined || requested === '') return fallback === 'direct' ? 'public' : fallback;
+  if (requested === 'direct') return unprocessable(texts.visibilityReserved);
+  if (requested === 'public' || requested === 'unlisted' || requested === 'private') return requested;
+  return unprocessable(texts.visibilityInvalid);
+}

@@ -1,0 +1,147 @@
+// Status → Mastodon JSON for one viewer (spec part 2). Pure: everything it needs is loaded
+// beforehand into a StatusBundle (present/load.ts does that in a few batched reads).
+
+import type { RookeryConfig } from '../config.ts';
+import type { Account, Application, Filter, Id, MediaAttachment, Millis, Poll, PreviewCard, Status } from '../model.ts';
+import type { ViewerState } from '../ports/storage.ts';
+import { acct, accountUrl, statusUri, statusUrl, tagUrl } from '../urls.ts';
+import { renderAccount, type AccountJson } from './account.ts';
+import { matchFilters, type FilterResultJson } from './filter.ts';
+import { renderCard, renderMedia, renderPoll, type MediaJson } from './media.ts';
+import { iso, isoOrNull } from './time.ts';
+
+export interface ViewerBundle {
+  state: ViewerState;
+  pollVotes: Map<Id, number[]>;
+  filters: Filter[];
+}
+
+export interface StatusBundle {
+  accounts: Map<Id, Account>;
+  /** Originals of the boosts being rendered. */
+  statuses: Map<Id, Status>;
+  applications: Map<Id, Application>;
+  media: Map<Id, MediaAttachment>;
+  polls: Map<Id, Poll>;
+  /** By status id. */
+  cards: Map<Id, PreviewCard>;
+  /** null for an anonymous viewer: no per-user flags at all. */
+  viewer: ViewerBundle | null;
+  now: Millis;
+}
+
+export interface RenderOptions {
+  /** The delete response: `text` (the source) instead of `content`, for redrafting. */
+  source?: boolean;
+}
+
+export interface StatusJson {
+  id: string;
+  created_at: string;
+  in_reply_to_id: string | null;
+  in_reply_to_account_id: string | null;
+  sensitive: boolean;
+  spoiler_text: string;
+  visibility: string;
+  language: string | null;
+  uri: string;
+  url: string;
+  replies_count: number;
+  reblogs_count: number;
+  favourites_count: number;
+  edited_at: string | null;
+  favourited?: boolean;
+  reblogged?: boolean;
+  muted?: boolean;
+  bookmarked?: boolean;
+  pinned?: boolean;
+  filtered?: FilterResultJson[];
+  content?: string;
+  text?: string;
+  reblog: StatusJson | null;
+  application: { name: string; website: string | null } | null;
+  account: AccountJson;
+  media_attachments: MediaJson[];
+  mentions: { id: string; username: string; url: string; acct: string }[];
+  tags: { name: string; url: string }[];
+  emojis: never[];
+  card: ReturnType<typeof renderCard> | null;
+  poll: ReturnType<typeof renderPoll> | null;
+}
+
+/** Returns null when the status cannot be rendered (its author or boosted original is gone). */
+export function renderStatus(config: RookeryConfig, status: Status, bundle: StatusBundle, options: RenderOptions = {}): StatusJson | null {
+  const author = bundle.accounts.get(status.accountId);
+  if (!author) return null;
+  let reblog: StatusJson | null = null;
+  if (status.reblogOfId !== null) {
+    const original = bundle.statuses.get(status.reblogOfId);
+    reblog = original ? renderStatus(config, original, bundle) : null;
+    if (reblog === null) return null;
+  }
+  const isBoost = reblog !== null;
+  const viewer = bundle.viewer;
+  const json: StatusJson = {
+    id: status.id,
+    created_at: iso(status.createdAt),
+    in_reply_to_id: status.inReplyToId,
+    in_reply_to_account_id: status.inReplyToAccountId,
+    sensitive: status.sensitive,
+    spoiler_text: status.spoilerText,
+    visibility: status.visibility,
+    language: isBoost ? null : status.language,
+    uri: statusUri(config, status, author),
+    url: statusUrl(config, status, author),
+    replies_count: status.repliesCount,
+    reblogs_count: status.reblogsCount,
+    favourites_count: status.favouritesCount,
+    edited_at: isoOrNull(status.editedAt),
+    reblog: null,
+    application: null,
+    account: renderAccount(config, author),
+    media_attachments: [],
+    mentions: [],
+    tags: [],
+    emojis: [],
+    card: null,
+    poll: null,
+  };
+  if (viewer !== null) {
+    json.favourited = viewer.state.favourited.has(status.id);
+    json.reblogged = viewer.state.reblogged.has(status.id);
+    json.muted = viewer.state.mutedConversations.has(status.conversationId);
+    json.bookmarked = viewer.state.bookmarked.has(status.id);
+    json.pinned = viewer.state.pinned.has(status.id);
+    json.filtered = isBoost ? [] : matchFilters(viewer.filters, status, searchableText(status, bundle), bundle.now);
+  }
+  // A boost carries no text of its own: clients read everything from `reblog`.
+  const body = isBoost ? '' : options.source ? status.text : status.content;
+  if (options.source) json.text = body;
+  else json.content = body;
+  json.reblog = reblog;
+  const app = status.applicationId === null ? undefined : bundle.applications.get(status.applicationId);
+  json.application = app ? { name: app.name, website: app.website } : null;
+  json.media_attachments = status.mediaIds.flatMap((id) => {
+    const media = bundle.media.get(id);
+    return media ? [renderMedia(media)] : [];
+  });
+  json.mentions = status.mentionIds.flatMap((id) => {
+    const account = bundle.accounts.get(id);
+    return account ? [{ id: account.id, username: account.username, url: accountUrl(config, account), acct: acct(account) }] : [];
+  });
+  json.tags = status.tags.map((name) => ({ name, url: tagUrl(config, name) }));
+  const card = bundle.cards.get(status.id);
+  json.card = card ? renderCard(card) : null;
+  const poll = status.pollId === null ? undefined : bundle.polls.get(status.pollId);
+  json.poll = poll ? renderPoll(poll, bundle.now, viewer === null ? null : (viewer.pollVotes.get(poll.id) ?? [])) : null;
+  return json;
+}
+
+/** What keyword filters look at: the text, the content warning, alt texts and poll options. */
+function searchableText(status: Status, bundle: StatusBundle): string {
+  const parts = [status.spoilerText, status.text];
+  for (const id of status.mediaIds) parts.push(bundle.media.get(id)?.description ?? '');
+  const poll = status.pollId === null ? undefined : bundle.polls.get(status.pollId);
+  if (poll) parts.push(...poll.options);
+  return parts.join('\n');
+}

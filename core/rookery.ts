@@ -1,0 +1,77 @@
+// Composition: a core with its ports, the plugins it hosts, and every endpoint it serves.
+// Transports (adapters/hapi, later uws) take a Rookery and serve its endpoints.
+
+import { authorize } from './api/guard.ts';
+import { accountEndpoints } from './api/accounts.ts';
+import { instanceEndpoints } from './api/instance.ts';
+import { oauthEndpoints } from './api/oauth.ts';
+import { statusEndpoints } from './api/statuses.ts';
+import { supportingEndpoints } from './api/supporting.ts';
+import type { Caller, Endpoint, TokenLookup } from './api/types.ts';
+import { createCore, type Core, type CoreDeps } from './core.ts';
+import { lookupToken } from './oauth/tokens.ts';
+import type { RookeryPlugin } from './plugins.ts';
+
+export interface RookeryOptions extends CoreDeps {
+  plugins?: readonly RookeryPlugin[];
+}
+
+export interface Rookery {
+  readonly core: Core;
+  /** Plugin endpoints first: a plugin may take over a path the core answers with a placeholder. */
+  readonly endpoints: readonly Endpoint[];
+  lookupToken(raw: string | null | undefined): Promise<TokenLookup>;
+  authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
+  /** Starts the plugins' periodic jobs; returns a function that stops them. */
+  startJobs(): () => void;
+  /** Stops jobs, then closes the bus and the store. */
+  close(): Promise<void>;
+}
+
+function uniqueRoutes(endpoints: readonly Endpoint[]): Endpoint[] {
+  const seen = new Set<string>();
+  return endpoints.filter((endpoint) => {
+    const key = `${endpoint.method} ${endpoint.path}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export async function createRookery(options: RookeryOptions): Promise<Rookery> {
+  const core = createCore(options);
+  for (const plugin of options.plugins ?? []) await plugin.register(core.hooks.hostFor(core));
+  const endpoints = uniqueRoutes([
+    ...core.hooks.endpoints,
+    ...oauthEndpoints(core),
+    ...accountEndpoints(core),
+    ...instanceEndpoints(core),
+    ...statusEndpoints(core),
+    ...supportingEndpoints(core),
+  ]);
+  const stoppers = new Set<() => void>();
+  return {
+    core,
+    endpoints,
+    lookupToken: (raw) => lookupToken(core, raw),
+    authorize: (endpoint, lookup) => authorize(endpoint, lookup, core.config),
+    startJobs() {
+      const timers = core.hooks.jobs.map((job) =>
+        setInterval(() => {
+          job.run(core).catch((err: unknown) => core.logger.error({ err, job: job.name }, 'job failed'));
+        }, job.intervalMs),
+      );
+      const stop = () => {
+        for (const timer of timers) clearInterval(timer);
+        stoppers.delete(stop);
+      };
+      stoppers.add(stop);
+      return stop;
+    },
+    async close() {
+      for (const stop of [...stoppers]) stop();
+      await core.bus.close();
+      await core.storage.close();
+    },
+  };
+}

@@ -1,0 +1,25 @@
+// Operations 11 and 12: bookmark and undo bookmark. Bookmarking is idempotent; undoing one
+// that does not exist is 404 (spec part 3), and undoing an existing one works even when the
+// status is no longer visible.
+
+import type { Core } from '../core.ts';
+import { notFound } from '../errors.ts';
+import type { Account, Status } from '../model.ts';
+import { checkBookmark } from '../policy.ts';
+import { findLive, findVisible } from '../viewer.ts';
+
+export async function bookmark(core: Core, actor: Account, id: string): Promise<Status> {
+  const found = await findVisible(core, actor, id);
+  const target = found.original ?? found.status;
+  const refusal = checkBookmark(target, found.targetFacts);
+  if (refusal) throw refusal;
+  await core.storage.interactions.bookmark({ id: core.ids.next(), accountId: actor.id, statusId: target.id, createdAt: core.clock.now() });
+  return target;
+}
+
+export async function unbookmark(core: Core, actor: Account, id: string): Promise<Status> {
+  const found = await findLive(core, id);
+  const target = found.reblogOfId === null ? found : await findLive(core, found.reblogOfId);
+  if (!(await core.storage.interactions.unbookmark(actor.id, target.id))) throw notFound();
+  return target;
+}

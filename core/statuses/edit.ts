@@ -1,0 +1,116 @@
+// Editing a status (PUT /api/v1/statuses/:id), its history and its source. Own statuses
+// only; visibility and reply target never change; publish's validations apply. The first edit
+// also records the original, so the history always starts with what was first published.
+
+import type { Core } from '../core.ts';
+import { notFound } from '../errors.ts';
+import { normalizeLanguage } from '../languages.ts';
+import type { Account, Status, StatusEdit } from '../model.ts';
+import { str, type Params } from '../params.ts';
+import type { PublishDraft } from '../plugins.ts';
+import { findLive, findVisible } from '../viewer.ts';
+import { readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
+import type { Author } from './publish.ts';
+
+const PLUGIN_PARAMS = ['media_ids', 'poll'] as const;
+
+export async function editStatus(core: Core, author: Author, id: string, params: Params): Promise<Status> {
+  const status = await findLive(core, id);
+  if (status.accountId !== author.account.id || status.reblogOfId !== null) throw notFound();
+  refuseUnhandledParams(core, params, PLUGIN_PARAMS);
+  const parts = readText(params, status.sensitive, status);
+  const poll = status.pollId === null ? null : await core.storage.polls.get(status.pollId);
+  const draft: PublishDraft = {
+    account: author.account,
+    params,
+    ...parts,
+    visibility: status.visibility,
+    language: normalizeLanguage(str(params, 'language')) ?? status.language,
+    inReplyTo: null,
+    applicationId: status.applicationId,
+    idempotencyKey: null,
+    mediaIds: status.mediaIds,
+    poll,
+    editing: true,
+  };
+  await runPublishHooks(core, draft, PLUGIN_PARAMS);
+  validateText(core, draft, draft.mediaIds.length > 0);
+
+  const unchanged =
+    draft.text === status.text &&
+    draft.spoilerText === status.spoilerText &&
+    draft.sensitive === status.sensitive &&
+    draft.language === status.language &&
+    draft.mediaIds.join() === status.mediaIds.join() &&
+    (draft.poll?.id ?? null) === status.pollId;
+  if (unchanged) return status;
+
+  const rendered = await renderText(core, draft.text);
+  const now = core.clock.now();
+  const revision = (from: Pick<Status, 'text' | 'content' | 'spoilerText' | 'sensitive' | 'mediaIds'>, pollOptions: string[] | null, at: number): StatusEdit => ({
+    id: core.ids.next(),
+    statusId: status.id,
+    accountId: status.accountId,
+    text: from.text,
+    content: from.content,
+    spoilerText: from.spoilerText,
+    sensitive: from.sensitive,
+    mediaIds: from.mediaIds,
+    pollOptions,
+    createdAt: at,
+  });
+  const revisions: StatusEdit[] = [];
+  if (status.editedAt === null) revisions.push(revision(status, poll?.options ?? null, status.createdAt));
+  revisions.push(revision({ ...draft, content: rendered.content }, draft.poll?.options ?? null, now));
+  const options: { poll?: NonNullable<PublishDraft['poll']> } = {};
+  if (draft.poll && draft.poll.id !== status.pollId) options.poll = { ...draft.poll, statusId: status.id };
+  const updated = await core.storage.statuses.update(
+    status.id,
+    {
+      text: draft.text,
+      content: rendered.content,
+      spoilerText: draft.spoilerText,
+      sensitive: draft.sensitive,
+      language: draft.language,
+      mentionIds: rendered.mentionIds,
+      tags: rendered.tags,
+      mediaIds: draft.mediaIds,
+      pollId: draft.poll?.id ?? null,
+      editedAt: now,
+    },
+    revisions,
+    options,
+  );
+  if (updated === null) throw notFound();
+  await core.emit({ type: 'status.updated', status: updated });
+  return updated;
+}
+
+/** Oldest first, the original included; an unedited status has one entry. */
+export async function statusHistory(core: Core, viewer: Account | null, id: string): Promise<{ status: Status; edits: StatusEdit[] }> {
+  const { status } = await findVisible(core, viewer, id);
+  const edits = await core.storage.statuses.edits(status.id);
+  if (edits.length > 0) return { status, edits };
+  const poll = status.pollId === null ? null : await core.storage.polls.get(status.pollId);
+  return {
+    status,
+    edits: [
+      {
+        id: status.id,
+        statusId: status.id,
+        accountId: status.accountId,
+        text: status.text,
+        content: status.content,
+        spoilerText: status.spoilerText,
+        sensitive: status.sensitive,
+        mediaIds: status.mediaIds,
+        pollOptions: poll?.options ?? null,
+        createdAt: status.createdAt,
+      },
+    ],
+  };
+}
+
+export async function statusSource(core: Core, viewer: Account, id: string): Promise<Status> {
+  return (await findVisible(core, viewer, id)).status;
+}

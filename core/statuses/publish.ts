@@ -1,0 +1,134 @@
+// Operation 1: publish a status. Order as Mastodon's: the reply target, then the
+// Idempotency-Key (a repeat returns the first status whatever the new body says), then the
+// plugin-handled parameters, then validation, then one atomic write, then the events.
+
+import type { Core } from '../core.ts';
+import { notFound, RookeryError, texts, unprocessable } from '../errors.ts';
+import { normalizeLanguage } from '../languages.ts';
+import { VISIBILITIES, type Account, type Id, type Status, type User, type Visibility } from '../model.ts';
+import { str, type Params } from '../params.ts';
+import type { PublishDraft } from '../plugins.ts';
+import { countsAsReply, countsForAuthor } from '../policy.ts';
+import { StorageConflict } from '../ports/storage.ts';
+import { findVisible } from '../viewer.ts';
+import { readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
+
+export interface Author {
+  account: Account;
+  user: User | null;
+  applicationId: Id | null;
+}
+
+export type PublishResult = { kind: 'status'; status: Status } | { kind: 'diverted'; body: unknown };
+
+const PLUGIN_PARAMS = ['scheduled_at', 'media_ids', 'poll'] as const;
+
+export function readVisibility(params: Params, fallback: Visibility): Visibility {
+  const value = str(params, 'visibility');
+  if (value === undefined || value === '') return fallback;
+  if (!(VISIBILITIES as readonly string[]).includes(value)) throw unprocessable(texts.visibilityInvalid);
+  return value as Visibility;
+}
+
+export function readLanguage(params: Params, user: User | null): string | null {
+  return normalizeLanguage(str(params, 'language')) ?? user?.settings.defaultLanguage ?? normalizeLanguage(user?.locale) ?? null;
+}
+
+/** The status being replied to (a boost stands for its original); it must be visible. */
+async function replyTarget(core: Core, account: Account, params: Params): Promise<Status | null> {
+  const id = str(params, 'in_reply_to_id');
+  if (id === undefined || id === '') return null;
+  try {
+    const found = await findVisible(core, account, id);
+    return found.original ?? found.status;
+  } catch {
+    throw new RookeryError(404, texts.replyMissing);
+  }
+}
+
+export async function publish(core: Core, author: Author, params: Params, idempotencyKey: string | null): Promise<PublishResult> {
+  const { account, user } = author;
+  const inReplyTo = await replyTarget(core, account, params);
+  const notBefore = core.clock.now() - core.config.limits.idempotencySeconds * 1000;
+  if (idempotencyKey !== null) {
+    const earlier = await core.storage.statuses.findIdempotent(account.id, idempotencyKey, notBefore);
+    if (earlier !== null) {
+      if (earlier.status === null) throw notFound();
+      return { kind: 'status', status: earlier.status };
+    }
+  }
+  refuseUnhandledParams(core, params, PLUGIN_PARAMS);
+
+  const settings = user?.settings;
+  const visibility = readVisibility(params, settings?.defaultVisibility ?? 'public');
+  const parts = readText(params, settings?.defaultSensitive ?? false);
+  const draft: PublishDraft = {
+    account,
+    params,
+    ...parts,
+    visibility,
+    language: readLanguage(params, user),
+    inReplyTo,
+    applicationId: author.applicationId,
+    idempotencyKey,
+    mediaIds: [],
+    poll: null,
+    editing: false,
+  };
+  const diverted = await runPublishHooks(core, draft, PLUGIN_PARAMS);
+  if (diverted) return { kind: 'diverted', body: diverted.divert };
+  validateText(core, draft, draft.mediaIds.length > 0);
+
+  const rendered = await renderText(core, draft.text);
+  const id = core.ids.next();
+  const status: Status = {
+    id,
+    accountId: account.id,
+    local: account.domain === null,
+    uri: null,
+    url: null,
+    text: draft.text,
+    content: rendered.content,
+    spoilerText: draft.spoilerText,
+    sensitive: draft.sensitive,
+    visibility: draft.visibility,
+    language: draft.language,
+    inReplyToId: inReplyTo?.id ?? null,
+    inReplyToAccountId: inReplyTo?.accountId ?? null,
+    reblogOfId: null,
+    conversationId: inReplyTo?.conversationId ?? id,
+    applicationId: draft.applicationId,
+    mentionIds: rendered.mentionIds,
+    tags: rendered.tags,
+    mediaIds: draft.mediaIds,
+    pollId: draft.poll?.id ?? null,
+    createdAt: core.clock.now(),
+    editedAt: null,
+    deletedAt: null,
+    repliesCount: 0,
+    reblogsCount: 0,
+    favouritesCount: 0,
+  };
+  const options: Parameters<Core['storage']['statuses']['create']>[2] = {};
+  if (idempotencyKey !== null) options.idempotency = { key: idempotencyKey, notBefore };
+  if (draft.poll) options.poll = { ...draft.poll, statusId: id };
+  let result;
+  try {
+    result = await core.storage.statuses.create(
+      status,
+      { countForAuthor: countsForAuthor(status), countReplyOf: countsAsReply(status) ? status.inReplyToId : null },
+      options,
+    );
+  } catch (err) {
+    if (err instanceof StorageConflict && err.rule === 'media') {
+      throw unprocessable(`Media ${draft.mediaIds.join(', ')} not found or already attached to another post`);
+    }
+    throw err;
+  }
+  if (!result.created) {
+    if (result.existing === null) throw notFound();
+    return { kind: 'status', status: result.existing };
+  }
+  await core.emit({ type: 'status.created', status: result.status });
+  return { kind: 'status', status: result.status };
+}

@@ -1,0 +1,68 @@
+// Operations 9 and 10: boost and undo boost. A boost of a boost boosts the original; an
+// existing boost is returned rather than duplicated; undoing a boost that does not exist is
+// 404 (spec part 3).
+
+import type { Core } from '../core.ts';
+import { notFound } from '../errors.ts';
+import type { Account, Status, User } from '../model.ts';
+import { str, type Params } from '../params.ts';
+import { boostVisibility, checkBoost } from '../policy.ts';
+import { findLive, findVisible } from '../viewer.ts';
+import { counterEffects } from './delete.ts';
+
+export async function reblog(core: Core, actor: Account, user: User | null, id: string, params: Params, applicationId: string | null): Promise<Status> {
+  const found = await findVisible(core, actor, id);
+  const original = found.original ?? found.status;
+  const refusal = checkBoost(original, found.targetFacts);
+  if (refusal) throw refusal;
+  const existing = await core.storage.statuses.findReblog(actor.id, original.id);
+  if (existing) return existing;
+  const visibility = boostVisibility(original, str(params, 'visibility'), user?.settings.defaultVisibility ?? 'public');
+  if (typeof visibility !== 'string') throw visibility;
+  const boostId = core.ids.next();
+  const boost: Status = {
+    id: boostId,
+    accountId: actor.id,
+    local: actor.domain === null,
+    uri: null,
+    url: null,
+    text: '',
+    content: '',
+    spoilerText: '',
+    sensitive: false,
+    visibility,
+    language: null,
+    inReplyToId: null,
+    inReplyToAccountId: null,
+    reblogOfId: original.id,
+    conversationId: original.conversationId,
+    applicationId,
+    mentionIds: [],
+    tags: [],
+    mediaIds: [],
+    pollId: null,
+    createdAt: core.clock.now(),
+    editedAt: null,
+    deletedAt: null,
+    repliesCount: 0,
+    reblogsCount: 0,
+    favouritesCount: 0,
+  };
+  const result = await core.storage.statuses.reblog(boost);
+  if (result.created) {
+    const fresh = (await core.storage.statuses.get(original.id)) ?? original;
+    await core.emit({ type: 'status.reblogged', boost: result.status, original: fresh });
+  }
+  return result.status;
+}
+
+/** Returns the original, no longer boosted by the actor. */
+export async function unreblog(core: Core, actor: Account, id: string): Promise<Status> {
+  const found = await findLive(core, id);
+  const original = found.reblogOfId === null ? found : await findLive(core, found.reblogOfId);
+  const boost = await core.storage.statuses.findReblog(actor.id, original.id);
+  if (boost === null) throw notFound();
+  const removed = await core.storage.statuses.delete(boost.id, core.clock.now(), counterEffects(boost));
+  if (removed) await core.emit({ type: 'status.unreblogged', boost: removed.status, original });
+  return (await core.storage.statuses.get(original.id)) ?? original;
+}
