@@ -1,0 +1,1 @@
+export { rookeryHapi, toHapiPath, type RookeryHapiOptions } from './plugin.ts';

@@ -1,0 +1,37 @@
+// Node defaults for the core's ports: the system clock, node:crypto secrets, an in-process
+// bus. createNodeRookery wires them with a store and a configuration.
+
+import { resolveConfig, type ConfigInput } from '../../core/config.ts';
+import type { EventBus } from '../../core/ports/bus.ts';
+import type { Logger } from '../../core/ports/logger.ts';
+import type { Storage } from '../../core/ports/storage.ts';
+import type { RookeryPlugin } from '../../core/plugins.ts';
+import { createRookery, type Rookery } from '../../core/rookery.ts';
+import { createInProcessBus } from '../memory/bus.ts';
+import { systemClock } from './clock.ts';
+import { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
+
+export { systemClock } from './clock.ts';
+export { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
+
+export interface NodeRookeryOptions {
+  config: ConfigInput;
+  storage: Storage;
+  bus?: EventBus;
+  logger?: Logger;
+  plugins?: readonly RookeryPlugin[];
+  secrets?: NodeSecretsOptions;
+}
+
+export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery> {
+  const deps: Parameters<typeof createRookery>[0] = {
+    config: resolveConfig(options.config),
+    storage: options.storage,
+    bus: options.bus ?? createInProcessBus(),
+    clock: systemClock,
+    secrets: createNodeSecrets(options.secrets),
+  };
+  if (options.logger) deps.logger = options.logger;
+  if (options.plugins) deps.plugins = options.plugins;
+  return createRookery(deps);
+}

@@ -1,0 +1,52 @@
+// The Secrets port on node:crypto: CSPRNG tokens, SHA-256 digests, constant-time equality and
+// scrypt password hashes (run on libuv's thread pool, so hashing does not block the loop).
+
+import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { Secrets } from '../../core/ports/secrets.ts';
+
+/** N=2^15, r=8, p=1: about 85 ms per hash here; needs maxmem above the 32 MiB default. */
+const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 128 * 1024 * 1024 } as const;
+const KEY_LENGTH = 64;
+
+function derive(password: string, salt: Buffer, options: ScryptOptions, length: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFKC'), salt, length, options, (err, key) => (err ? reject(err) : resolve(key)));
+  });
+}
+
+function equalBuffers(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export interface NodeSecretsOptions {
+  /** scrypt cost for new hashes (a power of two). Lower it only in tests. */
+  scryptN?: number;
+}
+
+export function createNodeSecrets(options: NodeSecretsOptions = {}): Secrets {
+  const params = { ...PARAMS, N: options.scryptN ?? PARAMS.N };
+  return {
+    randomToken: (bytes = 32) => randomBytes(bytes).toString('base64url'),
+    random16: () => randomInt(0, 0x10000),
+    sha256: (value) => createHash('sha256').update(value, 'utf8').digest('base64url'),
+    equal(a, b) {
+      // Compare digests so that neither the lengths nor the contents leak through timing.
+      const da = createHash('sha256').update(a, 'utf8').digest();
+      const db = createHash('sha256').update(b, 'utf8').digest();
+      return timingSafeEqual(da, db) && a.length === b.length;
+    },
+    async hashPassword(password) {
+      const salt = randomBytes(16);
+      const key = await derive(password, salt, params, KEY_LENGTH);
+      return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+    },
+    async verifyPassword(password, stored) {
+      const [scheme, n, r, p, salt, key] = stored.split('$');
+      if (scheme !== 'scrypt' || !n || !r || !p || !salt || !key) return false;
+      const expected = Buffer.from(key, 'base64url');
+      const options = { N: Number(n), r: Number(r), p: Number(p), maxmem: PARAMS.maxmem };
+      const actual = await derive(password, Buffer.from(salt, 'base64url'), options, expected.length);
+      return equalBuffers(actual, expected);
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// A Rookery mounted on a hapi server for tests: memory storage (or any given store), a clock
+// the test can move, fast password hashing, and helpers to create signed-in users.
+
+import Hapi from '@hapi/hapi';
+import { rookeryHapi } from '../../adapters/hapi/index.ts';
+import { createInProcessBus } from '../../adapters/memory/bus.ts';
+import { createMemoryStorage } from '../../adapters/memory/storage.ts';
+import { createNodeSecrets } from '../../adapters/node/secrets.ts';
+import { createLocalAccount, type NewLocalAccount } from '../../core/accounts/create.ts';
+import { resolveConfig, type ConfigInput } from '../../core/config.ts';
+import type { Core } from '../../core/core.ts';
+import type { Account, Application } from '../../core/model.ts';
+import { registerApplication } from '../../core/oauth/apps.ts';
+import { issueToken } from '../../core/oauth/tokens.ts';
+import type { RookeryPlugin } from '../../core/plugins.ts';
+import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
+import type { Clock } from '../../core/ports/clock.ts';
+import type { Storage } from '../../core/ports/storage.ts';
+import { createRookery, type Rookery } from '../../core/rookery.ts';
+
+/** Real time plus an offset the test can move forward. */
+export class TestClock implements Clock {
+  offset = 0;
+  now(): number {
+    return Date.now() + this.offset;
+  }
+  advance(ms: number): void {
+    this.offset += ms;
+  }
+}
+
+export interface HarnessOptions {
+  config?: Partial<ConfigInput>;
+  plugins?: RookeryPlugin[];
+  storage?: Storage;
+  bus?: EventBus;
+}
+
+export interface TestUser {
+  account: Account;
+  token: string;
+  application: Application;
+}
+
+export interface InjectOptions {
+  token?: string | null;
+  payload?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Harness {
+  server: Hapi.Server;
+  rookery: Rookery;
+  core: Core;
+  clock: TestClock;
+  bus: EventBus;
+  /** A local user with a token for `scopes` (default: read write follow). */
+  user(username: string, options?: Partial<NewLocalAccount> & { scopes?: string[] }): Promise<TestUser>;
+  /** An application with a client_credentials token. */
+  app(scopes?: string[]): Promise<{ application: Application; clientSecret: string; token: string }>;
+  request(method: string, url: string, options?: InjectOptions): Promise<{ statusCode: number; json: any; body: string; headers: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+export const TEST_DOMAIN = 'rookery.test';
+
+export async function harness(options: HarnessOptions = {}): Promise<Harness> {
+  const clock = new TestClock();
+  const bus = options.bus ?? createInProcessBus();
+  const deps: Parameters<typeof createRookery>[0] = {
+    config: resolveConfig({ domain: TEST_DOMAIN, ...options.config }),
+    storage: options.storage ?? createMemoryStorage(),
+    bus,
+    clock,
+    secrets: createNodeSecrets({ scryptN: 1024 }),
+  };
+  if (options.plugins) deps.plugins = options.plugins;
+  const rookery = await createRookery(deps);
+  const server = Hapi.server({ port: 0, host: '127.0.0.1' });
+  await server.register({ plugin: rookeryHapi, options: { rookery } });
+  await server.initialize();
+  const core = rookery.core;
+
+  const h: Harness = {
+    server,
+    rookery,
+    core,
+    clock,
+    bus,
+    async user(username, userOptions = {}) {
+      const { scopes = ['read', 'write', 'follow'], ...input } = userOptions;
+      const { account } = await createLocalAccount(core, { email: `${username}@example.com`, password: 'correct horse battery', ...input, username });
+      const { application } = await registerApplication(core, { name: `${username}'s app`, redirectUris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read write follow push' });
+      const issued = await issueToken(core, application.id, account.id, scopes);
+      return { account, token: issued.accessToken, application };
+    },
+    async app(scopes = ['read', 'write']) {
+      const registered = await registerApplication(core, { name: 'An app', redirectUris: 'urn:ietf:wg:oauth:2.0:oob', scopes: scopes.join(' ') });
+      const issued = await issueToken(core, registered.application.id, null, scopes);
+      return { application: registered.application, clientSecret: registered.clientSecret, token: issued.accessToken };
+    },
+    async request(method, url, requestOptions = {}) {
+      const headers: Record<string, string> = { ...requestOptions.headers };
+      if (requestOptions.token) headers['authorization'] = `Bearer ${requestOptions.token}`;
+      const injected: Hapi.ServerInjectOptions = { method, url, headers };
+      if (requestOptions.payload !== undefined) injected.payload = requestOptions.payload as object;
+      const res = await server.inject(injected);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(res.payload);
+      } catch {
+        parsed = undefined;
+      }
+      return { statusCode: res.statusCode, json: parsed, body: res.payload, headers: res.headers as Record<string, unknown> };
+    },
+    async close() {
+      await server.stop();
+      await rookery.close();
+    },
+  };
+  return h;
+}
+
+/** Collects what the bus carries on some channels, for event routing tests. */
+export async function record(bus: EventBus, channels: readonly string[]): Promise<{ messages: { channel: string; message: StreamMessage }[]; stop(): Promise<void> }> {
+  const messages: { channel: string; message: StreamMessage }[] = [];
+  const stops = await Promise.all(channels.map((channel) => bus.subscribe(channel, (message) => void messages.push({ channel, message }))));
+  return {
+    messages,
+    async stop() {
+      for (const stop of stops) await stop();
+    },
+  };
+}
