@@ -5,6 +5,7 @@ import { authorize } from './api/guard.ts';
 import { accountEndpoints } from './api/accounts.ts';
 import { instanceEndpoints } from './api/instance.ts';
 import { oauthEndpoints } from './api/oauth.ts';
+import { registrationEndpoints } from './api/registration.ts';
 import { statusEndpoints } from './api/statuses.ts';
 import { supportingEndpoints } from './api/supporting.ts';
 import type { Caller, Endpoint, TokenLookup } from './api/types.ts';
@@ -44,6 +45,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   const endpoints = uniqueRoutes([
     ...core.hooks.endpoints,
     ...oauthEndpoints(core),
+    ...registrationEndpoints(core),
     ...accountEndpoints(core),
     ...instanceEndpoints(core),
     ...statusEndpoints(core),
