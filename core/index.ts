@@ -1,0 +1,15 @@
+// Rookery's public core API: compose a Rookery from ports, extend it with plugins, and the
+// domain types and ports an adapter or plugin implements.
+
+export { createRookery, type Rookery, type RookeryOptions } from './rookery.ts';
+export { createCore, type Core, type CoreDeps } from './core.ts';
+export { resolveConfig, defaultLimits, MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, type ConfigInput, type Limits, type RookeryConfig } from './config.ts';
+export { RookeryError, texts } from './errors.ts';
+export { HookRegistry, type EventListener, type Job, type PluginHost, type PublishDraft, type PublishHook, type PublishOutcome, type RookeryPlugin } from './plugins.ts';
+export type { ApiRequest, ApiResponse, AuthRule, Caller, Endpoint, HttpMethod, TokenLookup, UploadedFile } from './api/types.ts';
+export { json } from './api/types.ts';
+export type { DomainEvent, DomainEventType } from './events/events.ts';
+export { channels } from './events/channels.ts';
+export { compareIds, isId, snowflakeIds, type IdGenerator } from './ids.ts';
+export * from './ports/index.ts';
+export type * from './model.ts';

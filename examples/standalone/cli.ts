@@ -1,0 +1,118 @@
+// The operator's tool for the standalone instance: create accounts and issue tokens on the
+// same store the server uses (same DATA_DIR). Run it with `npm run rookery -- <command>`.
+
+import { mkdirSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createNodeRookery } from '../../adapters/node/index.ts';
+import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
+import { createLocalAccount } from '../../core/accounts/create.ts';
+import type { Core } from '../../core/core.ts';
+import { RookeryError } from '../../core/errors.ts';
+import type { Account } from '../../core/model.ts';
+import { OOB_REDIRECT_URI, registerApplication } from '../../core/oauth/apps.ts';
+import { isSubset, parseScopes, ALL_SCOPES } from '../../core/oauth/scopes.ts';
+import { issueToken } from '../../core/oauth/tokens.ts';
+import { readSettings } from './env.ts';
+
+const USAGE = `Usage: npm run rookery -- <command>
+
+  accounts create <username> --email <address> [--password <password>] [--display-name <name>]
+                  [--bot] [--unconfirmed] [--pending]
+      Creates a local account. Without --password a strong one is generated and printed.
+  accounts confirm <username>     Marks the e-mail address as confirmed.
+  accounts approve <username>     Approves a pending sign-up.
+  accounts disable <username>     Stops the user from signing in or using tokens.
+  accounts enable <username>      Undoes disable.
+  tokens issue <username> [--scopes "read write follow push"]
+      Prints a new access token for the account (for bots and scripts).
+
+Settings come from the environment, as for npm start (DATA_DIR, LOCAL_DOMAIN, PORT …).`;
+
+class UsageError extends Error {}
+
+async function findAccount(core: Core, username: string): Promise<Account> {
+  const account = await core.storage.accounts.findByUsername(username.replace(/^@/, ''), null);
+  if (account === null) throw new UsageError(`No local account named ${username}.`);
+  return account;
+}
+
+async function run(core: Core, argv: string[]): Promise<string> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'display-name': { type: 'string' },
+      scopes: { type: 'string' },
+      bot: { type: 'boolean' },
+      unconfirmed: { type: 'boolean' },
+      pending: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, command, username] = positionals;
+  if (values.help || group === undefined) throw new UsageError('');
+  if (username === undefined) throw new UsageError(`Which account? ${group} ${command ?? ''} needs a username.`);
+
+  if (group === 'accounts' && command === 'create') {
+    if (values.email === undefined) throw new UsageError('accounts create needs --email.');
+    const password = values.password ?? core.secrets.randomToken(18);
+    const input: Parameters<typeof createLocalAccount>[1] = {
+      username,
+      email: values.email,
+      password,
+      confirmed: !values.unconfirmed,
+      approved: !values.pending,
+      bot: values.bot ?? false,
+    };
+    if (values['display-name'] !== undefined) input.displayName = values['display-name'];
+    const { account } = await createLocalAccount(core, input);
+    return `Created @${account.username} (id ${account.id}).${values.password === undefined ? `\nPassword: ${password}` : ''}`;
+  }
+  if (group === 'accounts') {
+    const account = await findAccount(core, username);
+    const now = core.clock.now();
+    const patches: Record<string, Parameters<Core['storage']['accounts']['updateUser']>[1]> = {
+      confirm: { confirmedAt: now },
+      approve: { approved: true },
+      disable: { disabled: true },
+      enable: { disabled: false },
+    };
+    const patch = command === undefined ? undefined : patches[command];
+    if (patch === undefined) throw new UsageError(`Unknown command: accounts ${command ?? ''}`);
+    if ((await core.storage.accounts.updateUser(account.id, patch)) === null) throw new UsageError(`@${username} has no sign-in (a remote account?).`);
+    return `@${account.username}: ${command} done.`;
+  }
+  if (group === 'tokens' && command === 'issue') {
+    const account = await findAccount(core, username);
+    const scopes = parseScopes(values.scopes ?? 'read write follow push');
+    if (!isSubset(scopes, ALL_SCOPES)) throw new UsageError(`Unknown scope in "${values.scopes}".`);
+    const { application } = await registerApplication(core, { name: 'Rookery CLI', redirectUris: OOB_REDIRECT_URI, scopes: scopes.join(' ') });
+    const issued = await issueToken(core, application.id, account.id, scopes);
+    return issued.accessToken;
+  }
+  throw new UsageError(`Unknown command: ${positionals.join(' ')}`);
+}
+
+const settings = readSettings();
+mkdirSync(settings.dataDir, { recursive: true });
+const rookery = await createNodeRookery({ config: settings.config, storage: openSqliteStorage({ path: settings.databasePath }) });
+let code = 0;
+try {
+  console.log(await run(rookery.core, process.argv.slice(2)));
+} catch (err) {
+  if (err instanceof UsageError) {
+    if (err.message) console.error(err.message);
+    console.error(USAGE);
+    code = 2;
+  } else if (err instanceof RookeryError || err instanceof TypeError) {
+    console.error(err.message);
+    code = 1;
+  } else {
+    throw err;
+  }
+} finally {
+  await rookery.close();
+}
+process.exit(code);
