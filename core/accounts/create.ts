@@ -15,6 +15,9 @@ export interface NewLocalAccount {
   locale?: string;
   /** Whether the agreement to the rules was given (registration requires it). */
   agreement?: boolean;
+  /** Why the person wants to join; required when sign-ups need approval. */
+  reason?: string;
+  reasonRequired?: boolean;
   confirmed?: boolean;
   approved?: boolean;
   bot?: boolean;
@@ -31,7 +34,7 @@ interface FieldError {
 const SUPPORTED_LOCALES = new Set(['ar', 'ca', 'cs', 'cy', 'da', 'de', 'el', 'en', 'en-GB', 'eo', 'es', 'eu', 'fa', 'fi', 'fr', 'ga', 'gd', 'gl', 'he', 'hu', 'id', 'is', 'it', 'ja', 'ko', 'nl', 'nn', 'no', 'pl', 'pt', 'pt-BR', 'pt-PT', 'ro', 'ru', 'sk', 'sl', 'sv', 'th', 'tr', 'uk', 'vi', 'zh-CN', 'zh-TW']);
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const LABELS: Record<string, string> = { username: 'Username', email: 'Email', password: 'Password', agreement: 'Agreement', locale: 'Locale' };
+const LABELS: Record<string, string> = { username: 'Username', email: 'Email', password: 'Password', agreement: 'Agreement', locale: 'Locale', reason: 'Reason' };
 
 function fieldError(field: string, code: string, description: string): FieldError {
   return { field, label: LABELS[field] ?? field, code, description };
@@ -60,6 +63,7 @@ function validate(core: Core, input: NewLocalAccount, requireAgreement: boolean)
   if (input.locale !== undefined && input.locale !== '' && !SUPPORTED_LOCALES.has(input.locale)) {
     errors.push(fieldError('locale', 'ERR_INCLUSION', 'is not included in the list'));
   }
+  if (input.reasonRequired === true && (input.reason ?? '').trim() === '') errors.push(fieldError('reason', 'ERR_BLANK', "can't be blank"));
   return errors;
 }
 
@@ -119,6 +123,6 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount, req
 }
 
 function sortByField(errors: FieldError[]): FieldError[] {
-  const order = ['username', 'email', 'password', 'agreement', 'locale'];
+  const order = ['username', 'email', 'password', 'agreement', 'locale', 'reason'];
   return [...errors].sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
 }

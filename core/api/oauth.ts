@@ -1,8 +1,66 @@
-// OAuth endpoints (apps, authorize, token, revoke, server metadata).
+// OAuth endpoints (apps, authorize, token, revoke, server metadata). All but
+// apps/verify_credentials are 'public' for the bearer guard: they authenticate clients and
+// people themselves (client credentials, the sign-in session). The rules live in core/oauth.
 
 import type { Core } from '../core.ts';
-import type { Endpoint } from './types.ts';
+import { registerApplication, renderApplication, renderCredentialApplication } from '../oauth/apps.ts';
+import { serverMetadata } from '../oauth/metadata.ts';
+import { revokeEndpoint } from '../oauth/revoke.ts';
+import { tokenEndpoint } from '../oauth/token-endpoint.ts';
+import { showAuthorize, showNativeCode, showSignIn, submitDecision, submitSignIn } from '../oauth/web-flow.ts';
+import { str, strArray, type Params } from '../params.ts';
+import { json, type Endpoint } from './types.ts';
 
-export function oauthEndpoints(_core: Core): Endpoint[] {
-  return [];
+/** A parameter that may be a string or a list (redirect_uris, scopes). */
+function stringOrList(params: Params, name: string): string | string[] | undefined {
+  const value = params[name];
+  return Array.isArray(value) || (value !== null && typeof value === 'object') ? strArray(params, name) : str(params, name);
+}
+
+export function oauthEndpoints(core: Core): Endpoint[] {
+  const open = { auth: 'public', scopes: [], openInLimitedMode: true } as const;
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/apps',
+      ...open,
+      async handle(request) {
+        const params = request.body;
+        const scopes = stringOrList(params, 'scopes');
+        const registered = await registerApplication(core, {
+          name: str(params, 'client_name') ?? '',
+          redirectUris: stringOrList(params, 'redirect_uris') ?? '',
+          ...(scopes === undefined || scopes === '' ? {} : { scopes }),
+          website: str(params, 'website') ?? null,
+        });
+        return json(renderCredentialApplication(registered));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/apps/verify_credentials',
+      auth: 'app',
+      scopes: [],
+      openInLimitedMode: true,
+      async handle(request) {
+        const application = request.caller.application;
+        if (application === null) throw new Error('the app guard lets no request through without an application');
+        return json(renderApplication(application));
+      },
+    },
+    { method: 'GET', path: '/oauth/authorize', ...open, handle: (request) => showAuthorize(core, request) },
+    { method: 'POST', path: '/oauth/authorize', ...open, handle: (request) => submitDecision(core, request) },
+    { method: 'DELETE', path: '/oauth/authorize', ...open, handle: (request) => submitDecision(core, request) },
+    { method: 'GET', path: '/oauth/authorize/native', ...open, handle: (request) => showNativeCode(core, request) },
+    { method: 'GET', path: '/auth/sign_in', ...open, handle: (request) => showSignIn(core, request) },
+    { method: 'POST', path: '/auth/sign_in', ...open, handle: (request) => submitSignIn(core, request) },
+    { method: 'POST', path: '/oauth/token', ...open, handle: (request) => tokenEndpoint(core, request) },
+    { method: 'POST', path: '/oauth/revoke', ...open, handle: (request) => revokeEndpoint(core, request) },
+    {
+      method: 'GET',
+      path: '/.well-known/oauth-authorization-server',
+      ...open,
+      handle: async () => json(serverMetadata(core)),
+    },
+  ];
 }

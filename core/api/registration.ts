@@ -1,9 +1,76 @@
 // Sign-up and the signed-in account's own credentials (POST /api/v1/accounts,
-// GET /api/v1/accounts/verify_credentials).
+// GET /api/v1/accounts/verify_credentials), reference oauth.md §8–9.
 
+import { createLocalAccount } from '../accounts/create.ts';
 import type { Core } from '../core.ts';
-import type { Endpoint } from './types.ts';
+import { forbidden } from '../errors.ts';
+import type { Id } from '../model.ts';
+import { issueToken, renderToken } from '../oauth/tokens.ts';
+import { bool, str } from '../params.ts';
+import { renderCredentialAccount } from '../present/account.ts';
+import { json, type Endpoint } from './types.ts';
 
-export function registrationEndpoints(_core: Core): Endpoint[] {
-  return [];
+const COUNT_PAGE = 200;
+
+/** Pending follow requests to the account, counted a page at a time. */
+async function countFollowRequests(core: Core, accountId: Id): Promise<number> {
+  let count = 0;
+  let maxId: Id | undefined;
+  for (;;) {
+    const rows = await core.storage.relationships.followRequestsTo(accountId, { limit: COUNT_PAGE, maxId });
+    count += rows.length;
+    const last = rows.at(-1);
+    if (rows.length < COUNT_PAGE || last === undefined) return count;
+    maxId = last.id;
+  }
+}
+
+export function registrationEndpoints(core: Core): Endpoint[] {
+  return [
+    {
+      // An app signs a person up with its client_credentials token and gets that person's
+      // token back, with the app's registered scopes (Mastodon's AppSignUpService).
+      method: 'POST',
+      path: '/api/v1/accounts',
+      auth: 'client',
+      scopes: ['write', 'write:accounts'],
+      openInLimitedMode: true,
+      async handle(request) {
+        const application = request.caller.application;
+        if (application === null) throw new Error('the client guard lets no request through without an application');
+        const { registrations } = core.config;
+        if (!registrations.open) throw forbidden();
+        const params = request.body;
+        const locale = str(params, 'locale');
+        const { account } = await createLocalAccount(
+          core,
+          {
+            username: str(params, 'username') ?? '',
+            email: str(params, 'email') ?? '',
+            password: str(params, 'password') ?? '',
+            agreement: bool(params, 'agreement') === true,
+            ...(locale === undefined ? {} : { locale }),
+            reason: str(params, 'reason') ?? '',
+            reasonRequired: registrations.approvalRequired,
+            confirmed: !registrations.confirmationRequired,
+            approved: !registrations.approvalRequired,
+            applicationId: application.id,
+          },
+          true,
+        );
+        return json(renderToken(await issueToken(core, application.id, account.id, application.scopes)));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/accounts/verify_credentials',
+      auth: 'user',
+      scopes: ['profile', 'read', 'read:accounts'],
+      async handle(request) {
+        const { account, user } = request.caller;
+        if (account === null || user === null) throw new Error('the user guard lets no request through without a local user');
+        return json(renderCredentialAccount(core.config, account, user, await countFollowRequests(core, account.id)));
+      },
+    },
+  ];
 }

@@ -34,6 +34,9 @@ export interface HarnessOptions {
   plugins?: RookeryPlugin[];
   storage?: Storage;
   bus?: EventBus;
+  /** Really listen (127.0.0.1, an ephemeral port) and make config.baseUrl that address, for
+   * tests that drive a real browser or HTTP client. */
+  listen?: boolean;
 }
 
 export interface TestUser {
@@ -78,8 +81,14 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const rookery = await createRookery(deps);
   const server = Hapi.server({ port: 0, host: '127.0.0.1' });
   await server.register({ plugin: rookeryHapi, options: { rookery } });
-  await server.initialize();
   const core = rookery.core;
+  if (options.listen) {
+    await server.start();
+    // The port is known only now; redirects and the cookie's Secure flag follow baseUrl.
+    core.config.baseUrl = server.info.uri;
+  } else {
+    await server.initialize();
+  }
 
   const h: Harness = {
     server,

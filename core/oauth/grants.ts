@@ -1,0 +1,85 @@
+// The grants of the token endpoint (spec part 5.1: authorization code, password, client
+// credentials; refresh tokens when configured). Each checks its parameters in Doorkeeper's
+// order — missing parameters (invalid_request), the client (invalid_client), the grant
+// (invalid_grant), the scopes (invalid_scope) — and returns the token to issue.
+
+import type { Core } from '../core.ts';
+import type { Application } from '../model.ts';
+import { str, type Params } from '../params.ts';
+import { consumeCode } from './codes.ts';
+import { invalidGrant, invalidScope, missingParameter } from './oauth-errors.ts';
+import { verifierMatches } from './pkce.ts';
+import { consumeRefreshToken } from './refresh.ts';
+import { requestedScopes } from './requested-scopes.ts';
+import { issueToken, type IssuedToken } from './tokens.ts';
+import { checkLogin } from './user-credentials.ts';
+
+/** Authenticates the client from the request, or throws invalid_client. */
+export type ClientAuthenticator = () => Promise<Application>;
+
+export type GrantHandler = (core: Core, params: Params, authenticate: ClientAuthenticator) => Promise<IssuedToken>;
+
+function required(params: Params, name: string): string {
+  const value = str(params, name);
+  if (value === undefined || value === '') throw missingParameter(name);
+  return value;
+}
+
+/** A code or refresh token only turns into a token while its user may still sign in. */
+async function refuseDisabledUser(core: Core, accountId: string): Promise<void> {
+  const user = await core.storage.accounts.getUser(accountId);
+  if (user === null || user.disabled) throw invalidGrant();
+}
+
+/** RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.6). The token gets the code's scopes; a `scope`
+ * parameter is ignored. A code is used up by the first attempt, even a failed one. */
+export const authorizationCode: GrantHandler = async (core, params, authenticate) => {
+  const code = required(params, 'code');
+  const redirectUri = required(params, 'redirect_uri');
+  const client = await authenticate();
+  const grant = await consumeCode(core, code);
+  if (grant === null || grant.applicationId !== client.id || grant.redirectUri !== redirectUri) throw invalidGrant();
+  const verifier = str(params, 'code_verifier') ?? '';
+  if (grant.codeChallenge !== null) {
+    if (verifier === '') throw missingParameter('code_verifier');
+    if (!verifierMatches(core, grant.codeChallenge, verifier)) throw invalidGrant();
+  } else if (verifier !== '') {
+    throw invalidGrant(); // a verifier for a code issued without a challenge proves nothing
+  }
+  await refuseDisabledUser(core, grant.accountId);
+  return issueToken(core, client.id, grant.accountId, grant.scopes);
+};
+
+/** RFC 6749 §4.3: username is the e-mail address or the username. Kept by spec part 5.1 for
+ * bots and single-user apps, although Mastodon 4.3 removed it. */
+export const password: GrantHandler = async (core, params, authenticate) => {
+  const client = await authenticate();
+  const login = await checkLogin(core, str(params, 'username') ?? '', str(params, 'password') ?? '');
+  if (!login.ok) throw invalidGrant();
+  const scopes = requestedScopes(params, client.scopes);
+  if (scopes === null) throw invalidScope();
+  return issueToken(core, client.id, login.account.id, scopes);
+};
+
+/** RFC 6749 §4.4: a token of the application itself, acting for no user. */
+export const clientCredentials: GrantHandler = async (core, params, authenticate) => {
+  const client = await authenticate();
+  const scopes = requestedScopes(params, client.scopes);
+  if (scopes === null) throw invalidScope();
+  return issueToken(core, client.id, null, scopes);
+};
+
+/** RFC 6749 §6, rotating: the refresh token and the access token it came with are both
+ * replaced. The new scopes may only narrow the old ones. */
+export const refreshToken: GrantHandler = async (core, params, authenticate) => {
+  const presented = required(params, 'refresh_token');
+  const client = await authenticate();
+  const used = await consumeRefreshToken(core, presented);
+  const previous = used?.accessToken ?? null;
+  if (used === null || previous === null || previous.revokedAt !== null || used.record.applicationId !== client.id) throw invalidGrant();
+  const scopes = requestedScopes({ scope: str(params, 'scope') || used.record.scopes.join(' ') }, used.record.scopes);
+  if (scopes === null) throw invalidScope();
+  await refuseDisabledUser(core, used.record.accountId);
+  await core.storage.oauth.revokeToken(previous.id, core.clock.now());
+  return issueToken(core, client.id, used.record.accountId, scopes);
+};

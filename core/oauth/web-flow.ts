@@ -1,0 +1,109 @@
+// The browser side of the authorization code flow: the authorize page (sign-in or consent),
+// the sign-in post, the decision post and the out-of-band code page. Consent is asked every
+// time: nothing is approved silently.
+
+import type { ApiRequest, ApiResponse } from '../api/types.ts';
+import type { Core } from '../core.ts';
+import { obj, str, type Params } from '../params.ts';
+import { OOB_REDIRECT_URI } from './apps.ts';
+import { carriedParams, checkAuthorizeRequest, withQuery, type AuthorizeCheck, type Carried } from './authorize.ts';
+import { issueCode } from './codes.ts';
+import { csrfValid } from './csrf.ts';
+import { descriptions } from './oauth-errors.ts';
+import { codePage, consentPage, errorPage, page, refusedPage, signInPage } from './pages.ts';
+import { currentSession, ensureSession, rotateSession, type BrowserSession } from './sessions.ts';
+import { checkLogin } from './user-credentials.ts';
+
+const NATIVE_PATH = '/oauth/authorize/native';
+
+function redirect(location: string, status = 302, cookies: readonly string[] = []): ApiResponse {
+  const response: ApiResponse = { status, type: 'text', body: '', location, headers: { 'cache-control': 'no-store' } };
+  if (cookies.length > 0) response.cookies = [...cookies];
+  return response;
+}
+
+/** The failures that never reach a consent page. */
+function refusal(core: Core, check: Exclude<AuthorizeCheck, { kind: 'valid' }>): ApiResponse {
+  return check.kind === 'page' ? errorPage(core, check.failure, check.status) : redirect(check.location);
+}
+
+async function applicationName(core: Core, carried: Carried): Promise<string | null> {
+  const clientId = carried.client_id;
+  const application = clientId === undefined || clientId === '' ? null : await core.storage.oauth.findApplicationByClientId(clientId);
+  return application?.name ?? null;
+}
+
+function signIn(core: Core, browser: BrowserSession, carried: Carried, applicationName: string | null): ApiResponse {
+  return signInPage(core, { carried, csrfToken: browser.session.csrfToken, applicationName }, { cookies: browser.cookies });
+}
+
+/** GET /oauth/authorize */
+export async function showAuthorize(core: Core, request: ApiRequest): Promise<ApiResponse> {
+  const check = await checkAuthorizeRequest(core, request.query);
+  if (check.kind !== 'valid') return refusal(core, check);
+  const { authorization } = check;
+  const browser = await ensureSession(core, request.cookies);
+  if (browser.signedIn === null || authorization.forceLogin) return signIn(core, browser, authorization.carried, authorization.application.name);
+  return consentPage(core, { authorization, signedIn: browser.signedIn, csrfToken: browser.session.csrfToken }, { cookies: browser.cookies });
+}
+
+/** GET /auth/sign_in: the same form, for a visit that does not come from /oauth/authorize. */
+export async function showSignIn(core: Core, request: ApiRequest): Promise<ApiResponse> {
+  const carried = carriedParams(request.query);
+  return signIn(core, await ensureSession(core, request.cookies), carried, await applicationName(core, carried));
+}
+
+/** The login and password as our form names them, or as Mastodon's (user[email], user[password]). */
+function credentialsOf(params: Params): { login: string; password: string } {
+  const user = obj(params, 'user') ?? {};
+  return { login: str(params, 'username') ?? str(user, 'email') ?? '', password: str(params, 'password') ?? str(user, 'password') ?? '' };
+}
+
+/** POST /auth/sign_in: on success a fresh session, then back to the authorize page. */
+export async function submitSignIn(core: Core, request: ApiRequest): Promise<ApiResponse> {
+  const params = request.body;
+  const browser = await currentSession(core, request.cookies);
+  if (browser === null || !csrfValid(core, browser.session, params)) return refusedPage(core);
+  const carried = carriedParams(params);
+  const { login, password } = credentialsOf(params);
+  const outcome = await checkLogin(core, login, password);
+  if (!outcome.ok) {
+    const error = outcome.reason === 'disabled' ? 'Your login is currently disabled.' : 'Invalid email or password.';
+    const view = { carried, csrfToken: browser.session.csrfToken, applicationName: await applicationName(core, carried), login, error };
+    return signInPage(core, view, { status: 401 });
+  }
+  const fresh = await rotateSession(core, browser.session, outcome.account.id);
+  const { force_login: _done, ...resume } = carried;
+  if (resume.client_id === undefined) return page(core, 'Signed in', '<p>You are signed in.</p>', { cookies: fresh.cookies });
+  return redirect(`/oauth/authorize?${new URLSearchParams(resume).toString()}`, 303, fresh.cookies);
+}
+
+/** POST /oauth/authorize (Authorize) and its deny form (`_method=delete`, or DELETE itself). */
+export async function submitDecision(core: Core, request: ApiRequest): Promise<ApiResponse> {
+  const params = { ...request.query, ...request.body };
+  const browser = await currentSession(core, request.cookies);
+  if (browser === null || !csrfValid(core, browser.session, params)) return refusedPage(core);
+  const check = await checkAuthorizeRequest(core, params);
+  if (check.kind !== 'valid') return refusal(core, check);
+  const { application, redirectUri, scopes, state, codeChallenge, carried } = check.authorization;
+  if (browser.signedIn === null) return signIn(core, browser, carried, application.name);
+  const oob = redirectUri === OOB_REDIRECT_URI;
+
+  const denied = request.method === 'DELETE' || str(params, '_method')?.toLowerCase() === 'delete';
+  if (denied) {
+    if (oob) return errorPage(core, { error: 'access_denied', description: descriptions.access_denied });
+    return redirect(withQuery(redirectUri, { error: 'access_denied', error_description: descriptions.access_denied, state }));
+  }
+  const code = await issueCode(core, { applicationId: application.id, accountId: browser.signedIn.account.id, redirectUri, scopes, codeChallenge });
+  if (oob) return redirect(`${NATIVE_PATH}?${new URLSearchParams({ code }).toString()}`);
+  return redirect(withQuery(redirectUri, { code, state }));
+}
+
+/** GET /oauth/authorize/native: the out-of-band code, for the user to copy. */
+export async function showNativeCode(core: Core, request: ApiRequest): Promise<ApiResponse> {
+  const code = str(request.query, 'code') ?? '';
+  // Only something shaped like our codes is shown, so the page cannot be made to display
+  // arbitrary text under this server's name.
+  if (!/^[A-Za-z0-9_-]{16,128}$/.test(code)) return errorPage(core, { error: 'invalid_request', description: descriptions.invalid_request });
+  return codePage(core, code);
+}
