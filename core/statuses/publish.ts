@@ -12,6 +12,7 @@ import { countsAsReply, countsForAuthor } from '../policy.ts';
 import { StorageConflict } from '../ports/storage.ts';
 import { findVisible } from '../viewer.ts';
 import { readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
+import { newStatus } from './new-status.ts';
 
 export interface Author {
   account: Account;
@@ -81,12 +82,8 @@ export async function publish(core: Core, author: Author, params: Params, idempo
 
   const rendered = await renderText(core, draft.text);
   const id = core.ids.next();
-  const status: Status = {
+  const status = newStatus(core, account, {
     id,
-    accountId: account.id,
-    local: account.domain === null,
-    uri: null,
-    url: null,
     text: draft.text,
     content: rendered.content,
     spoilerText: draft.spoilerText,
@@ -95,20 +92,13 @@ export async function publish(core: Core, author: Author, params: Params, idempo
     language: draft.language,
     inReplyToId: inReplyTo?.id ?? null,
     inReplyToAccountId: inReplyTo?.accountId ?? null,
-    reblogOfId: null,
     conversationId: inReplyTo?.conversationId ?? id,
     applicationId: draft.applicationId,
     mentionIds: rendered.mentionIds,
     tags: rendered.tags,
     mediaIds: draft.mediaIds,
     pollId: draft.poll?.id ?? null,
-    createdAt: core.clock.now(),
-    editedAt: null,
-    deletedAt: null,
-    repliesCount: 0,
-    reblogsCount: 0,
-    favouritesCount: 0,
-  };
+  });
   const options: Parameters<Core['storage']['statuses']['create']>[2] = {};
   if (idempotencyKey !== null) options.idempotency = { key: idempotencyKey, notBefore };
   if (draft.poll) options.poll = { ...draft.poll, statusId: id };

@@ -9,6 +9,7 @@ import { str, type Params } from '../params.ts';
 import { boostVisibility, checkBoost } from '../policy.ts';
 import { findLive, findVisible } from '../viewer.ts';
 import { counterEffects } from './delete.ts';
+import { newStatus } from './new-status.ts';
 
 export async function reblog(core: Core, actor: Account, user: User | null, id: string, params: Params, applicationId: string | null): Promise<Status> {
   const found = await findVisible(core, actor, id);
@@ -19,35 +20,13 @@ export async function reblog(core: Core, actor: Account, user: User | null, id: 
   if (existing) return existing;
   const visibility = boostVisibility(original, str(params, 'visibility'), user?.settings.defaultVisibility ?? 'public');
   if (typeof visibility !== 'string') throw visibility;
-  const boostId = core.ids.next();
-  const boost: Status = {
-    id: boostId,
-    accountId: actor.id,
-    local: actor.domain === null,
-    uri: null,
-    url: null,
-    text: '',
-    content: '',
-    spoilerText: '',
-    sensitive: false,
+  const boost = newStatus(core, actor, {
+    id: core.ids.next(),
     visibility,
-    language: null,
-    inReplyToId: null,
-    inReplyToAccountId: null,
     reblogOfId: original.id,
     conversationId: original.conversationId,
     applicationId,
-    mentionIds: [],
-    tags: [],
-    mediaIds: [],
-    pollId: null,
-    createdAt: core.clock.now(),
-    editedAt: null,
-    deletedAt: null,
-    repliesCount: 0,
-    reblogsCount: 0,
-    favouritesCount: 0,
-  };
+  });
   const result = await core.storage.statuses.reblog(boost);
   if (result.created) {
     const fresh = (await core.storage.statuses.get(original.id)) ?? original;
