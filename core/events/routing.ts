@@ -2,6 +2,7 @@
 // audience (followers, lists, …) is read beforehand by events/audience.ts.
 
 import type { Follow, Id, List, Status } from '../model.ts';
+import { showsInHome, showsInList } from '../feeds.ts';
 import { isHashtagTimelineStatus, isPublicTimelineStatus } from '../policy.ts';
 import { channels } from './channels.ts';
 
@@ -28,21 +29,16 @@ export interface Route {
 
 export type RouteKind = 'update' | 'status.update' | 'delete';
 
-function replyTargetOf(status: Status): Id | null {
-  return status.inReplyToAccountId !== null && status.inReplyToAccountId !== status.accountId ? status.inReplyToAccountId : null;
-}
-
 /**
  * Routes a status (or a boost) to the channels that show it:
  * - public channels: public statuses that are neither boosts nor replies to someone else
  *   (local and media variants as they apply), rendered anonymously;
  * - hashtag channels: public non-boost statuses, replies included;
  * - home (timeline:<id>): the author and their local followers, for every visibility but
- *   direct; a reply to someone else reaches only followers who follow that someone too (or
- *   are that someone); a boost skips followers who hide the booster's boosts;
+ *   direct, under the home feed rules of feeds.ts (replies, hidden boosts, languages);
  * - lists containing the author whose owner follows the author, under the list's replies policy;
  * - direct channels: the author and the local mentioned accounts of a direct status.
- * `delete` goes wherever the status could have gone, without the reply filters;
+ * `delete` goes wherever the status could have gone, without the feed rules;
  * `status.update` also reaches the home streams of local mentioned accounts.
  */
 export function routeStatus(status: Status, audience: Audience, kind: RouteKind): Route[] {
@@ -53,9 +49,8 @@ export function routeStatus(status: Status, audience: Audience, kind: RouteKind)
     seen.add(channel);
     routes.push({ channel, viewerId });
   };
-  const isBoost = status.reblogOfId !== null;
-  const filterReplies = kind !== 'delete';
-  const replyTarget = replyTargetOf(status);
+  // A delete goes wherever the status could have gone, so the feed rules do not hold it back.
+  const filterFeeds = kind !== 'delete';
 
   if (status.visibility === 'direct') {
     if (audience.authorIsLocal) add(channels.direct(status.accountId), status.accountId);
@@ -82,8 +77,7 @@ export function routeStatus(status: Status, audience: Audience, kind: RouteKind)
   const followerIds = new Set<Id>();
   for (const follow of audience.followers) {
     followerIds.add(follow.accountId);
-    if (isBoost && !follow.showReblogs && filterReplies) continue;
-    if (filterReplies && replyTarget !== null && follow.accountId !== replyTarget && !audience.replyTargetFollowerIds.has(follow.accountId)) continue;
+    if (filterFeeds && !showsInHome(status, follow.accountId, follow, audience.replyTargetFollowerIds.has(follow.accountId))) continue;
     add(channels.user(follow.accountId), follow.accountId);
   }
   if (kind === 'status.update') {
@@ -92,11 +86,8 @@ export function routeStatus(status: Status, audience: Audience, kind: RouteKind)
 
   for (const list of audience.lists) {
     if (!followerIds.has(list.accountId)) continue; // list members must be followed by the owner
-    if (filterReplies && replyTarget !== null) {
-      if (list.repliesPolicy === 'none') continue;
-      if (list.repliesPolicy === 'list' && !audience.listsWithReplyTarget.has(list.id)) continue;
-      if (list.repliesPolicy === 'followed' && list.accountId !== replyTarget && !audience.replyTargetFollowerIds.has(list.accountId)) continue;
-    }
+    const ownerFollowsTarget = audience.replyTargetFollowerIds.has(list.accountId);
+    if (filterFeeds && !showsInList(status, list, audience.listsWithReplyTarget.has(list.id), ownerFollowsTarget)) continue;
     add(channels.list(list.id), list.accountId);
   }
   return routes;

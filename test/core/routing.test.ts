@@ -137,3 +137,13 @@ t.test('no channel is named twice', async (t) => {
   const routes = route(status(author, { tags: ['a', 'a'] }), { followers: [follow(fan.id, author.id), follow(fan.id, author.id)] });
   t.equal(new Set(routes.map((r) => r.channel)).size, routes.length);
 });
+
+t.test('a follow that asked for other languages does not get the status', async (t) => {
+  const germanOnly = { ...follow(fan.id, author.id), languages: ['de'] };
+  const english = channelsOf(route(status(author, { language: 'en' }), { followers: [germanOnly] }));
+  t.notOk(english.includes(`timeline:${fan.id}`));
+  const german = channelsOf(route(status(author, { language: 'de' }), { followers: [germanOnly] }));
+  t.ok(german.includes(`timeline:${fan.id}`));
+  const deleted = channelsOf(route(status(author, { language: 'en' }), { followers: [germanOnly] }, 'delete'));
+  t.ok(deleted.includes(`timeline:${fan.id}`), 'deletes ignore feed rules');
+});

@@ -1,0 +1,79 @@
+// Following: follow (a request when the target is locked), unfollow, and answering requests.
+// Operations are idempotent; only a new follow or a new request is announced
+// ('account.followed', which notifies the target).
+
+import type { Core } from '../core.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { Account, Follow, Id } from '../model.ts';
+import { findAccount } from './find.ts';
+
+export interface FollowOptions {
+  /** undefined: keep what an existing follow has, else Mastodon's default. */
+  reblogs?: boolean | undefined;
+  notify?: boolean | undefined;
+  languages?: string[] | null | undefined;
+}
+
+/** Follows `targetId` (or asks to, when the target is locked). Refused for oneself and
+ * between accounts where one blocks the other. Returns the target. */
+export async function follow(core: Core, actor: Account, targetId: string, options: FollowOptions = {}): Promise<Account> {
+  const target = await findAccount(core, targetId);
+  if (target.id === actor.id) throw forbidden();
+  const [facts] = await core.storage.relationships.relationships(actor.id, [target.id]);
+  if (facts === undefined) throw new Error('relationships() must answer one row per target');
+  if (facts.blocking || facts.blockedBy) throw forbidden();
+  const existing = facts.following ?? facts.requested;
+  const row: Follow = {
+    id: core.ids.next(),
+    accountId: actor.id,
+    targetAccountId: target.id,
+    showReblogs: options.reblogs ?? existing?.showReblogs ?? true,
+    notify: options.notify ?? existing?.notify ?? false,
+    languages: options.languages === undefined ? (existing?.languages ?? null) : options.languages,
+    createdAt: core.clock.now(),
+  };
+  if (facts.following === null && target.locked) {
+    if ((await core.storage.relationships.requestFollow(row)) === 'created') {
+      await core.emit({ type: 'account.followed', follow: row, requested: true });
+    }
+    return target;
+  }
+  if ((await core.storage.relationships.follow(row)) === 'created') {
+    await core.emit({ type: 'account.followed', follow: row, requested: false });
+  }
+  return target;
+}
+
+/** Ends a follow or withdraws a pending request; the target leaves the actor's lists, whose
+ * members must be followed. */
+export async function unfollow(core: Core, actor: Account, targetId: string): Promise<Account> {
+  const target = await findAccount(core, targetId);
+  await core.storage.relationships.unfollow(actor.id, target.id);
+  await core.storage.relationships.cancelFollowRequest(actor.id, target.id);
+  await removeFromListsOf(core, actor.id, target.id);
+  return target;
+}
+
+/** Removes `memberId` from every list of `ownerId`. */
+export async function removeFromListsOf(core: Core, ownerId: Id, memberId: Id): Promise<void> {
+  for (const list of await core.storage.lists.listsContaining(memberId)) {
+    if (list.accountId === ownerId) await core.storage.lists.removeMembers(list.id, [memberId]);
+  }
+}
+
+/** Accepts the pending request of `requesterId` to follow the actor, keeping its options.
+ * No notification: Mastodon tells nobody that a request was accepted. */
+export async function authorizeFollowRequest(core: Core, actor: Account, requesterId: string): Promise<Account> {
+  const requester = await findAccount(core, requesterId);
+  const [facts] = await core.storage.relationships.relationships(requester.id, [actor.id]);
+  const request = facts?.requested ?? null;
+  if (request === null) throw notFound();
+  await core.storage.relationships.follow({ ...request, id: core.ids.next(), createdAt: core.clock.now() });
+  return requester;
+}
+
+export async function rejectFollowRequest(core: Core, actor: Account, requesterId: string): Promise<Account> {
+  const requester = await findAccount(core, requesterId);
+  if (!(await core.storage.relationships.cancelFollowRequest(requester.id, actor.id))) throw notFound();
+  return requester;
+}

@@ -1,0 +1,132 @@
+// Instance information, v2 (read first by current clients) and v1 (older ones), with the
+// fields clients read (reference entities.md, Instance). Limits come from the configuration;
+// media limits are Mastodon's stock values, which the media handling follows.
+
+import { MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, type RookeryConfig } from '../config.ts';
+import { MISSING_HEADER_PATH } from '../urls.ts';
+
+export interface InstanceStats {
+  userCount: number;
+  statusCount: number;
+}
+
+const MEDIA = {
+  supported_mime_types: [
+    'image/jpeg', 'image/png', 'image/gif', 'image/heic', 'image/heif', 'image/webp', 'image/avif',
+    'video/webm', 'video/mp4', 'video/quicktime', 'video/ogg',
+    'audio/wave', 'audio/wav', 'audio/x-wav', 'audio/x-pn-wave', 'audio/vnd.wave', 'audio/ogg', 'audio/vorbis',
+    'audio/mpeg', 'audio/mp3', 'audio/webm', 'audio/flac', 'audio/aac', 'audio/m4a', 'audio/x-m4a', 'audio/mp4', 'audio/3gpp', 'video/x-ms-asf',
+  ],
+  description_limit: 1500,
+  image_size_limit: 16_777_216,
+  image_matrix_limit: 33_177_600,
+  video_size_limit: 103_809_024,
+  video_frame_rate_limit: 120,
+  video_matrix_limit: 8_294_400,
+};
+
+/** Where clients open streams: the configured URL, else the web origin with ws(s). */
+export function streamingUrlOf(config: RookeryConfig): string {
+  return config.streamingUrl ?? config.baseUrl.replace(/^http/, 'ws');
+}
+
+function statusLimits(config: RookeryConfig) {
+  const limits = config.limits;
+  return {
+    statuses: {
+      max_characters: limits.maxCharacters,
+      max_media_attachments: limits.maxMediaAttachments,
+      characters_reserved_per_url: limits.charactersReservedPerUrl,
+    },
+    media_attachments: MEDIA,
+    polls: {
+      max_options: limits.maxPollOptions,
+      max_characters_per_option: limits.maxPollOptionCharacters,
+      min_expiration: limits.minPollExpiration,
+      max_expiration: limits.maxPollExpiration,
+    },
+  };
+}
+
+function accountLimits(config: RookeryConfig) {
+  return {
+    max_featured_tags: 10,
+    max_pinned_statuses: config.limits.maxPinnedStatuses,
+    max_profile_fields: 4,
+    profile_field_name_limit: 255,
+    profile_field_value_limit: 255,
+  };
+}
+
+const thumbnailOf = (config: RookeryConfig) => `${config.baseUrl}${MISSING_HEADER_PATH}`;
+
+export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats) {
+  return {
+    domain: config.domain,
+    title: config.title,
+    version: MASTODON_COMPATIBLE_VERSION,
+    source_url: '',
+    description: config.description,
+    usage: { users: { active_month: stats.userCount } },
+    thumbnail: { url: thumbnailOf(config), blurhash: null, versions: {} },
+    icon: [],
+    languages: ['en'],
+    configuration: {
+      urls: { streaming: streamingUrlOf(config), status: null, about: null, privacy_policy: null, terms_of_service: null },
+      vapid: { public_key: '' },
+      accounts: accountLimits(config),
+      ...statusLimits(config),
+      translation: { enabled: false },
+      limited_federation: config.limitedFederation,
+    },
+    registrations: {
+      enabled: config.registrations.open,
+      approval_required: config.registrations.approvalRequired,
+      reason_required: false,
+      message: null,
+      min_age: null,
+      url: null,
+    },
+    api_versions: { mastodon: 2 },
+    contact: { email: config.contactEmail, account: null },
+    rules: [],
+  };
+}
+
+export function renderInstanceV1(config: RookeryConfig, stats: InstanceStats) {
+  return {
+    uri: config.domain,
+    title: config.title,
+    short_description: config.description,
+    description: config.description,
+    email: config.contactEmail,
+    version: MASTODON_COMPATIBLE_VERSION,
+    urls: { streaming_api: streamingUrlOf(config) },
+    stats: { user_count: stats.userCount, status_count: stats.statusCount, domain_count: 0 },
+    thumbnail: thumbnailOf(config),
+    languages: ['en'],
+    registrations: config.registrations.open,
+    approval_required: config.registrations.approvalRequired,
+    invites_enabled: false,
+    configuration: { accounts: accountLimits(config), ...statusLimits(config) },
+    contact_account: null,
+    rules: [],
+  };
+}
+
+/** NodeInfo 2.0. The software is Rookery; `metadata.upstream` names Mastodon, which is how
+ * megalodon-based clients (its detector) recognise a Mastodon-compatible server. */
+export function renderNodeInfo(config: RookeryConfig, stats: InstanceStats) {
+  return {
+    version: '2.0',
+    software: { name: 'rookery', version: ROOKERY_VERSION },
+    protocols: ['activitypub'],
+    services: { outbound: [], inbound: [] },
+    usage: {
+      users: { total: stats.userCount, activeMonth: stats.userCount, activeHalfyear: stats.userCount },
+      localPosts: stats.statusCount,
+    },
+    openRegistrations: config.registrations.open,
+    metadata: { nodeName: config.title, nodeDescription: config.description, upstream: { name: 'mastodon', version: MASTODON_COMPATIBLE_VERSION.split(' ')[0] } },
+  };
+}
