@@ -1,0 +1,105 @@
+// The standalone instance as operators run it: the CLI creates an account and a token, the
+// server starts on the embedded SQLite store, takes writes, stops cleanly on SIGTERM, and
+// everything acknowledged is there after a restart.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const dataDir = mkdtempSync(join(tmpdir(), 'rookery-standalone-'));
+t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+
+
+function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
+  return spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/cli.ts'), ...args]), { env, encoding: 'utf8' });
+}
+
+async function start(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolveStart, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 15_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Rookery is up')) {
+        clearTimeout(timer);
+        resolveStart();
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+  return child;
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolveStop) => {
+    child.removeAllListeners('exit');
+    child.on('exit', (code) => resolveStop(code));
+    child.kill('SIGTERM');
+  });
+}
+
+t.test('CLI, start, write, SIGTERM, restart', async (t) => {
+  const port = await freePort();
+  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1' });
+  const created = cli(env, 'accounts', 'create', 'opal', '--email', 'opal@example.com', '--password', 'a long password');
+  t.equal(created.status, 0, created.stderr);
+  t.match(created.stdout, /^Created @opal \(id \d+\)\./);
+  const duplicate = cli(env, 'accounts', 'create', 'opal', '--email', 'other@example.com', '--password', 'a long password');
+  t.equal(duplicate.status, 1);
+  t.match(duplicate.stderr, /Validation failed: Username is already taken/);
+  const usage = cli(env, 'frobnicate');
+  t.equal(usage.status, 2);
+  t.match(usage.stderr, /Usage: npm run rookery/);
+  const issued = cli(env, 'tokens', 'issue', 'opal', '--scopes', 'read write');
+  t.equal(issued.status, 0, issued.stderr);
+  const token = issued.stdout.trim();
+  t.match(token, /^[A-Za-z0-9_-]{43}$/);
+
+  const base = `http://127.0.0.1:${port}`;
+  let server = await start(env);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const posted = await fetch(`${base}/api/v1/statuses`, { method: 'POST', headers, body: JSON.stringify({ status: 'kept across restarts' }) });
+  t.equal(posted.status, 200);
+  const status = (await posted.json()) as { id: string; uri: string };
+  t.equal(status.uri, `http://localhost:${port}/users/opal/statuses/${status.id}`, 'names itself after where it listens');
+  const favourited = await fetch(`${base}/api/v1/statuses/${status.id}/favourite`, { method: 'POST', headers });
+  t.equal(favourited.status, 200);
+  const instance = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { urls?: { streaming?: string } } };
+  t.equal(instance.configuration?.urls?.streaming, 'ws://localhost:4000', 'STREAMING_PORT default');
+
+  t.equal(await stop(server), 0, 'SIGTERM: a clean exit');
+  server = await start(env);
+  const after = await fetch(`${base}/api/v1/statuses/${status.id}`, { headers });
+  t.equal(after.status, 200, 'the status survived');
+  const body = (await after.json()) as { favourites_count: number; favourited: boolean; content: string };
+  t.equal(body.content, '<p>kept across restarts</p>');
+  t.equal(body.favourites_count, 1, 'and its favourite');
+  t.equal(body.favourited, true);
+  t.equal(await stop(server), 0);
+});
+
+t.test('LIMITED_FEDERATION_MODE and closed registrations come from the environment', async (t) => {
+  const port = await freePort();
+  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), LIMITED_FEDERATION_MODE: 'true', REGISTRATIONS: 'closed' });
+  const server = await start(env);
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/timelines/public`);
+  t.equal(res.status, 401);
+  t.same(await res.json(), { error: 'This API requires an authenticated user' });
+  t.equal(await stop(server), 0);
+});
+
+t.test('a bad setting fails loudly before listening', async (t) => {
+  const result = spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), {
+    env: childEnv({ DATA_DIR: dataDir, PORT: 'eighty' }),
+    encoding: 'utf8',
+  });
+  t.not(result.status, 0);
+  t.match(result.stderr, /PORT must be a port number, got "eighty"/);
+});
