@@ -109,6 +109,7 @@ export async function renderText(core: Core, text: string): Promise<Rendered> {
     const account = resolved.get(`${entity.username}@${domain}`.toLowerCase());
     if (account && !mentionIds.includes(account.id)) mentionIds.push(account.id);
   }
-  const content = formatText(text, { resolveMention, tagUrl: (name) => tagUrl(core.config, normalizeTag(name)) });
+  // The link keeps the hashtag as typed (reference entities.md); `tags` holds normalized names.
+  const content = formatText(text, { resolveMention, tagUrl: (name) => tagUrl(core.config, name) });
   return { content, mentionIds, tags };
 }

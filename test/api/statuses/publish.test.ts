@@ -32,7 +32,7 @@ t.test('the Status returned: content HTML, mentions, tags, application, defaults
     s.content,
     `<p>Hi <span class="h-card" translate="no"><a href="https://rookery.test/@bob" class="u-url mention">@<span>bob</span></a></span>! Look: ` +
       '<a href="https://example.com/a/very/long/path/that/goes/on" target="_blank" rel="nofollow noopener" translate="no"><span class="invisible">https://</span><span class="ellipsis">example.com/a/very/long/path/t</span><span class="invisible">hat/goes/on</span></a> ' +
-      '<a href="https://rookery.test/tags/caturday" class="mention hashtag" rel="tag">#<span>Caturday</span></a></p><p>bye</p>',
+      '<a href="https://rookery.test/tags/Caturday" class="mention hashtag" rel="tag">#<span>Caturday</span></a></p><p>bye</p>',
   );
   t.same(s.mentions, [{ id: bob.account.id, username: 'bob', url: 'https://rookery.test/@bob', acct: 'bob' }]);
   t.same(s.tags, [{ name: 'caturday', url: 'https://rookery.test/tags/caturday' }]);
