@@ -1,7 +1,7 @@
 // Creating notifications: who gets told about what, and when they must not be.
 
 import type { Core } from './core.ts';
-import type { Id, Notification, NotificationType, Status } from './model.ts';
+import type { Id, Mute, Notification, NotificationType, Status } from './model.ts';
 import { countsForAuthor } from './policy.ts';
 
 export interface NotificationDraft {
@@ -9,6 +9,11 @@ export interface NotificationDraft {
   type: NotificationType;
   fromAccountId: Id;
   status: Status | null;
+}
+
+/** A mute hides the muted account's notifications unless it was made with notifications: false. */
+function mutesNotifications(mute: Mute | null, now: number): boolean {
+  return mute !== null && mute.notifications && (mute.expiresAt === null || mute.expiresAt > now);
 }
 
 /** Creates and announces a notification unless it would tell someone about themselves, reach a
@@ -19,8 +24,8 @@ export async function notify(core: Core, draft: NotificationDraft): Promise<Noti
   if (draft.recipientId === draft.fromAccountId) return null;
   const recipient = await storage.accounts.get(draft.recipientId);
   if (recipient === null || recipient.domain !== null) return null;
-  const hidden = await storage.relationships.hiddenFrom(draft.recipientId, [draft.fromAccountId], core.clock.now());
-  if (hidden.has(draft.fromAccountId)) return null;
+  const [facts] = await storage.relationships.relationships(draft.recipientId, [draft.fromAccountId]);
+  if (facts && (facts.blocking || facts.blockedBy || mutesNotifications(facts.muting, core.clock.now()))) return null;
   if (draft.status !== null) {
     const muted = await storage.interactions.conversationMutedBy(draft.status.conversationId, [draft.recipientId]);
     if (muted.length > 0) return null;
