@@ -222,6 +222,8 @@ export interface AccessToken {
   applicationId: Id;
   accountId: Id | null; // null for an app token (client_credentials)
   scopes: string[];
+  /** Digest of the refresh token issued with it (opt-in), or null. */
+  refreshTokenHash: string | null;
   createdAt: Millis;
   revokedAt: Millis | null;
 }

@@ -155,6 +155,7 @@ export function createMemoryStorage(): Storage {
   const applicationByClientId = new Map<string, Id>();
   const tokens = new Map<Id, AccessToken>();
   const tokenByHash = new Map<string, Id>();
+  const tokenByRefreshHash = new Map<string, Id>();
   const codes = new Map<Id, AuthorizationCode>();
   const codeByHash = new Map<string, Id>();
   const sessions = new Map<Id, WebSession>();
@@ -795,8 +796,23 @@ export function createMemoryStorage(): Storage {
     async createToken(tok) {
       if (tokens.has(tok.id)) throw new StorageConflict('id');
       if (tokenByHash.has(tok.tokenHash)) throw new StorageConflict('tokenHash');
+      if (tok.refreshTokenHash !== null && tokenByRefreshHash.has(tok.refreshTokenHash)) throw new StorageConflict('refreshTokenHash');
       tokens.set(tok.id, clone(tok));
       tokenByHash.set(tok.tokenHash, tok.id);
+      if (tok.refreshTokenHash !== null) tokenByRefreshHash.set(tok.refreshTokenHash, tok.id);
+    },
+    async findTokenByRefreshHash(refreshTokenHash) {
+      const id = tokenByRefreshHash.get(refreshTokenHash);
+      const tok = id === undefined ? undefined : tokens.get(id);
+      return tok ? clone(tok) : null;
+    },
+    async revokeTokenByRefreshHash(refreshTokenHash, at) {
+      const id = tokenByRefreshHash.get(refreshTokenHash);
+      const tok = id === undefined ? undefined : tokens.get(id);
+      if (!tok || tok.revokedAt !== null) return null;
+      const before = clone(tok);
+      tok.revokedAt = at;
+      return before;
     },
     async findTokenByHash(tokenHash) {
       const id = tokenByHash.get(tokenHash);

@@ -43,6 +43,7 @@ const UNIQUE_RULES: Record<string, string> = {
   'statuses.account_id, statuses.reblog_of_id': 'reblog',
   'applications.client_id': 'clientId',
   'access_tokens.token_hash': 'tokenHash',
+  'access_tokens.refresh_token_hash': 'refreshTokenHash',
   'authorization_codes.code_hash': 'codeHash',
   'web_sessions.id_hash': 'idHash',
   'preview_cards.url': 'url',

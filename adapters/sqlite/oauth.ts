@@ -3,7 +3,8 @@ import type { AccessToken, Application, AuthorizationCode, WebSession } from '..
 import { id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, text, textOrNull, type Db, type Row } from './db.ts';
 
 const APPLICATION = 'SELECT id, name, website, redirect_uris, scopes, client_id, client_secret_hash, created_at FROM applications';
-const TOKEN = 'SELECT id, token_hash, application_id, account_id, scopes, created_at, revoked_at FROM access_tokens';
+const TOKEN_COLUMNS = 'id, token_hash, application_id, account_id, scopes, refresh_token_hash, created_at, revoked_at';
+const TOKEN = `SELECT ${TOKEN_COLUMNS} FROM access_tokens`;
 const CODE_COLUMNS = 'id, code_hash, application_id, account_id, redirect_uri, scopes, code_challenge, created_at, expires_at, used_at';
 const SESSION = 'SELECT id, id_hash, account_id, csrf_token, created_at, expires_at FROM web_sessions';
 
@@ -27,6 +28,7 @@ function tokenFromRow(r: Row): AccessToken {
     applicationId: id(r.application_id),
     accountId: idOrNull(r.account_id),
     scopes: json(r.scopes),
+    refreshTokenHash: textOrNull(r.refresh_token_hash),
     createdAt: int(r.created_at),
     revokedAt: intOrNull(r.revoked_at),
   };
@@ -83,8 +85,8 @@ export function oauthRepository(db: Db): OAuthRepository {
     async createToken(t) {
       db.write(() => {
         db.run(
-          'INSERT INTO access_tokens (id, token_hash, application_id, account_id, scopes, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          key(t.id), t.tokenHash, key(t.applicationId), keyOrNull(t.accountId), jsonText(t.scopes), t.createdAt, t.revokedAt,
+          `INSERT INTO access_tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          key(t.id), t.tokenHash, key(t.applicationId), keyOrNull(t.accountId), jsonText(t.scopes), t.refreshTokenHash, t.createdAt, t.revokedAt,
         );
       });
     },
@@ -96,6 +98,19 @@ export function oauthRepository(db: Db): OAuthRepository {
       const k = lookupKey(tokenId);
       if (k === null) return false;
       return db.write(() => db.run('UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', at, k) > 0);
+    },
+    async findTokenByRefreshHash(refreshTokenHash) {
+      const r = db.get(`${TOKEN} WHERE refresh_token_hash = ?`, refreshTokenHash);
+      return r ? tokenFromRow(r) : null;
+    },
+    async revokeTokenByRefreshHash(refreshTokenHash, at) {
+      return db.write(() => {
+        const r = db.get(
+          `UPDATE access_tokens SET revoked_at = ? WHERE refresh_token_hash = ? AND revoked_at IS NULL RETURNING ${TOKEN_COLUMNS}`,
+          at, refreshTokenHash,
+        );
+        return r ? { ...tokenFromRow(r), revokedAt: null } : null;
+      });
     },
     async createCode(c) {
       db.write(() => {

@@ -376,6 +376,11 @@ export const MIGRATIONS: readonly string[] = [
     card_id INTEGER NOT NULL
   ) STRICT;
   `,
+  // 2: refresh tokens (opt-in) belong to the access token they were issued with.
+  `
+  ALTER TABLE access_tokens ADD COLUMN refresh_token_hash TEXT;
+  CREATE UNIQUE INDEX access_tokens_refresh_token_hash ON access_tokens (refresh_token_hash) WHERE refresh_token_hash IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

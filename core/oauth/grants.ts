@@ -9,9 +9,8 @@ import { str, type Params } from '../params.ts';
 import { consumeCode } from './codes.ts';
 import { invalidGrant, invalidScope, missingParameter } from './oauth-errors.ts';
 import { verifierMatches } from './pkce.ts';
-import { consumeRefreshToken } from './refresh.ts';
 import { requestedScopes } from './requested-scopes.ts';
-import { issueToken, type IssuedToken } from './tokens.ts';
+import { findByRefreshToken, issueToken, type IssuedToken } from './tokens.ts';
 import { checkLogin } from './user-credentials.ts';
 
 /** Authenticates the client from the request, or throws invalid_client. */
@@ -69,17 +68,17 @@ export const clientCredentials: GrantHandler = async (core, params, authenticate
   return issueToken(core, client.id, null, scopes);
 };
 
-/** RFC 6749 §6, rotating: the refresh token and the access token it came with are both
- * replaced. The new scopes may only narrow the old ones. */
+/** RFC 6749 §6, rotating: the access token the refresh token came with is revoked and a new
+ * pair issued; using a refresh token twice fails. The new scopes may only narrow the old ones. */
 export const refreshToken: GrantHandler = async (core, params, authenticate) => {
   const presented = required(params, 'refresh_token');
   const client = await authenticate();
-  const used = await consumeRefreshToken(core, presented);
-  const previous = used?.accessToken ?? null;
-  if (used === null || previous === null || previous.revokedAt !== null || used.record.applicationId !== client.id) throw invalidGrant();
-  const scopes = requestedScopes({ scope: str(params, 'scope') || used.record.scopes.join(' ') }, used.record.scopes);
+  const previous = await findByRefreshToken(core, presented);
+  if (previous === null || previous.revokedAt !== null || previous.accountId === null || previous.applicationId !== client.id) throw invalidGrant();
+  const scopes = requestedScopes({ scope: str(params, 'scope') || previous.scopes.join(' ') }, previous.scopes);
   if (scopes === null) throw invalidScope();
-  await refuseDisabledUser(core, used.record.accountId);
-  await core.storage.oauth.revokeToken(previous.id, core.clock.now());
-  return issueToken(core, client.id, used.record.accountId, scopes);
+  await refuseDisabledUser(core, previous.accountId);
+  // The atomic step: of two concurrent refreshes with one token, only one gets past here.
+  if ((await core.storage.oauth.revokeTokenByRefreshHash(previous.refreshTokenHash ?? '', core.clock.now())) === null) throw invalidGrant();
+  return issueToken(core, client.id, previous.accountId, scopes);
 };

@@ -8,7 +8,7 @@ import type { Core } from '../core.ts';
 import { str } from '../params.ts';
 import { authenticateClient, clientCredentials } from './client-auth.ts';
 import { revokeRefused } from './oauth-errors.ts';
-import { consumeRefreshToken } from './refresh.ts';
+import { findByRefreshToken } from './tokens.ts';
 
 export async function revokeEndpoint(core: Core, request: ApiRequest): Promise<ApiResponse> {
   const params = { ...request.query, ...request.body };
@@ -16,18 +16,11 @@ export async function revokeEndpoint(core: Core, request: ApiRequest): Promise<A
   if (client === null) throw revokeRefused();
   const token = str(params, 'token') ?? '';
   if (token === '') return json({});
-  const now = core.clock.now();
-  const accessToken = await core.storage.oauth.findTokenByHash(core.secrets.sha256(token));
-  if (accessToken !== null) {
-    if (accessToken.applicationId !== client.id) throw revokeRefused();
-    await core.storage.oauth.revokeToken(accessToken.id, now);
-    return json({});
-  }
-  if (core.config.refreshTokens) {
-    // A refresh token ends with the access token it came with.
-    const used = await consumeRefreshToken(core, token);
-    if (used !== null && used.record.applicationId !== client.id) throw revokeRefused();
-    if (used?.accessToken) await core.storage.oauth.revokeToken(used.accessToken.id, now);
-  }
+  // The token may be an access token or (when they are on) a refresh token; revoking either
+  // ends the access token, and only its own application may do it.
+  const accessToken = (await core.storage.oauth.findTokenByHash(core.secrets.sha256(token))) ?? (await findByRefreshToken(core, token));
+  if (accessToken === null) return json({});
+  if (accessToken.applicationId !== client.id) throw revokeRefused();
+  await core.storage.oauth.revokeToken(accessToken.id, core.clock.now());
   return json({});
 }

@@ -8,7 +8,6 @@ import { str } from '../params.ts';
 import { authenticateClient, clientCredentials } from './client-auth.ts';
 import * as grants from './grants.ts';
 import { invalidClient, missingParameter, NO_STORE, unsupportedGrantType } from './oauth-errors.ts';
-import { issueRefreshToken } from './refresh.ts';
 import { renderToken } from './tokens.ts';
 
 const GRANTS: Readonly<Record<string, grants.GrantHandler>> = {
@@ -34,8 +33,5 @@ export async function tokenEndpoint(core: Core, request: ApiRequest): Promise<Ap
     return client;
   };
   const issued = await grant(core, params, authenticate);
-  const body: Record<string, unknown> = renderToken(issued);
-  // Refresh tokens go with user tokens only (RFC 6749 §4.4.3: none for client credentials).
-  if (core.config.refreshTokens && issued.token.accountId !== null) body['refresh_token'] = await issueRefreshToken(core, issued.token);
-  return { status: 200, type: 'json', body, headers: { ...NO_STORE } };
+  return { status: 200, type: 'json', body: renderToken(issued), headers: { ...NO_STORE } };
 }

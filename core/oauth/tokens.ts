@@ -20,30 +20,42 @@ export async function lookupToken(core: Core, raw: string | null | undefined): P
 export interface IssuedToken {
   /** The token itself: shown once, never stored. */
   accessToken: string;
+  /** With config.refreshTokens, for user tokens (RFC 6749 §4.4.3: none for client credentials). */
+  refreshToken: string | null;
   token: AccessToken;
 }
 
 export async function issueToken(core: Core, applicationId: Id, accountId: Id | null, scopes: readonly string[]): Promise<IssuedToken> {
   const accessToken = core.secrets.randomToken(32);
+  const refreshToken = core.config.refreshTokens && accountId !== null ? core.secrets.randomToken(32) : null;
   const token: AccessToken = {
     id: core.ids.next(),
     tokenHash: core.secrets.sha256(accessToken),
     applicationId,
     accountId,
     scopes: [...scopes],
+    refreshTokenHash: refreshToken === null ? null : core.secrets.sha256(refreshToken),
     createdAt: core.clock.now(),
     revokedAt: null,
   };
   await core.storage.oauth.createToken(token);
-  return { accessToken, token };
+  return { accessToken, refreshToken, token };
+}
+
+/** The token a refresh token was issued with (revoked or not), when refresh tokens are on. */
+export async function findByRefreshToken(core: Core, refreshToken: string): Promise<AccessToken | null> {
+  if (!core.config.refreshTokens || refreshToken === '') return null;
+  return core.storage.oauth.findTokenByRefreshHash(core.secrets.sha256(refreshToken));
 }
 
 /** The token endpoint's response (reference oauth.md §5): created_at in epoch seconds. */
-export function renderToken(issued: IssuedToken) {
-  return {
+export function renderToken(issued: IssuedToken): Record<string, string | number> {
+  const body: Record<string, string | number> = {
     access_token: issued.accessToken,
     token_type: 'Bearer',
     scope: issued.token.scopes.join(' '),
     created_at: Math.floor(issued.token.createdAt / 1000),
   };
+  if (issued.refreshToken !== null) body['refresh_token'] = issued.refreshToken;
+  return body;
 }

@@ -12,7 +12,9 @@
 //   selects by cursor: maxId = strictly older, sinceId = strictly newer (newest first),
 //   minId = the `limit` items immediately newer than minId (still returned newest first).
 // - Returned objects are copies: mutating them never changes the store.
-// - Uniqueness violations throw StorageConflict with the name of the broken rule.
+// - Uniqueness violations throw StorageConflict with the name of the broken rule: 'username',
+//   'email', 'media', 'id' (a taken primary id), 'reblog', 'clientId', 'tokenHash',
+//   'refreshTokenHash', 'codeHash', 'idHash'.
 
 import type {
   AccessToken,
@@ -312,6 +314,12 @@ export interface OAuthRepository {
   findTokenByHash(tokenHash: string): Promise<AccessToken | null>;
   /** ATOMIC. true when the token was live. */
   revokeToken(id: Id, at: Millis): Promise<boolean>;
+  /** The token issued with this refresh token; includes revoked tokens. */
+  findTokenByRefreshHash(refreshTokenHash: string): Promise<AccessToken | null>;
+  /** ATOMIC. Revokes the live token that carries this refresh token and returns it as it was
+   * (revokedAt null); null when no live token carries it. Two concurrent calls never both get it,
+   * so a refresh token can be used once. */
+  revokeTokenByRefreshHash(refreshTokenHash: string, at: Millis): Promise<AccessToken | null>;
   createCode(code: AuthorizationCode): Promise<void>;
   /** ATOMIC. Marks the code used and returns it, unless it was used or expired before `now`:
    * then null. Two concurrent calls never both get the code. */

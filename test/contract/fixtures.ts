@@ -199,7 +199,7 @@ export function application(id: Id, o: Partial<Application> = {}): Application {
 }
 
 export function token(id: Id, applicationId: Id, accountId: Id | null, o: Partial<AccessToken> = {}): AccessToken {
-  return { id, tokenHash: `token-hash-${id}`, applicationId, accountId, scopes: ['read'], createdAt: T0, revokedAt: null, ...o };
+  return { id, tokenHash: `token-hash-${id}`, applicationId, accountId, scopes: ['read'], refreshTokenHash: null, createdAt: T0, revokedAt: null, ...o };
 }
 
 export function code(id: Id, applicationId: Id, accountId: Id, o: Partial<AuthorizationCode> = {}): AuthorizationCode {

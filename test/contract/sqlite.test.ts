@@ -9,6 +9,7 @@ import t from 'tap';
 import type { Id, Status } from '../../core/model.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import { SCHEMA_VERSION, openSqliteStorage } from '../../adapters/sqlite/index.ts';
+import { MIGRATIONS } from '../../adapters/sqlite/schema.ts';
 import { openDb, type Db } from '../../adapters/sqlite/db.ts';
 import { IdSeq, POST, T0, account, application, boost, code, mark, poll, scheduled, status } from './fixtures.ts';
 import { PIN_MAX, hammer, type HammerResult, type HammerSetup } from './sqlite-hammer.ts';
@@ -80,6 +81,21 @@ t.test('sqlite: schema migrations are recorded and applied once', async (t) => {
   raw.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)').run(SCHEMA_VERSION + 1);
   raw.close();
   t.throws(() => openSqliteStorage({ path }), { message: new RegExp(`schema version ${SCHEMA_VERSION + 1}`) }, 'a file from a newer schema is refused');
+});
+
+t.test('sqlite: a version-1 file is upgraded in place and keeps its data', async (t) => {
+  const path = join(dir, 'v1.db');
+  const raw = new DatabaseSync(path);
+  raw.exec(must(MIGRATIONS[0]));
+  raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
+  raw.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (1, 0)').run();
+  raw.prepare("INSERT INTO access_tokens (id, token_hash, application_id, account_id, scopes, created_at, revoked_at) VALUES (5, 'old-token', 6, NULL, '[\"read\"]', 1, NULL)").run();
+  raw.close();
+  const storage = openSqliteStorage({ path });
+  t.strictSame(await storage.oauth.findTokenByHash('old-token'), {
+    id: '5', tokenHash: 'old-token', applicationId: '6', accountId: null, scopes: ['read'], refreshTokenHash: null, createdAt: 1, revokedAt: null,
+  }, 'the old token reads with refreshTokenHash null');
+  await storage.close();
 });
 
 t.test('sqlite: ids are stored as 64-bit INTEGERs', async (t) => {

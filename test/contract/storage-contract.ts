@@ -1134,6 +1134,31 @@ export function storageContract(t: Test, adapterName: string, open: OpenStore): 
     await rejectsConflict(t, w.s.oauth.createToken(token(w.id(), app1.id, alice.id, { tokenHash: t1.tokenHash })), 'tokenHash', 'a taken token hash');
   });
 
+  it('oauth: refresh tokens belong to their access token and are used once', async (t, w) => {
+    const alice = await w.account();
+    const app = application(w.id());
+    await w.s.oauth.createApplication(app);
+    const withRefresh = token(w.id(), app.id, alice.id, { refreshTokenHash: 'refresh-1' });
+    const without = token(w.id(), app.id, alice.id);
+    await w.s.oauth.createToken(withRefresh);
+    await w.s.oauth.createToken(without);
+    t.strictSame(await w.s.oauth.findTokenByHash(withRefresh.tokenHash), withRefresh, 'the refresh digest is stored with the token');
+    t.strictSame(await w.s.oauth.findTokenByRefreshHash('refresh-1'), withRefresh, 'findTokenByRefreshHash');
+    t.equal(await w.s.oauth.findTokenByRefreshHash('nope'), null, 'findTokenByRefreshHash: unknown');
+    const raced = await Promise.all([w.s.oauth.revokeTokenByRefreshHash('refresh-1', T0 + 5), w.s.oauth.revokeTokenByRefreshHash('refresh-1', T0 + 6)]);
+    t.equal(raced.filter((r) => r !== null).length, 1, 'two concurrent uses: one wins');
+    t.strictSame(raced.find((r) => r !== null), withRefresh, 'the winner gets the token as it was (live)');
+    t.equal((await w.s.oauth.findTokenByHash(withRefresh.tokenHash))?.revokedAt !== null, true, 'and the token is revoked');
+    t.equal(await w.s.oauth.revokeTokenByRefreshHash('refresh-1', T0 + 7), null, 'used again: null');
+    t.equal(await w.s.oauth.revokeTokenByRefreshHash('nope', T0), null, 'unknown: null');
+    const revokedFirst = token(w.id(), app.id, alice.id, { refreshTokenHash: 'refresh-2' });
+    await w.s.oauth.createToken(revokedFirst);
+    await w.s.oauth.revokeToken(revokedFirst.id, T0 + 8);
+    t.equal(await w.s.oauth.revokeTokenByRefreshHash('refresh-2', T0 + 9), null, 'the token was revoked: its refresh token is dead');
+    t.equal((await w.s.oauth.findTokenByHash(without.tokenHash))?.revokedAt, null, 'other tokens untouched');
+    await rejectsConflict(t, w.s.oauth.createToken(token(w.id(), app.id, alice.id, { refreshTokenHash: 'refresh-2' })), 'refreshTokenHash', 'a taken refresh digest');
+  });
+
   it('oauth: authorization codes and web sessions', async (t, w) => {
     const alice = await w.account();
     const app = application(w.id());
