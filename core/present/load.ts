@@ -13,19 +13,24 @@ function unique(ids: Iterable<Id>): Id[] {
   return [...new Set(ids)];
 }
 
+/** Most statuses have no media, poll or boosted original: skip those reads entirely. */
+function many<T>(ids: readonly Id[], read: (ids: readonly Id[]) => Promise<T[]>): Promise<T[]> {
+  return ids.length === 0 ? Promise.resolve([]) : read(ids);
+}
+
 export async function loadStatusBundle(core: Core, statuses: readonly Status[], viewer: Account | null): Promise<StatusBundle> {
   const { storage } = core;
   const known = new Map(statuses.map((s) => [s.id, s]));
   const missingOriginals = unique(statuses.flatMap((s) => (s.reblogOfId !== null && !known.has(s.reblogOfId) ? [s.reblogOfId] : [])));
-  const originals = await storage.statuses.getMany(missingOriginals);
+  const originals = await many(missingOriginals, (ids) => storage.statuses.getMany(ids));
   const all = [...statuses, ...originals];
   const byId = new Map(all.map((s) => [s.id, s]));
   const pollIds = unique(all.flatMap((s) => (s.pollId === null ? [] : [s.pollId])));
   const [accounts, applications, media, polls, cards] = await Promise.all([
     storage.accounts.getMany(unique(all.flatMap((s) => [s.accountId, ...s.mentionIds]))),
-    storage.oauth.getApplicationsMany(unique(all.flatMap((s) => (s.applicationId === null ? [] : [s.applicationId])))),
-    storage.media.getMany(unique(all.flatMap((s) => s.mediaIds))),
-    storage.polls.getMany(pollIds),
+    many(unique(all.flatMap((s) => (s.applicationId === null ? [] : [s.applicationId]))), (ids) => storage.oauth.getApplicationsMany(ids)),
+    many(unique(all.flatMap((s) => s.mediaIds)), (ids) => storage.media.getMany(ids)),
+    many(pollIds, (ids) => storage.polls.getMany(ids)),
     storage.cards.forStatuses(unique(all.map((s) => s.id))),
   ]);
   const now = core.clock.now();
@@ -33,7 +38,7 @@ export async function loadStatusBundle(core: Core, statuses: readonly Status[], 
   if (viewer !== null) {
     const [state, pollVotes, filters] = await Promise.all([
       storage.interactions.viewerState(viewer.id, [...byId.keys()], unique(all.map((s) => s.conversationId))),
-      storage.polls.votesBy(viewer.id, pollIds),
+      pollIds.length === 0 ? Promise.resolve(new Map<Id, number[]>()) : storage.polls.votesBy(viewer.id, pollIds),
       storage.filters.listBy(viewer.id),
     ]);
     viewerBundle = { state, pollVotes, filters: filters.filter((f) => isActive(f, now)) };
