@@ -87,11 +87,11 @@ export function signInPage(core: Core, view: SignInPage, options: PageOptions = 
 ${view.error === undefined ? '' : `<p class="error" role="alert">${e(view.error)}</p>`}
 <form method="post" action="/auth/sign_in">
 ${hiddenFields({ [CSRF_FIELD]: view.csrfToken, ...carried })}
-<label for="username">E-mail address or username</label>
-<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${e(view.login ?? '')}">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
+<label for="user_email">E-mail address or username</label>
+<input id="user_email" name="user[email]" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${e(view.login ?? '')}">
+<label for="user_password">Password</label>
+<input id="user_password" name="user[password]" type="password" autocomplete="current-password" required>
+<button type="submit">Log in</button>
 </form>`;
   return page(core, 'Sign in', content, options);
 }

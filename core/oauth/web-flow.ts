@@ -53,10 +53,12 @@ export async function showSignIn(core: Core, request: ApiRequest): Promise<ApiRe
   return signIn(core, await ensureSession(core, request.cookies), carried, await applicationName(core, carried));
 }
 
-/** The login and password as our form names them, or as Mastodon's (user[email], user[password]). */
+/** The login and password under Mastodon's field names (user[email], user[password]), which
+ * the form uses so that anything scripted against Mastodon's sign-in page works here; plain
+ * username/password are accepted too. */
 function credentialsOf(params: Params): { login: string; password: string } {
   const user = obj(params, 'user') ?? {};
-  return { login: str(params, 'username') ?? str(user, 'email') ?? '', password: str(params, 'password') ?? str(user, 'password') ?? '' };
+  return { login: str(user, 'email') ?? str(params, 'username') ?? '', password: str(user, 'password') ?? str(params, 'password') ?? '' };
 }
 
 /** POST /auth/sign_in: on success a fresh session, then back to the authorize page. */

@@ -66,7 +66,7 @@ t.test('a real browser through the authorization pages', async (t) => {
     t.equal(await page.title(), 'Sign in - Rookery');
     await page.getByLabel('E-mail address or username').fill('alice@example.com');
     await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(/\/oauth\/authorize\?/);
     t.equal(await page.title(), 'Authorization required - Rookery');
     t.match(await page.locator('main').innerText(), /Browser test would like permission to access your account, @alice@rookery\.test/);

@@ -110,7 +110,7 @@ export class Browser {
     let res = await this.get(`/oauth/authorize?${query}`);
     const signIn = forms(res.body).find((form) => form.action === '/auth/sign_in');
     if (signIn !== undefined) {
-      res = await this.post('/auth/sign_in', { ...signIn.fields, username: login, password });
+      res = await this.post('/auth/sign_in', { ...signIn.fields, 'user[email]': login, 'user[password]': password });
       if (res.statusCode !== 303 || res.location === undefined) throw new Error(`sign-in failed: ${res.statusCode}`);
       res = await this.get(res.location);
     }

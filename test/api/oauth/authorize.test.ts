@@ -99,9 +99,9 @@ t.test('the sign-in page and its session cookie', async (t) => {
   t.match(res.body, /<html lang="en">/);
   t.match(res.body, /<title>Sign in - Rookery<\/title>/);
   t.match(res.body, /<main>/);
-  t.match(res.body, /<label for="username">E-mail address or username<\/label>\s*<input id="username" name="username"/);
-  t.match(res.body, /<label for="password">Password<\/label>\s*<input id="password" name="password" type="password"/);
-  t.match(res.body, /<button type="submit">Sign in<\/button>/);
+  t.match(res.body, /<label for="user_email">E-mail address or username<\/label>\s*<input id="user_email" name="user\[email\]"/);
+  t.match(res.body, /<label for="user_password">Password<\/label>\s*<input id="user_password" name="user\[password\]" type="password"/);
+  t.match(res.body, /<button type="submit">Log in<\/button>/);
   t.notMatch(res.body, /<script/i, 'no JavaScript needed');
   const form = forms(res.body)[0];
   t.equal(form?.action, '/auth/sign_in');
