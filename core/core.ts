@@ -5,7 +5,7 @@ import type { RookeryConfig } from './config.ts';
 import { dispatch } from './events/dispatch.ts';
 import type { DomainEvent } from './events/events.ts';
 import { smallIds, snowflakeIds, type IdGenerator } from './ids.ts';
-import { HookRegistry } from './plugins.ts';
+import { HookRegistry } from './plugin-host.ts';
 import type { EventBus } from './ports/bus.ts';
 import type { Clock } from './ports/clock.ts';
 import { silentLogger, type Logger } from './ports/logger.ts';

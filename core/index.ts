@@ -5,7 +5,7 @@ export { createRookery, type Rookery, type RookeryOptions } from './rookery.ts';
 export { createCore, type Core, type CoreDeps } from './core.ts';
 export { resolveConfig, defaultLimits, MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, type ConfigInput, type Limits, type RookeryConfig } from './config.ts';
 export { RookeryError, texts } from './errors.ts';
-export { HookRegistry, type EventListener, type Job, type PluginHost, type PublishDraft, type PublishHook, type PublishOutcome, type RookeryPlugin } from './plugins.ts';
+export { HookRegistry, type EventListener, type Job, type PluginHost, type PublishDraft, type PublishHook, type PublishOutcome, type RookeryPlugin } from './plugin-host.ts';
 export type { ApiRequest, ApiResponse, AuthRule, Caller, Endpoint, HttpMethod, TokenLookup, UploadedFile } from './api/types.ts';
 export { json } from './api/types.ts';
 export type { DomainEvent, DomainEventType } from './events/events.ts';

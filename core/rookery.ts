@@ -11,7 +11,7 @@ import { supportingEndpoints } from './api/supporting.ts';
 import type { Caller, Endpoint, TokenLookup } from './api/types.ts';
 import { createCore, type Core, type CoreDeps } from './core.ts';
 import { lookupToken } from './oauth/tokens.ts';
-import type { RookeryPlugin } from './plugins.ts';
+import type { RookeryPlugin } from './plugin-host.ts';
 
 export interface RookeryOptions extends CoreDeps {
   plugins?: readonly RookeryPlugin[];

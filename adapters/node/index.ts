@@ -5,7 +5,7 @@ import { resolveConfig, type ConfigInput } from '../../core/config.ts';
 import type { EventBus } from '../../core/ports/bus.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
-import type { RookeryPlugin } from '../../core/plugins.ts';
+import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import { createRookery, type Rookery } from '../../core/rookery.ts';
 import { createInProcessBus } from '../memory/bus.ts';
 import { systemClock } from './clock.ts';

@@ -5,7 +5,7 @@ import type { Core } from '../core.ts';
 import { texts, unprocessable } from '../errors.ts';
 import type { Account, Id } from '../model.ts';
 import { bool, present, str, type Params } from '../params.ts';
-import type { PublishDraft } from '../plugins.ts';
+import type { PublishDraft } from '../plugin-host.ts';
 import { countStatusCharacters, extractEntities, formatText, normalizeTag, type MentionLink } from '../text/index.ts';
 import { accountUrl, tagUrl } from '../urls.ts';
 

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { json } from '../../core/api/types.ts';
 import { obj, strArray } from '../../core/params.ts';
-import type { RookeryPlugin } from '../../core/plugins.ts';
+import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import { harness } from '../helpers/harness.ts';
 
 t.test('a publish hook takes over media_ids and attaches media atomically with the status', async (t) => {

@@ -12,7 +12,7 @@ import type { Core } from '../../core/core.ts';
 import type { Account, Application } from '../../core/model.ts';
 import { registerApplication } from '../../core/oauth/apps.ts';
 import { issueToken } from '../../core/oauth/tokens.ts';
-import type { RookeryPlugin } from '../../core/plugins.ts';
+import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { Storage } from '../../core/ports/storage.ts';

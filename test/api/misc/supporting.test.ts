@@ -2,7 +2,7 @@
 
 import t from 'tap';
 import { harness } from '../../helpers/harness.ts';
-import type { RookeryPlugin } from '../../../core/plugins.ts';
+import type { RookeryPlugin } from '../../../core/plugin-host.ts';
 import { json } from '../../../core/api/types.ts';
 import { follow, ids, post, remoteAccount } from '../../helpers/api.ts';
 
