@@ -1,7 +1,7 @@
 // The visibility matrix: 4 visibilities × author / follower / mentioned / stranger / anonymous
-// × view / context / boost / pin / favourite. Anonymous callers meet the endpoint guard first
-// (write operations need a token), then the policy; the expected outcome is the HTTP status
-// and, for refusals with a text, that text.
+// × view / context / boost / pin / favourite (the table is in test/helpers/visibility-matrix.ts,
+// shared with the same matrix over HTTP). Anonymous callers meet the endpoint guard first
+// (write operations need a token), then the policy.
 
 import t from 'tap';
 import { authorize } from '../../core/api/guard.ts';
@@ -24,14 +24,12 @@ import {
   type ViewerFacts,
 } from '../../core/policy.ts';
 import { account, status } from '../helpers/fixtures.ts';
+import { EXPECTED, OPS, ROLES, VISIBILITIES_IN_MATRIX, type Op, type Role } from '../helpers/visibility-matrix.ts';
 
 const author = account({ username: 'author' });
 const follower = account({ username: 'follower' });
 const mentioned = account({ username: 'mentioned' });
 const stranger = account({ username: 'stranger' });
-
-type Role = 'author' | 'follower' | 'mentioned' | 'stranger' | 'anonymous';
-type Op = 'view' | 'context' | 'boost' | 'pin' | 'favourite';
 
 const facts: Record<Role, ViewerFacts> = {
   author: { viewerId: author.id, followsAuthor: false, blockedByAuthor: false, blocksAuthor: false },
@@ -39,44 +37,6 @@ const facts: Record<Role, ViewerFacts> = {
   mentioned: { viewerId: mentioned.id, followsAuthor: false, blockedByAuthor: false, blocksAuthor: false },
   stranger: { viewerId: stranger.id, followsAuthor: false, blockedByAuthor: false, blocksAuthor: false },
   anonymous: anonymousFacts,
-};
-
-const OTHERS = "422 Validation failed: Someone else's toot cannot be pinned";
-const NON_PUBLIC = '422 Validation failed: Non-public toot cannot be pinned';
-const NOT_ALLOWED = '403 This action is not allowed';
-const NOT_FOUND = '404 Record not found';
-const NO_TOKEN = '401 The access token is invalid';
-
-//                      author        follower      mentioned     stranger      anonymous
-const expected: Record<Visibility, Record<Op, [string, string, string, string, string]>> = {
-  public: {
-    view: ['200', '200', '200', '200', '200'],
-    context: ['200', '200', '200', '200', '200'],
-    boost: ['200', '200', '200', '200', NO_TOKEN],
-    pin: ['200', OTHERS, OTHERS, OTHERS, NO_TOKEN],
-    favourite: ['200', '200', '200', '200', NO_TOKEN],
-  },
-  unlisted: {
-    view: ['200', '200', '200', '200', '200'],
-    context: ['200', '200', '200', '200', '200'],
-    boost: ['200', '200', '200', '200', NO_TOKEN],
-    pin: [NON_PUBLIC, OTHERS, OTHERS, OTHERS, NO_TOKEN],
-    favourite: ['200', '200', '200', '200', NO_TOKEN],
-  },
-  private: {
-    view: ['200', '200', '200', NOT_FOUND, NOT_FOUND],
-    context: ['200', '200', '200', NOT_FOUND, NOT_FOUND],
-    boost: ['200', NOT_ALLOWED, NOT_ALLOWED, NOT_FOUND, NO_TOKEN],
-    pin: [NON_PUBLIC, OTHERS, OTHERS, NOT_FOUND, NO_TOKEN],
-    favourite: ['200', '200', '200', NOT_FOUND, NO_TOKEN],
-  },
-  direct: {
-    view: ['200', NOT_FOUND, '200', NOT_FOUND, NOT_FOUND],
-    context: ['200', NOT_FOUND, '200', NOT_FOUND, NOT_FOUND],
-    boost: [NOT_ALLOWED, NOT_FOUND, NOT_ALLOWED, NOT_FOUND, NO_TOKEN],
-    pin: [NON_PUBLIC, NOT_FOUND, OTHERS, NOT_FOUND, NO_TOKEN],
-    favourite: ['200', NOT_FOUND, '200', NOT_FOUND, NO_TOKEN],
-  },
 };
 
 const checks = { view: checkView, context: checkContext, boost: checkBoost, pin: checkPin, favourite: checkFavourite };
@@ -95,12 +55,12 @@ function outcome(op: Op, role: Role, visibility: Visibility): string {
   }
 }
 
-const roles: Role[] = ['author', 'follower', 'mentioned', 'stranger', 'anonymous'];
-for (const visibility of Object.keys(expected) as Visibility[]) {
+const roles = ROLES;
+for (const visibility of VISIBILITIES_IN_MATRIX) {
   t.test(`${visibility} status`, async (t) => {
-    for (const op of Object.keys(expected[visibility]) as Op[]) {
+    for (const op of OPS) {
       roles.forEach((role, index) => {
-        t.equal(outcome(op, role, visibility), expected[visibility][op][index], `${op} by ${role}`);
+        t.equal(outcome(op, role, visibility), EXPECTED[visibility][op][index], `${op} by ${role}`);
       });
     }
   });

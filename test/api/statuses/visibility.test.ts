@@ -1,51 +1,11 @@
 // The visibility matrix over HTTP: 4 visibilities × author / follower / mentioned / stranger /
-// anonymous × view / context / boost / pin / favourite, with real follows and mentions.
+// anonymous × view / context / boost / pin / favourite, with real follows and mentions. The
+// expected table is shared with the pure policy test (test/helpers/visibility-matrix.ts).
 
 import t from 'tap';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { follow, post } from '../../helpers/statuses.ts';
-
-const OTHERS = "422 Validation failed: Someone else's toot cannot be pinned";
-const NON_PUBLIC = '422 Validation failed: Non-public toot cannot be pinned';
-const NOT_ALLOWED = '403 This action is not allowed';
-const NOT_FOUND = '404 Record not found';
-const NO_TOKEN = '401 The access token is invalid';
-
-type Role = 'author' | 'follower' | 'mentioned' | 'stranger' | 'anonymous';
-type Op = 'view' | 'context' | 'boost' | 'pin' | 'favourite';
-const ROLES: Role[] = ['author', 'follower', 'mentioned', 'stranger', 'anonymous'];
-
-//                           author        follower      mentioned     stranger      anonymous
-const EXPECTED: Record<string, Record<Op, string[]>> = {
-  public: {
-    view: ['200', '200', '200', '200', '200'],
-    context: ['200', '200', '200', '200', '200'],
-    boost: ['200', '200', '200', '200', NO_TOKEN],
-    pin: ['200', OTHERS, OTHERS, OTHERS, NO_TOKEN],
-    favourite: ['200', '200', '200', '200', NO_TOKEN],
-  },
-  unlisted: {
-    view: ['200', '200', '200', '200', '200'],
-    context: ['200', '200', '200', '200', '200'],
-    boost: ['200', '200', '200', '200', NO_TOKEN],
-    pin: [NON_PUBLIC, OTHERS, OTHERS, OTHERS, NO_TOKEN],
-    favourite: ['200', '200', '200', '200', NO_TOKEN],
-  },
-  private: {
-    view: ['200', '200', '200', NOT_FOUND, NOT_FOUND],
-    context: ['200', '200', '200', NOT_FOUND, NOT_FOUND],
-    boost: ['200', NOT_ALLOWED, NOT_ALLOWED, NOT_FOUND, NO_TOKEN],
-    pin: [NON_PUBLIC, OTHERS, OTHERS, NOT_FOUND, NO_TOKEN],
-    favourite: ['200', '200', '200', NOT_FOUND, NO_TOKEN],
-  },
-  direct: {
-    view: ['200', NOT_FOUND, '200', NOT_FOUND, NOT_FOUND],
-    context: ['200', NOT_FOUND, '200', NOT_FOUND, NOT_FOUND],
-    boost: [NOT_ALLOWED, NOT_FOUND, NOT_ALLOWED, NOT_FOUND, NO_TOKEN],
-    pin: [NON_PUBLIC, NOT_FOUND, OTHERS, NOT_FOUND, NO_TOKEN],
-    favourite: ['200', NOT_FOUND, '200', NOT_FOUND, NO_TOKEN],
-  },
-};
+import { EXPECTED, OPS, ROLES, VISIBILITIES_IN_MATRIX, type Op, type Role } from '../../helpers/visibility-matrix.ts';
 
 const REQUEST: Record<Op, { method: 'GET' | 'POST'; suffix: string }> = {
   view: { method: 'GET', suffix: '' },
@@ -70,18 +30,18 @@ t.after(async () => {
   await h.close();
 });
 
-for (const visibility of Object.keys(EXPECTED)) {
+for (const visibility of VISIBILITIES_IN_MATRIX) {
   t.test(`${visibility} status`, async (t) => {
     const author = users.author as TestUser;
     const subject = await post(h, author, { status: `Hi @mentioned, this is ${visibility}`, visibility });
     t.equal(subject.mentions.length, 1, 'the mention resolved');
-    for (const op of Object.keys(EXPECTED[visibility] ?? {}) as Op[]) {
+    for (const op of OPS) {
       for (const [index, role] of ROLES.entries()) {
         const user = users[role];
         const { method, suffix } = REQUEST[op];
         const res = await h.request(method, `/api/v1/statuses/${subject.id}${suffix}`, user ? { token: user.token } : {});
         const got = res.statusCode === 200 ? '200' : `${res.statusCode} ${res.json?.error}`;
-        t.equal(got, EXPECTED[visibility]?.[op]?.[index], `${op} by ${role}`);
+        t.equal(got, EXPECTED[visibility][op][index], `${op} by ${role}`);
       }
     }
   });
