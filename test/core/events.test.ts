@@ -6,7 +6,7 @@ import t from 'tap';
 import { createInProcessBus } from '../../adapters/memory/bus.ts';
 import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
 import { harness, record, type Harness, type TestUser } from '../helpers/harness.ts';
-import { act, follow, post } from '../helpers/statuses.ts';
+import { act, followInStore, post } from '../helpers/api.ts';
 
 let h: Harness;
 let alice: TestUser;
@@ -34,7 +34,7 @@ t.beforeEach(async () => {
   alice = await h.user('alice');
   fan = await h.user('fan');
   stranger = await h.user('stranger');
-  await follow(h, fan, alice);
+  await followInStore(h, fan, alice);
   listening = await record(h.bus, channelsFor());
 });
 t.afterEach(async () => {
@@ -101,7 +101,7 @@ t.test('a muted conversation notifies nothing', async (t) => {
 
 t.test('boost: a reblog notification and the boost in the booster\'s home and followers\' homes, not public', async (t) => {
   const s = await post(h, stranger, 'original');
-  await follow(h, fan, stranger);
+  await followInStore(h, fan, stranger);
   listening.messages.length = 0;
   const boost = await act(h, alice, s.id, 'reblog');
   t.same(got(), [`timeline:${alice.account.id} update`, `timeline:${fan.account.id} update`, `timeline:${stranger.account.id} notification`].sort());

@@ -1,14 +1,43 @@
-// Small helpers for the API tests: publishing through POST /api/v1/statuses, following, and
-// reading Link headers.
+// Small helpers for the API tests: publishing and acting on statuses, following (through the
+// API, or straight into the store), reading Link headers, remote accounts and statuses.
 
 import type { Account, Status } from '../../core/model.ts';
+import { account, status } from './fixtures.ts';
 import type { Harness, TestUser } from './harness.ts';
 
-/** Publishes through the API and returns the rendered status (fails loudly otherwise). */
-export async function post(h: Harness, user: TestUser, status: string, extra: Record<string, unknown> = {}): Promise<any> {
-  const res = await h.request('POST', '/api/v1/statuses', { token: user.token, payload: { status, ...extra } });
+/** Publishes through the API (a text, or a whole body) and returns the rendered status; fails loudly otherwise. */
+export async function post(h: Harness, user: TestUser, status: string | Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<any> {
+  const payload = typeof status === 'string' ? { status, ...extra } : { ...status, ...extra };
+  const res = await h.request('POST', '/api/v1/statuses', { token: user.token, payload });
   if (res.statusCode !== 200) throw new Error(`publish failed: ${res.statusCode} ${res.body}`);
   return res.json;
+}
+
+/** POST /api/v1/statuses/:id/<action>, as `user` (or anonymously). */
+export function act(h: Harness, user: TestUser | null, id: string, action: string, payload?: Record<string, unknown>) {
+  const options: { token?: string; payload?: unknown } = {};
+  if (user) options.token = user.token;
+  if (payload) options.payload = payload;
+  return h.request('POST', `/api/v1/statuses/${id}/${action}`, options);
+}
+
+/** GET /api/v1/statuses/:id[suffix], as `user` (or anonymously). */
+export function view(h: Harness, user: TestUser | null, id: string, suffix = '') {
+  return h.request('GET', `/api/v1/statuses/${id}${suffix}`, user ? { token: user.token } : {});
+}
+
+/** A follow written straight to the store: for tests of other things than following. */
+export async function followInStore(h: Harness, follower: TestUser, target: TestUser): Promise<void> {
+  const outcome = await h.core.storage.relationships.follow({
+    id: h.core.ids.next(),
+    accountId: follower.account.id,
+    targetAccountId: target.account.id,
+    showReblogs: true,
+    notify: false,
+    languages: null,
+    createdAt: h.core.clock.now(),
+  });
+  if (outcome !== 'created') throw new Error('follow failed');
 }
 
 export async function follow(h: Harness, from: TestUser, to: TestUser, payload: Record<string, unknown> = {}): Promise<any> {
@@ -41,62 +70,30 @@ export function links(headers: Record<string, unknown>): Record<string, string> 
 
 /** A remote account, written straight to the store (there is no federation to bring one). */
 export async function remoteAccount(h: Harness, username: string, domain = 'far.example'): Promise<Account> {
-  const account: Account = {
+  const remote = account({
     id: h.core.ids.next(),
     username,
     domain,
-    displayName: '',
-    note: '',
-    locked: false,
-    bot: false,
-    discoverable: true,
-    fields: [],
-    avatarUrl: null,
-    headerUrl: null,
     url: `https://${domain}/@${username}`,
     uri: `https://${domain}/users/${username}`,
     createdAt: h.clock.now(),
-    statusesCount: 0,
-    followersCount: 0,
-    followingCount: 0,
-    lastStatusAt: null,
-  };
-  await h.core.storage.accounts.create(account);
-  return account;
+  });
+  await h.core.storage.accounts.create(remote);
+  return remote;
 }
 
 /** A public status of a remote account, written straight to the store. */
 export async function remoteStatus(h: Harness, author: Account, text: string, overrides: Partial<Status> = {}): Promise<Status> {
   const id = h.core.ids.next();
-  const status: Status = {
+  const remote = status(author, {
     id,
-    accountId: author.id,
-    local: false,
     uri: `https://${author.domain}/users/${author.username}/statuses/${id}`,
     url: `https://${author.domain}/@${author.username}/${id}`,
     text,
     content: `<p>${text}</p>`,
-    spoilerText: '',
-    sensitive: false,
-    visibility: 'public',
-    language: 'en',
-    inReplyToId: null,
-    inReplyToAccountId: null,
-    reblogOfId: null,
-    conversationId: id,
-    applicationId: null,
-    mentionIds: [],
-    tags: [],
-    mediaIds: [],
-    pollId: null,
     createdAt: h.clock.now(),
-    editedAt: null,
-    deletedAt: null,
-    repliesCount: 0,
-    reblogsCount: 0,
-    favouritesCount: 0,
     ...overrides,
-  };
-  await h.core.storage.statuses.create(status, { countForAuthor: true, countReplyOf: null });
-  return status;
+  });
+  await h.core.storage.statuses.create(remote, { countForAuthor: true, countReplyOf: null });
+  return remote;
 }

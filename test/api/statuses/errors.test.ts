@@ -3,7 +3,7 @@
 
 import t from 'tap';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
-import { post } from '../../helpers/statuses.ts';
+import { post } from '../../helpers/api.ts';
 import { issueToken } from '../../../core/oauth/tokens.ts';
 
 interface Op {

@@ -3,7 +3,7 @@
 
 import t from 'tap';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
-import { act, follow, post, view } from '../../helpers/statuses.ts';
+import { act, followInStore, post, view } from '../../helpers/api.ts';
 
 let h: Harness;
 let alice: TestUser;
@@ -170,5 +170,5 @@ t.test('followers with notify on get a status notification', async (t) => {
   const s = await post(h, alice, 'news');
   const notes = await h.request('GET', '/api/v1/notifications', { token: bob.token });
   t.same(notes.json.map((n: { type: string; status: { id: string } }) => [n.type, n.status.id]), [['status', s.id]]);
-  void follow;
+
 });

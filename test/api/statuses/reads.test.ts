@@ -3,7 +3,7 @@
 
 import t from 'tap';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
-import { act, follow, post, view } from '../../helpers/statuses.ts';
+import { act, followInStore, post, view } from '../../helpers/api.ts';
 
 t.test('context: ancestors from the thread start down, descendants depth-first, self-replies first', async (t) => {
   const h = await harness();
@@ -124,7 +124,7 @@ t.test('GET /api/v1/statuses?id[]= returns the visible ones in order', async (t)
   const c = await post(h, alice, 'c');
   const res = await h.request('GET', `/api/v1/statuses?id[]=${c.id}&id[]=${b.id}&id[]=${a.id}&id[]=123`, { token: bob.token });
   t.same(res.json.map((s: { id: string }) => s.id), [c.id, a.id]);
-  await follow(h, bob, alice);
+  await followInStore(h, bob, alice);
   const asFollower = await h.request('GET', `/api/v1/statuses?id[]=${b.id}`, { token: bob.token });
   t.same(asFollower.json.map((s: { id: string }) => s.id), [b.id]);
   const tooMany = await h.request('GET', `/api/v1/statuses?${Array.from({ length: 21 }, (_, i) => `id[]=${i + 1}`).join('&')}`);

@@ -3,7 +3,7 @@
 
 import t from 'tap';
 import { harness, record, type Harness, type TestUser } from '../../helpers/harness.ts';
-import { act, post, view } from '../../helpers/statuses.ts';
+import { act, post, view } from '../../helpers/api.ts';
 
 let h: Harness;
 let alice: TestUser;

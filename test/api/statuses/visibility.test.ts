@@ -4,7 +4,7 @@
 
 import t from 'tap';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
-import { follow, post } from '../../helpers/statuses.ts';
+import { followInStore, post } from '../../helpers/api.ts';
 import { EXPECTED, OPS, ROLES, VISIBILITIES_IN_MATRIX, type Op, type Role } from '../../helpers/visibility-matrix.ts';
 
 const REQUEST: Record<Op, { method: 'GET' | 'POST'; suffix: string }> = {
@@ -24,7 +24,7 @@ t.before(async () => {
   users.follower = await h.user('follower');
   users.mentioned = await h.user('mentioned');
   users.stranger = await h.user('stranger');
-  await follow(h, users.follower, users.author);
+  await followInStore(h, users.follower, users.author);
 });
 t.after(async () => {
   await h.close();
@@ -59,7 +59,7 @@ t.test('the signed-in view carries per-user flags; the anonymous one does not', 
 t.test('a private status is hidden from a former follower after unfollowing', async (t) => {
   const author = users.author as TestUser;
   const fan = await h.user('fan');
-  await follow(h, fan, author);
+  await followInStore(h, fan, author);
   const s = await post(h, author, { status: 'for followers', visibility: 'private' });
   t.equal((await h.request('GET', `/api/v1/statuses/${s.id}`, { token: fan.token })).statusCode, 200);
   await h.core.storage.relationships.unfollow(fan.account.id, author.account.id);
