@@ -3,7 +3,7 @@
 
 import t from 'tap';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
-import { act, followInStore, post, view } from '../../helpers/api.ts';
+import { act, post, view } from '../../helpers/api.ts';
 
 let h: Harness;
 let alice: TestUser;

@@ -2,7 +2,7 @@
 // the preview card (17), the batch read, and limited-federation (whitelist) mode.
 
 import t from 'tap';
-import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
+import { harness, type TestUser } from '../../helpers/harness.ts';
 import { act, followInStore, post, view } from '../../helpers/api.ts';
 
 t.test('context: ancestors from the thread start down, descendants depth-first, self-replies first', async (t) => {
