@@ -7,6 +7,7 @@ import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit, ResponseObject, RouteOptions, Server } from '@hapi/hapi';
 import type { ApiRequest, ApiResponse, Endpoint, HttpMethod, TokenLookup } from '../../core/api/types.ts';
 import { RookeryError } from '../../core/errors.ts';
+import type { Logger } from '../../core/ports/logger.ts';
 import type { Rookery } from '../../core/rookery.ts';
 import { bearerScheme, lookupOf } from './auth.ts';
 import { parseBody, parseQuery } from './params.ts';
@@ -46,20 +47,22 @@ function toBoom(err: unknown): Boom.Boom {
   return Boom.boomify(err instanceof Error ? err : new Error(String(err)), { statusCode: 500 });
 }
 
-/** Mastodon's error body: {"error": text} plus any extra members (error_description, details). */
-function renderError(request: Request, h: ResponseToolkit) {
+/** Mastodon's error body: {"error": text} plus any extra members (error_description, details).
+ * A server error shows the client nothing of its cause; the logger gets it (path only: the
+ * query string may carry a token). */
+const renderError = (logger: Logger) => (request: Request, h: ResponseToolkit) => {
   const response = request.response;
   if (!Boom.isBoom(response)) return h.continue;
   const status = response.output.statusCode;
   const extra = (response.data ?? {}) as Record<string, unknown>;
-  if (status >= 500) request.log(['error', 'rookery'], response);
+  if (status >= 500) logger.error({ err: response, method: request.method.toUpperCase(), path: request.path }, 'request failed');
   const body = { error: status >= 500 ? 'Internal server error' : response.message, ...(status >= 500 ? {} : extra) };
   const reply = h.response(body).code(status);
   for (const [name, value] of Object.entries(response.output.headers)) {
     if (value !== undefined) reply.header(name, String(value));
   }
   return reply;
-}
+};
 
 function toHapiResponse(h: ResponseToolkit, response: ApiResponse): ResponseObject {
   let reply: ResponseObject;
@@ -107,7 +110,7 @@ function routeFor(endpoint: Endpoint, rookery: Rookery, maxBytes: number) {
   const options: RouteOptions = {
     auth: { strategy: 'rookery', mode: 'required' },
     state: { parse: true, failAction: 'ignore' },
-    ext: { onPreResponse: { method: renderError } },
+    ext: { onPreResponse: { method: renderError(rookery.core.logger) } },
     handler: async (request, h) => {
       try {
         const api = toApiRequest(request, lookupOf(request), rookery, endpoint);
@@ -148,7 +151,7 @@ export const rookeryHapi: Plugin<RookeryHapiOptions> = {
         path: '/api/{any*}',
         options: {
           cors: CORS,
-          ext: { onPreResponse: { method: renderError } },
+          ext: { onPreResponse: { method: renderError(rookery.core.logger) } },
           handler: () => {
             throw Boom.notFound('Not Found');
           },

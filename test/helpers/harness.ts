@@ -15,6 +15,7 @@ import { issueToken } from '../../core/oauth/tokens.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
 import type { Clock } from '../../core/ports/clock.ts';
+import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import { createRookery, type Rookery } from '../../core/rookery.ts';
 
@@ -34,6 +35,7 @@ export interface HarnessOptions {
   plugins?: RookeryPlugin[];
   storage?: Storage;
   bus?: EventBus;
+  logger?: Logger;
   /** Really listen (127.0.0.1, an ephemeral port) and make config.baseUrl that address, for
    * tests that drive a real browser or HTTP client. */
   listen?: boolean;
@@ -78,6 +80,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     secrets: createNodeSecrets({ scryptN: 1024 }),
   };
   if (options.plugins) deps.plugins = options.plugins;
+  if (options.logger) deps.logger = options.logger;
   const rookery = await createRookery(deps);
   const server = Hapi.server({ port: 0, host: '127.0.0.1' });
   await server.register({ plugin: rookeryHapi, options: { rookery } });
