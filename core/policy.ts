@@ -43,6 +43,15 @@ export function canView(status: Status, facts: ViewerFacts): boolean {
   }
 }
 
+/** The visibilities canView lets this viewer read of one author's statuses, mentions aside:
+ * what a store query may narrow to before canView checks each status. */
+export function readableVisibilities(facts: ViewerFacts, authorId: Id): Visibility[] {
+  if (facts.viewerId === null) return ['public', 'unlisted'];
+  if (facts.viewerId === authorId) return ['public', 'unlisted', 'private', 'direct'];
+  if (facts.blockedByAuthor) return [];
+  return facts.followsAuthor ? ['public', 'unlisted', 'private'] : ['public', 'unlisted'];
+}
+
 /** Public and hashtag timelines and streams: public, not a boost, not a reply to someone else. */
 export function isPublicTimelineStatus(status: Status): boolean {
   return (

@@ -2,11 +2,12 @@
 
 import type { Core } from '../core.ts';
 import { compareIds } from '../ids.ts';
-import type { Account, Status, Visibility } from '../model.ts';
+import type { Account, Status } from '../model.ts';
 import { fillPage, type Slice } from '../paging.ts';
 import type { Page, StatusQuery } from '../ports/storage.ts';
 import { normalizeTag } from '../text/index.ts';
-import { filterVisible } from '../viewer.ts';
+import { readableVisibilities } from '../policy.ts';
+import { factsOf, filterVisible, viewerFacts } from '../viewer.ts';
 
 export interface AccountStatusesOptions {
   onlyMedia?: boolean | undefined;
@@ -16,26 +17,15 @@ export interface AccountStatusesOptions {
   tagged?: string | undefined;
 }
 
-/** The visibilities the viewer may read on an author's profile, and whether statuses that
- * mention the viewer are readable whatever their visibility. The policy (canView) still
- * checks every status afterwards. */
-function readableOn(author: Account, viewer: Account | null, followsAuthor: boolean): Pick<StatusQuery, 'visibilities' | 'orMentioning'> {
-  if (viewer === null) return { visibilities: ['public', 'unlisted'] };
-  if (viewer.id === author.id) return { visibilities: ['public', 'unlisted', 'private', 'direct'] };
-  const visibilities: Visibility[] = followsAuthor ? ['public', 'unlisted', 'private'] : ['public', 'unlisted'];
-  return { visibilities, orMentioning: viewer.id };
-}
-
 export async function accountStatuses(core: Core, viewer: Account | null, author: Account, page: Page, options: AccountStatusesOptions): Promise<Slice<Status>> {
-  let followsAuthor = false;
-  if (viewer !== null && viewer.id !== author.id) {
-    const [facts] = await core.storage.relationships.relationships(viewer.id, [author.id]);
-    if (facts?.blockedBy) return { items: [], next: null, prev: null };
-    followsAuthor = (facts?.following ?? null) !== null;
-  }
+  const facts = factsOf(await viewerFacts(core, viewer, [author.id]), viewer, author.id);
+  const visibilities = readableVisibilities(facts, author.id);
+  if (visibilities.length === 0) return { items: [], next: null, prev: null };
   const tagged = options.tagged === undefined ? undefined : normalizeTag(options.tagged.replace(/^#/, ''));
   const query: StatusQuery = {
-    ...readableOn(author, viewer, followsAuthor),
+    visibilities,
+    // A mentioned viewer may read a private or direct status whatever they follow.
+    orMentioning: viewer !== null && viewer.id !== author.id ? viewer.id : undefined,
     authorId: author.id,
     onlyMedia: options.onlyMedia,
     excludeReblogs: options.excludeReblogs,

@@ -19,6 +19,7 @@ import {
   checkView,
   countsAsReply,
   countsForAuthor,
+  readableVisibilities,
   isHashtagTimelineStatus,
   isPublicTimelineStatus,
   type ViewerFacts,
@@ -117,4 +118,14 @@ t.test('timeline and counter rules', async (t) => {
   t.equal(countsAsReply(reply(stranger.id, 'unlisted')), true);
   t.equal(countsAsReply(reply(stranger.id, 'private')), false);
   t.equal(countsAsReply(status(author)), false);
+});
+
+t.test('readableVisibilities narrows queries exactly as canView decides (mentions aside)', async (t) => {
+  const others: ViewerFacts[] = [facts.author, facts.follower, facts.stranger, facts.anonymous, { ...facts.follower, blockedByAuthor: true }];
+  for (const viewer of others) {
+    const readable = readableVisibilities(viewer, author.id);
+    for (const visibility of ['public', 'unlisted', 'private', 'direct'] as const) {
+      t.equal(readable.includes(visibility), canView(status(author, { visibility }), viewer), `${visibility} for ${viewer.viewerId ?? 'anonymous'}${viewer.blockedByAuthor ? ' (blocked)' : ''}`);
+    }
+  }
 });
