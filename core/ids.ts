@@ -3,11 +3,10 @@
 // as JS numbers: comparisons go through compareIds and arithmetic through BigInt.
 
 import type { Clock } from './ports/clock.ts';
+import type { IdGenerator } from './ports/ids.ts';
 import type { Id, Millis } from './model.ts';
 
-export interface IdGenerator {
-  next(): Id;
-}
+export type { IdGenerator } from './ports/ids.ts';
 
 /** `random16` gives the starting sequence (processes sharing a store then rarely collide, and a
  * collision is caught by the store's primary key rather than silently merged). */

@@ -10,6 +10,6 @@ export type { ApiRequest, ApiResponse, AuthRule, Caller, Endpoint, HttpMethod, T
 export { json } from './api/types.ts';
 export type { DomainEvent, DomainEventType } from './events/events.ts';
 export { channels } from './events/channels.ts';
-export { compareIds, isId, snowflakeIds, type IdGenerator } from './ids.ts';
+export { compareIds, isId, snowflakeIds } from './ids.ts';
 export * from './ports/index.ts';
 export type * from './model.ts';
