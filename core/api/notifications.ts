@@ -42,6 +42,15 @@ function unreadLimit(params: Params): number {
 }
 
 export function notificationEndpoints(core: Core): Endpoint[] {
+  /** v1 and v2 answer the unread count alike. */
+  const unreadCount = (path: string): Endpoint => ({
+    method: 'GET',
+    path,
+    auth: 'user',
+    scopes: READ,
+    handle: async (request) => json({ count: await unreadNotificationCount(core, actorOf(request), unreadLimit(paramsOf(request))) }),
+  });
+
   return [
     {
       method: 'GET',
@@ -55,13 +64,7 @@ export function notificationEndpoints(core: Core): Endpoint[] {
         return pagedJson(core, request, await presentNotifications(core, slice.items, viewer), slice);
       },
     },
-    {
-      method: 'GET',
-      path: '/api/v1/notifications/unread_count',
-      auth: 'user',
-      scopes: READ,
-      handle: async (request) => json({ count: await unreadNotificationCount(core, actorOf(request), unreadLimit(paramsOf(request))) }),
-    },
+    unreadCount('/api/v1/notifications/unread_count'),
     {
       method: 'GET',
       path: '/api/v1/notifications/:id',
@@ -104,13 +107,7 @@ export function notificationEndpoints(core: Core): Endpoint[] {
         return pagedJson(core, request, renderGrouped(await presentNotifications(core, slice.items, viewer), true), slice);
       },
     },
-    {
-      method: 'GET',
-      path: '/api/v2/notifications/unread_count',
-      auth: 'user',
-      scopes: READ,
-      handle: async (request) => json({ count: await unreadNotificationCount(core, actorOf(request), unreadLimit(paramsOf(request))) }),
-    },
+    unreadCount('/api/v2/notifications/unread_count'),
     {
       method: 'GET',
       path: '/api/v2/notifications/:group_key',
