@@ -1,7 +1,7 @@
 // Creating notifications: who gets told about what, and when they must not be.
 
 import type { Core } from './core.ts';
-import type { Id, Mute, Notification, NotificationType, Status } from './model.ts';
+import type { Follow, Id, Mute, Notification, NotificationType, Status } from './model.ts';
 import { countsForAuthor } from './policy.ts';
 
 export interface NotificationDraft {
@@ -43,15 +43,16 @@ export async function notify(core: Core, draft: NotificationDraft): Promise<Noti
   return notification;
 }
 
-/** A new status tells the accounts it mentions, and followers who asked to be told of posts. */
-export async function notifyAboutNewStatus(core: Core, status: Status): Promise<void> {
+/** A new status tells the accounts it mentions, and the author's local followers (`followers`)
+ * who asked to be told of posts. */
+export async function notifyAboutNewStatus(core: Core, status: Status, followers: readonly Follow[]): Promise<void> {
   for (const id of status.mentionIds) {
     await notify(core, { recipientId: id, type: 'mention', fromAccountId: status.accountId, status });
   }
   const isThreadStart = status.inReplyToAccountId === null || status.inReplyToAccountId === status.accountId;
   if (!countsForAuthor(status) || !isThreadStart) return;
   const mentioned = new Set(status.mentionIds);
-  for (const follow of await core.storage.relationships.localFollowers(status.accountId)) {
+  for (const follow of followers) {
     if (follow.notify && !mentioned.has(follow.accountId)) {
       await notify(core, { recipientId: follow.accountId, type: 'status', fromAccountId: status.accountId, status });
     }

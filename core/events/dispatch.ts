@@ -7,15 +7,18 @@ import { presentNotifications, presentStatus } from '../present/load.ts';
 import { audienceOf } from './audience.ts';
 import { channels } from './channels.ts';
 import type { DomainEvent } from './events.ts';
-import { routeStatus, type RouteKind } from './routing.ts';
+import { routeStatus, type Audience, type RouteKind } from './routing.ts';
 import { filterVisible, withoutHiddenAccounts } from '../viewer.ts';
 
 export async function dispatch(core: Core, event: DomainEvent): Promise<void> {
   switch (event.type) {
-    case 'status.created':
-      await notifyAboutNewStatus(core, event.status);
-      await publishStatus(core, event.status, 'update');
+    case 'status.created': {
+      // One read of the audience serves both the notifications and the routing.
+      const audience = await audienceOf(core, event.status);
+      await notifyAboutNewStatus(core, event.status, audience.followers);
+      await publishStatus(core, event.status, 'update', audience);
       return;
+    }
     case 'status.updated':
       await publishStatus(core, event.status, 'status.update');
       await notifyBoostersOfEdit(core, event.status);
@@ -60,8 +63,8 @@ export async function dispatch(core: Core, event: DomainEvent): Promise<void> {
 /** Sends a status to every channel that shows it, rendered once per viewer (anonymously for
  * public channels) and only for channels someone listens to. A viewer who may not see it, or
  * who blocks or mutes someone in it, does not get it. */
-async function publishStatus(core: Core, status: Status, kind: RouteKind): Promise<void> {
-  const routes = routeStatus(status, await audienceOf(core, status), kind);
+async function publishStatus(core: Core, status: Status, kind: RouteKind, audience?: Audience): Promise<void> {
+  const routes = routeStatus(status, audience ?? (await audienceOf(core, status)), kind);
   const payloads = new Map<Id | null, string | null>();
   for (const route of routes) {
     if (!(await core.bus.hasSubscribers(route.channel))) continue;
