@@ -2,7 +2,8 @@
 // domain types and ports an adapter or plugin implements.
 
 export { createRookery, type Rookery, type RookeryOptions } from './rookery.ts';
-export { createCore, type Core, type CoreDeps } from './core.ts';
+export type { Core } from './core.ts';
+export { createCore, type CoreDeps } from './create-core.ts';
 export { resolveConfig, defaultLimits, MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, type ConfigInput, type Limits, type RookeryConfig } from './config.ts';
 export { RookeryError, texts } from './errors.ts';
 export { HookRegistry, type EventListener, type Job, type PluginHost, type PublishDraft, type PublishHook, type PublishOutcome, type RookeryPlugin } from './plugin-host.ts';

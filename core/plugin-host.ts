@@ -7,33 +7,12 @@
 // - periodic jobs (publishing due scheduled statuses, closing polls), claimed through storage
 //   so that one process runs each.
 
-import type { Endpoint, Params } from './api/types.ts';
+import type { Endpoint } from './api/types.ts';
 import type { Core } from './core.ts';
 import type { DomainEvent, DomainEventType } from './events/events.ts';
-import type { Account, Id, Poll, Status, Visibility } from './model.ts';
+import type { BoundJob, BoundListener, BoundPublishHook, Hooks, PublishDraft, PublishOutcome } from './hooks.ts';
 
-/** A status about to be published (or edited), after the core parsed its own parameters. */
-export interface PublishDraft {
-  account: Account;
-  /** Every request parameter, as received. */
-  params: Params;
-  text: string;
-  spoilerText: string;
-  sensitive: boolean;
-  visibility: Visibility;
-  language: string | null;
-  inReplyTo: Status | null;
-  applicationId: Id | null;
-  idempotencyKey: string | null;
-  /** Set by a media hook: attachments in order. */
-  mediaIds: Id[];
-  /** Set by a poll hook: the poll to insert with the status. */
-  poll: Poll | null;
-  /** true for an edit of an existing status. */
-  editing: boolean;
-}
-
-export type PublishOutcome = void | { divert: unknown };
+export type { PublishDraft, PublishOutcome } from './hooks.ts';
 
 export interface PublishHook {
   /** The publish parameters this hook takes over, e.g. ['media_ids'] or ['poll']. */
@@ -67,25 +46,18 @@ export interface RookeryPlugin {
   register(host: PluginHost): void | Promise<void>;
 }
 
-/** What the plugins registered, as the core reads it. */
-export class HookRegistry {
+/** What the plugins registered, each entry bound to the core it was registered with. */
+export class HookRegistry implements Hooks {
   readonly endpoints: Endpoint[] = [];
-  readonly publishHooks: PublishHook[] = [];
-  readonly jobs: Job[] = [];
-  readonly #listeners = new Map<DomainEventType, EventListener[]>();
+  readonly publishHooks: BoundPublishHook[] = [];
+  readonly jobs: BoundJob[] = [];
+  readonly #listeners = new Map<DomainEventType, BoundListener[]>();
 
-  listenersOf(type: DomainEventType): readonly EventListener[] {
+  listenersOf(type: DomainEventType): readonly BoundListener[] {
     return this.#listeners.get(type) ?? [];
   }
 
-  addListener(type: DomainEventType, listener: EventListener): void {
-    const list = this.#listeners.get(type) ?? [];
-    list.push(listener);
-    this.#listeners.set(type, list);
-  }
-
-  /** The hook that takes over a publish parameter, if any plugin does. */
-  hookFor(param: string): PublishHook | undefined {
+  hookFor(param: string): BoundPublishHook | undefined {
     return this.publishHooks.find((hook) => hook.params.includes(param));
   }
 
@@ -93,9 +65,13 @@ export class HookRegistry {
     return {
       core,
       addEndpoint: (endpoint) => void this.endpoints.push(endpoint),
-      onPublish: (hook) => void this.publishHooks.push(hook),
-      on: (type, listener) => this.addListener(type, listener as unknown as EventListener),
-      addJob: (job) => void this.jobs.push(job),
+      onPublish: (hook) => void this.publishHooks.push({ params: hook.params, prepare: (draft) => hook.prepare(draft, core) }),
+      on: (type, listener) => {
+        const list = this.#listeners.get(type) ?? [];
+        list.push((event) => (listener as unknown as EventListener)(event, core));
+        this.#listeners.set(type, list);
+      },
+      addJob: (job) => void this.jobs.push({ name: job.name, intervalMs: job.intervalMs, run: () => job.run(core) }),
     };
   }
 }

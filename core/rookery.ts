@@ -9,7 +9,8 @@ import { registrationEndpoints } from './api/registration.ts';
 import { statusEndpoints } from './api/statuses.ts';
 import { supportingEndpoints } from './api/supporting.ts';
 import type { Caller, Endpoint, TokenLookup } from './api/types.ts';
-import { createCore, type Core, type CoreDeps } from './core.ts';
+import type { Core } from './core.ts';
+import { createCore, type CoreDeps } from './create-core.ts';
 import { lookupToken } from './oauth/tokens.ts';
 import type { RookeryPlugin } from './plugin-host.ts';
 
@@ -40,8 +41,8 @@ function uniqueRoutes(endpoints: readonly Endpoint[]): Endpoint[] {
 }
 
 export async function createRookery(options: RookeryOptions): Promise<Rookery> {
-  const core = createCore(options);
-  for (const plugin of options.plugins ?? []) await plugin.register(core.hooks.hostFor(core));
+  const { core, registry } = createCore(options);
+  for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core));
   const endpoints = uniqueRoutes([
     ...core.hooks.endpoints,
     ...oauthEndpoints(core),
@@ -60,7 +61,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
     startJobs() {
       const timers = core.hooks.jobs.map((job) =>
         setInterval(() => {
-          job.run(core).catch((err: unknown) => core.logger.error({ err, job: job.name }, 'job failed'));
+          job.run().catch((err: unknown) => core.logger.error({ err, job: job.name }, 'job failed'));
         }, job.intervalMs),
       );
       const stop = () => {

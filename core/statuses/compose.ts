@@ -5,7 +5,7 @@ import type { Core } from '../core.ts';
 import { texts, unprocessable } from '../errors.ts';
 import type { Account, Id } from '../model.ts';
 import { bool, present, str, type Params } from '../params.ts';
-import type { PublishDraft } from '../plugin-host.ts';
+import type { PublishDraft } from '../hooks.ts';
 import { countStatusCharacters, extractEntities, formatText, normalizeTag, type MentionLink } from '../text/index.ts';
 import { accountUrl, tagUrl } from '../urls.ts';
 
@@ -29,7 +29,7 @@ export function refuseUnhandledParams(core: Core, params: Params, names: readonl
 export async function runPublishHooks(core: Core, draft: PublishDraft, names: readonly string[]): Promise<{ divert: unknown } | null> {
   for (const hook of core.hooks.publishHooks) {
     if (!hook.params.some((name) => names.includes(name) && present(draft.params, name))) continue;
-    const outcome = await hook.prepare(draft, core);
+    const outcome = await hook.prepare(draft);
     if (outcome && 'divert' in outcome) return outcome;
   }
   return null;

@@ -7,7 +7,7 @@ import { notFound } from '../errors.ts';
 import { normalizeLanguage } from '../languages.ts';
 import type { Account, Status, StatusEdit } from '../model.ts';
 import { str, type Params } from '../params.ts';
-import type { PublishDraft } from '../plugin-host.ts';
+import type { PublishDraft } from '../hooks.ts';
 import { findLive, findVisible } from '../viewer.ts';
 import { readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
 import type { Author } from './publish.ts';

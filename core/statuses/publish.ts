@@ -7,7 +7,7 @@ import { notFound, RookeryError, texts, unprocessable } from '../errors.ts';
 import { normalizeLanguage } from '../languages.ts';
 import { VISIBILITIES, type Account, type Id, type Status, type User, type Visibility } from '../model.ts';
 import { str, type Params } from '../params.ts';
-import type { PublishDraft } from '../plugin-host.ts';
+import type { PublishDraft } from '../hooks.ts';
 import { countsAsReply, countsForAuthor } from '../policy.ts';
 import { StorageConflict } from '../ports/storage.ts';
 import { findVisible } from '../viewer.ts';

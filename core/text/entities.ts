@@ -1,37 +1,11 @@
-// The links Mastodon recognises in plain text. Offsets are JS string indices (UTF-16 code
-// units), end exclusive, so text.slice(start, end) is the entity's source text.
+// Every link Mastodon recognises in plain text, merged from the finders in one pass.
 
 import { findHashtags } from './hashtags.ts';
 import { findMentions } from './mentions.ts';
 import { findUrls } from './urls.ts';
+import type { TextEntity } from './entity-types.ts';
 
-export interface UrlEntity {
-  kind: 'url';
-  url: string;
-  start: number;
-  end: number;
-}
-
-export interface MentionEntity {
-  kind: 'mention';
-  /** As typed, without the '@'. */
-  username: string;
-  /** As typed; null for `@user`. */
-  domain: string | null;
-  /** start/end cover the whole `@user@domain`. */
-  start: number;
-  end: number;
-}
-
-export interface HashtagEntity {
-  kind: 'hashtag';
-  /** As typed, without the '#'. */
-  name: string;
-  start: number;
-  end: number;
-}
-
-export type TextEntity = UrlEntity | MentionEntity | HashtagEntity;
+export type { HashtagEntity, MentionEntity, TextEntity, UrlEntity } from './entity-types.ts';
 
 /**
  * Every entity in `text`, sorted by start and non-overlapping. Like twitter-text's

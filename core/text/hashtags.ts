@@ -1,6 +1,6 @@
 // Hashtags as Mastodon 4.x finds them (Tag::HASHTAG_RE and Extractor#extract_hashtags_with_indices).
 
-import type { HashtagEntity } from './entities.ts';
+import type { HashtagEntity } from './entity-types.ts';
 import { ALPHA, TAG_SEPARATORS, WORD } from './unicode.ts';
 
 const W = `[${WORD}]`;

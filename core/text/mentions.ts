@@ -1,7 +1,7 @@
 // Mentions as Mastodon 4.x finds them: Account::MENTION_RE plus the end_mention_match
 // check twitter-text applies to what follows the match.
 
-import type { MentionEntity } from './entities.ts';
+import type { MentionEntity } from './entity-types.ts';
 import { WORD } from './unicode.ts';
 
 // Usernames start and end with [a-z0-9_]; dots and dashes only inside. ASCII spelled out:

@@ -5,7 +5,7 @@
 // Each part is its own sticky regex tried in sequence; that matches the one big regex
 // because every part after the host is optional and greedy.
 
-import type { UrlEntity } from './entities.ts';
+import type { UrlEntity } from './entity-types.ts';
 
 /** Schemes that are followed by `://`. */
 const WEB_SCHEMES = ['https', 'http', 'dat', 'dweb', 'ipfs', 'ipns', 'ssb', 'gopher', 'gemini'];

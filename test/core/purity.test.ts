@@ -2,33 +2,14 @@
 // framework, no driver, no node: module. This test reads every import in core/ and fails on
 // anything else, so the rule is enforced rather than promised.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { sourceFiles, specifiers } from '../helpers/imports.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const coreDir = join(root, 'core');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** Every module specifier: static imports and re-exports, dynamic import(), require(). */
-export function specifiers(source: string): string[] {
-  const found: string[] = [];
-  const patterns = [
-    /\b(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\sfrom\s+)?['"]([^'"]+)['"]/g,
-    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
-    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
-  ];
-  for (const pattern of patterns) for (const match of source.matchAll(pattern)) if (match[1]) found.push(match[1]);
-  return found;
-}
 
 export function violation(file: string, specifier: string): string | null {
   if (!specifier.startsWith('.')) return `${specifier} is not a file of core/`;
