@@ -1,0 +1,134 @@
+// The one state behind every repository of the memory adapter. Rules that span repositories
+// (counters moved by interactions and follows, boosts deleted with their status, only live
+// statuses seen) need the same maps, so their shape lives here, once; each repository file owns
+// the logic on its own part. Stored objects are private copies: repositories clone in and out.
+
+import type {
+  AccessToken,
+  Account,
+  Application,
+  AuthorizationCode,
+  Block,
+  Filter,
+  Follow,
+  FollowRequest,
+  Id,
+  List,
+  Marker,
+  MediaAttachment,
+  Mute,
+  Notification,
+  Poll,
+  PreviewCard,
+  ScheduledStatus,
+  Status,
+  StatusEdit,
+  StatusMark,
+  User,
+  WebSession,
+} from '../../core/model.ts';
+import { PairTable } from './shared.ts';
+
+export interface Membership {
+  id: Id;
+  listId: Id;
+  accountId: Id;
+}
+
+export interface MemoryState {
+  readonly accounts: Map<Id, Account>;
+  readonly accountByAcct: Map<string, Id>; // acctKey(username, domain) → account id
+  readonly users: Map<Id, User>; // by account id
+  readonly userByEmail: Map<string, Id>; // ASCII-lower-cased e-mail → account id
+
+  readonly statuses: Map<Id, Status>; // soft-deleted ones too
+  readonly liveBoosts: Map<string, Id>; // pair(booster, original) → boost id
+  readonly idempotency: Map<string, { statusId: Id; usedAt: number }>; // pair(account, key)
+  readonly edits: Map<Id, StatusEdit[]>; // status id → revisions
+  readonly editIds: Set<Id>;
+
+  readonly favourites: PairTable<StatusMark>;
+  readonly bookmarks: PairTable<StatusMark>;
+  readonly pins: PairTable<StatusMark>;
+  readonly conversationMutes: Set<string>; // pair(account, conversation)
+
+  readonly follows: PairTable<Follow>;
+  readonly requests: PairTable<FollowRequest>;
+  readonly blocks: PairTable<Block>;
+  readonly mutes: PairTable<Mute>;
+
+  readonly notifications: Map<Id, Notification>;
+  readonly lists: Map<Id, List>;
+  readonly memberships: Map<Id, Membership>;
+  readonly membershipByPair: Map<string, Id>; // pair(list, account) → membership id
+  readonly filters: Map<Id, Filter>;
+  readonly markers: Map<string, Marker>; // pair(account, timeline)
+
+  readonly applications: Map<Id, Application>;
+  readonly applicationByClientId: Map<string, Id>;
+  readonly tokens: Map<Id, AccessToken>;
+  readonly tokenByHash: Map<string, Id>;
+  readonly tokenByRefreshHash: Map<string, Id>;
+  readonly codes: Map<Id, AuthorizationCode>;
+  readonly codeByHash: Map<string, Id>;
+  readonly sessions: Map<Id, WebSession>;
+  readonly sessionByHash: Map<string, Id>;
+
+  readonly mediaById: Map<Id, MediaAttachment>;
+  readonly polls: Map<Id, Poll>;
+  readonly pollVotes: Map<string, number[]>; // pair(poll, account) → choices
+  readonly scheduledById: Map<Id, ScheduledStatus>;
+  readonly cards: Map<Id, PreviewCard>;
+  readonly cardByUrl: Map<string, Id>;
+  readonly statusCards: Map<Id, Id>; // status id → card id
+}
+
+export function createMemoryState(): MemoryState {
+  return {
+    accounts: new Map(),
+    accountByAcct: new Map(),
+    users: new Map(),
+    userByEmail: new Map(),
+
+    statuses: new Map(),
+    liveBoosts: new Map(),
+    idempotency: new Map(),
+    edits: new Map(),
+    editIds: new Set(),
+
+    favourites: new PairTable(),
+    bookmarks: new PairTable(),
+    pins: new PairTable(),
+    conversationMutes: new Set(),
+
+    follows: new PairTable(),
+    requests: new PairTable(),
+    blocks: new PairTable(),
+    mutes: new PairTable(),
+
+    notifications: new Map(),
+    lists: new Map(),
+    memberships: new Map(),
+    membershipByPair: new Map(),
+    filters: new Map(),
+    markers: new Map(),
+
+    applications: new Map(),
+    applicationByClientId: new Map(),
+    tokens: new Map(),
+    tokenByHash: new Map(),
+    tokenByRefreshHash: new Map(),
+    codes: new Map(),
+    codeByHash: new Map(),
+    sessions: new Map(),
+    sessionByHash: new Map(),
+
+    mediaById: new Map(),
+    polls: new Map(),
+    pollVotes: new Map(),
+    scheduledById: new Map(),
+    cards: new Map(),
+    cardByUrl: new Map(),
+    statusCards: new Map(),
+  };
+}
