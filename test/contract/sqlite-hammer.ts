@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import type { Id } from '../../core/model.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
-import { IdSeq, POST, T0, boost, follow, mark, status } from './fixtures.ts';
+import { IdSeq, POST, T0, boost, follow, mark, status } from '../../adapters/testing/fixtures.ts';
 
 export interface HammerSetup {
   authorId: Id;

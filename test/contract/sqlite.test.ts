@@ -11,9 +11,9 @@ import type { Storage } from '../../core/ports/storage.ts';
 import { SCHEMA_VERSION, openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { MIGRATIONS } from '../../adapters/sqlite/schema.ts';
 import { openDb, type Db } from '../../adapters/sqlite/db.ts';
-import { IdSeq, POST, T0, account, application, boost, code, mark, poll, scheduled, status } from './fixtures.ts';
+import { IdSeq, POST, T0, account, application, boost, code, mark, poll, scheduled, status } from '../../adapters/testing/fixtures.ts';
 import { PIN_MAX, hammer, type HammerResult, type HammerSetup } from './sqlite-hammer.ts';
-import { storageContract } from './storage-contract.ts';
+import { storageContract } from '../../adapters/testing/index.ts';
 
 function must<T>(value: T | null | undefined): T {
   if (value === null || value === undefined) throw new Error('expected a value');

@@ -8,8 +8,9 @@
 // - connect (shared adapters): a second, independent connection to the same data (what a
 //   second process would use). The atomic operations are then also raced across connections;
 // - cleanup: close everything and remove the data.
+//
+// The suite only calls the tap methods in ContractTest, so its types do not depend on tap's.
 
-import type { Test } from 'tap';
 import { StorageConflict, type Page, type Storage, type StatusQuery } from '../../core/ports/storage.ts';
 import type { Account, Id, Status, StatusMark, Visibility } from '../../core/model.ts';
 import {
@@ -40,6 +41,16 @@ import {
   token,
   user,
 } from './fixtures.ts';
+
+/** What the suite needs of a tap Test: tap's `t`, and the `t` of each subtest, fit it. The
+ * message is a rest tuple, not optional, so that tap's types fit under exactOptionalPropertyTypes. */
+export interface ContractTest {
+  test(name: string, body: (t: ContractTest) => Promise<void>): unknown;
+  equal(found: unknown, wanted: unknown, ...message: [] | [string]): unknown;
+  strictSame(found: unknown, wanted: unknown, ...message: [] | [string]): unknown;
+  pass(message: string): unknown;
+  fail(message: string): unknown;
+}
 
 export interface StoreHandle {
   storage: Storage;
@@ -95,7 +106,7 @@ class World {
   }
 }
 
-async function rejectsConflict(t: Test, promise: Promise<unknown>, rule: string, message: string): Promise<void> {
+async function rejectsConflict(t: ContractTest, promise: Promise<unknown>, rule: string, message: string): Promise<void> {
   try {
     await promise;
     t.fail(`${message}: expected StorageConflict '${rule}', but it succeeded`);
@@ -106,8 +117,8 @@ async function rejectsConflict(t: Test, promise: Promise<unknown>, rule: string,
 
 const count = <T>(values: readonly T[], wanted: T): number => values.filter((v) => v === wanted).length;
 
-export function storageContract(t: Test, adapterName: string, open: OpenStore): void {
-  const it = (name: string, body: (t: Test, w: World) => Promise<void>): void => {
+export function storageContract(t: ContractTest, adapterName: string, open: OpenStore): void {
+  const it = (name: string, body: (t: ContractTest, w: World) => Promise<void>): void => {
     void t.test(`${adapterName}: ${name}`, async (t) => {
       const handle = await open();
       try {
@@ -118,7 +129,7 @@ export function storageContract(t: Test, adapterName: string, open: OpenStore): 
     });
   };
   /** Runs only when the adapter can open a second connection to the same data. */
-  const shared = (name: string, body: (t: Test, w: World, other: Storage) => Promise<void>): void => {
+  const shared = (name: string, body: (t: ContractTest, w: World, other: Storage) => Promise<void>): void => {
     it(name, async (t, w) => {
       if (!w.handle.connect) {
         t.pass('single-connection adapter: nothing to race across connections');
@@ -133,7 +144,7 @@ export function storageContract(t: Test, adapterName: string, open: OpenStore): 
     });
   };
   /** Runs only for adapters whose data survives a reopen. */
-  const durable = (name: string, body: (t: Test, w: World) => Promise<void>): void => {
+  const durable = (name: string, body: (t: ContractTest, w: World) => Promise<void>): void => {
     it(name, async (t, w) => {
       if (!w.handle.reopen) {
         t.pass('non-durable adapter: no reopen');
