@@ -9,6 +9,19 @@
 //   second process would use). The atomic operations are then also raced across connections;
 // - cleanup: close everything and remove the data.
 //
+// It ships as `rookery/testing`, so an adapter outside this repository runs the same suite.
+// Run it under tap (`npm install --save-dev tap`); `t` is tap's root test, and conflicts must
+// be thrown as the StorageConflict exported by 'rookery':
+//
+//   import t from 'tap';
+//   import { storageContract } from 'rookery/testing';
+//   import { openMyStorage } from '../src/index.ts';
+//
+//   storageContract(t, 'my store', async () => {
+//     const storage = await openMyStorage({ database: `contract-${crypto.randomUUID()}` });
+//     return { storage, cleanup: () => storage.close() }; // also drop the database here
+//   });
+//
 // The suite only calls the tap methods in ContractTest, so its types do not depend on tap's.
 
 import { StorageConflict, type Page, type Storage, type StatusQuery } from '../../core/ports/storage.ts';

@@ -36,6 +36,9 @@ t.test('the packed tarball runs the embedding example in a fresh app', async (t)
   t.ok(existsSync(join(installed, 'dist', 'core', 'index.d.ts')), 'with type declarations');
   t.notOk(existsSync(join(installed, 'core')), 'no TypeScript sources (Node will not strip types under node_modules)');
   t.notOk(existsSync(join(installed, 'dist', 'test')), 'no tests');
+  // The app has no tap: the contract suite must load without it (tap only types its argument).
+  const loaded = run(process.execPath, ['--input-type=module', '-e', "const m = await import('rookery/testing'); console.log(typeof m.storageContract)"], app);
+  t.equal(loaded.trim(), 'function', 'rookery/testing exports storageContract and loads without tap');
   copyFileSync(join(root, 'examples', 'embed-hapi', 'server.ts'), join(app, 'server.ts'));
 
   const port = await freePort();
