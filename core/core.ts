@@ -9,13 +9,17 @@ import type { EventBus } from './ports/bus.ts';
 import type { Clock } from './ports/clock.ts';
 import type { IdGenerator } from './ports/ids.ts';
 import type { Logger } from './ports/logger.ts';
+import type { JobQueue, NewJob } from './ports/queue.ts';
 import type { Secrets } from './ports/secrets.ts';
 import type { Storage } from './ports/storage.ts';
+import type { JobRegistry } from './queue/registry.ts';
 
 export interface Core {
   readonly config: RookeryConfig;
   readonly storage: Storage;
   readonly bus: EventBus;
+  /** Where jobs wait: the store's own durable queue unless another was given. */
+  readonly queue: JobQueue;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   /** For the few ids clients read as JSON integers (applications). */
@@ -23,8 +27,11 @@ export interface Core {
   readonly secrets: Secrets;
   readonly logger: Logger;
   readonly hooks: Hooks;
-  /** Call only after the write that caused the event committed. Side effects (notifications,
-   * stream messages, plugin listeners) run before it resolves; their failures are logged, never
-   * thrown, because the write they follow already succeeded. */
-  emit(event: DomainEvent): Promise<void>;
+  /** Job handlers by name, and the event handlers subscribed to each domain event. */
+  readonly jobs: JobRegistry;
+  /** The jobs that will handle `event`, to hand to the outbox of the storage write that causes
+   * it: the event is then recorded atomically with the write and handled after it committed. */
+  record(event: DomainEvent): NewJob[];
+  /** Queues jobs that belong to no write (a follow-up a handler schedules, a delayed job). */
+  enqueue(jobs: readonly NewJob[]): Promise<void>;
 }

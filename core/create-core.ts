@@ -2,14 +2,15 @@
 
 import type { RookeryConfig } from './config.ts';
 import type { Core } from './core.ts';
-import { dispatch } from './events/dispatch.ts';
 import { smallIds, snowflakeIds, type IdGenerator } from './ids.ts';
 import { HookRegistry } from './plugin-host.ts';
 import type { EventBus } from './ports/bus.ts';
 import type { Clock } from './ports/clock.ts';
 import { silentLogger, type Logger } from './ports/logger.ts';
+import type { JobQueue } from './ports/queue.ts';
 import type { Secrets } from './ports/secrets.ts';
 import type { Storage } from './ports/storage.ts';
+import { JobRegistry } from './queue/registry.ts';
 
 export interface CoreDeps {
   config: RookeryConfig;
@@ -19,34 +20,49 @@ export interface CoreDeps {
   secrets: Secrets;
   logger?: Logger;
   ids?: IdGenerator;
+  /** Default: the store's own queue (storage.jobs), which the outbox writes into. */
+  queue?: JobQueue;
 }
 
-export function createCore(deps: CoreDeps): { core: Core; registry: HookRegistry } {
+export interface CoreParts {
+  core: Core;
+  registry: HookRegistry;
+  /** Called whenever this process recorded or queued jobs, so a local worker can run them soon. */
+  onJobs(listener: () => void): void;
+}
+
+export function createCore(deps: CoreDeps): CoreParts {
   const registry = new HookRegistry();
+  const jobs = new JobRegistry();
+  const ids = deps.ids ?? snowflakeIds(deps.clock, () => deps.secrets.random16());
+  const queue = deps.queue ?? deps.storage.jobs;
+  const listeners: (() => void)[] = [];
+  // Deferred: the write that records the jobs commits before a worker looks for them.
+  const signal = () => {
+    for (const listener of listeners) setTimeout(listener, 0);
+  };
   const core: Core = {
     config: deps.config,
     storage: deps.storage,
     bus: deps.bus,
+    queue,
     clock: deps.clock,
-    ids: deps.ids ?? snowflakeIds(deps.clock, () => deps.secrets.random16()),
+    ids,
     smallIds: smallIds(deps.clock, () => deps.secrets.random16()),
     secrets: deps.secrets,
     logger: deps.logger ?? silentLogger,
     hooks: registry,
-    async emit(event) {
-      try {
-        await dispatch(core, event);
-      } catch (err) {
-        core.logger.error({ err, event: event.type }, 'event side effects failed');
-      }
-      for (const listener of registry.listenersOf(event.type)) {
-        try {
-          await listener(event);
-        } catch (err) {
-          core.logger.error({ err, event: event.type }, 'plugin listener failed');
-        }
-      }
+    jobs,
+    record(event) {
+      const recorded = jobs.jobsFor({ id: ids.next(), event });
+      if (recorded.length > 0) signal();
+      return recorded;
+    },
+    async enqueue(list) {
+      if (list.length === 0) return;
+      await queue.enqueue(list, deps.clock.now());
+      signal();
     },
   };
-  return { core, registry };
+  return { core, registry, onJobs: (listener) => void listeners.push(listener) };
 }

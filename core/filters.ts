@@ -98,8 +98,9 @@ function contextOf(context: readonly string[]): FilterContext[] {
   return [...new Set(context.map((c) => c.trim()).filter((c) => c !== ''))] as FilterContext[];
 }
 
-async function changed(core: Core, actor: Account, filter: Filter | null): Promise<void> {
-  await core.emit({ type: 'filters.changed', accountId: actor.id, filter });
+/** The outbox of a filter change (clients cache filters; live streams filter with them). */
+function changed(core: Core, actor: Account, filter: Filter | null) {
+  return core.record({ type: 'filters.changed', accountId: actor.id, filter });
 }
 
 export async function ownFilter(core: Core, actor: Account, id: string): Promise<Filter> {
@@ -122,8 +123,7 @@ export async function createFilter(core: Core, actor: Account, input: FilterInpu
   };
   checkFilter(filter);
   filter.keywords = applyKeywords(core, [], input.keywords ?? [], true);
-  await core.storage.filters.create(filter);
-  await changed(core, actor, filter);
+  await core.storage.filters.create(filter, () => changed(core, actor, filter));
   return filter;
 }
 
@@ -143,15 +143,14 @@ export async function updateFilter(core: Core, actor: Account, id: string, input
 }
 
 async function save(core: Core, actor: Account, filter: Filter): Promise<Filter> {
-  const saved = await core.storage.filters.replace(filter);
+  const saved = await core.storage.filters.replace(filter, (replaced) => (replaced === null ? [] : changed(core, actor, replaced)));
   if (saved === null) throw notFound();
-  await changed(core, actor, saved);
   return saved;
 }
 
 export async function deleteFilter(core: Core, actor: Account, id: string): Promise<void> {
   const filter = await ownFilter(core, actor, id);
-  if (await core.storage.filters.delete(filter.id)) await changed(core, actor, null);
+  await core.storage.filters.delete(filter.id, (deleted) => (deleted ? changed(core, actor, null) : []));
 }
 
 // Keywords and statuses addressed by their own id (/api/v2/filters/keywords/:id …).

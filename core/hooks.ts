@@ -3,7 +3,6 @@
 // Core type can refer to them without tying the modules into a cycle.
 
 import type { Endpoint, Params } from './api/types.ts';
-import type { DomainEvent, DomainEventType } from './events/events.ts';
 import type { Account, Id, Poll, Status, Visibility } from './model.ts';
 
 /** A status about to be published (or edited), after the core parsed its own parameters. */
@@ -34,8 +33,6 @@ export interface BoundPublishHook {
   prepare(draft: PublishDraft): Promise<PublishOutcome>;
 }
 
-export type BoundListener = (event: DomainEvent) => Promise<void>;
-
 export interface BoundJob {
   readonly name: string;
   readonly intervalMs: number;
@@ -48,5 +45,4 @@ export interface Hooks {
   readonly jobs: readonly BoundJob[];
   /** The hook that takes over a publish parameter, if any plugin does. */
   hookFor(param: string): BoundPublishHook | undefined;
-  listenersOf(type: DomainEventType): readonly BoundListener[];
 }

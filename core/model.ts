@@ -40,6 +40,8 @@ export interface UserSettings {
   defaultLanguage: string | null;
   expandMedia: 'default' | 'show_all' | 'hide_all';
   expandSpoilers: boolean;
+  /** Languages the user reads on public timelines and streams; null: all. */
+  chosenLanguages?: string[] | null;
 }
 
 /** The sign-in side of a local account. */

@@ -13,9 +13,15 @@ import type { Core } from './core.ts';
 import { createCore, type CoreDeps } from './create-core.ts';
 import { lookupToken } from './oauth/tokens.ts';
 import type { RookeryPlugin } from './plugin-host.ts';
+import { NOTIFYING_EVENTS, notificationHandler } from './events/notify.ts';
+import { STREAMED_EVENTS, streamHandler } from './events/fanout.ts';
+import { createWorker, type WorkerOptions } from './queue/worker.ts';
 
 export interface RookeryOptions extends CoreDeps {
   plugins?: readonly RookeryPlugin[];
+  /** Run queued jobs in this process (default true); false for a process that only serves
+   * requests or streams while workers elsewhere run the jobs. Options tune the worker. */
+  worker?: boolean | Pick<WorkerOptions, 'batch' | 'leaseMs' | 'pollMs'>;
 }
 
 export interface Rookery {
@@ -26,7 +32,10 @@ export interface Rookery {
   authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
   /** Starts the plugins' periodic jobs; returns a function that stops them. */
   startJobs(): () => void;
-  /** Stops jobs, then closes the bus and the store. */
+  /** Runs every job that is due now (and those they queue) before it resolves: what a test
+   * awaits instead of sleeping. Needs a worker in this process (the default). */
+  drain(): Promise<void>;
+  /** Stops the worker and jobs, then closes the bus and the store. */
   close(): Promise<void>;
 }
 
@@ -41,8 +50,19 @@ function uniqueRoutes(endpoints: readonly Endpoint[]): Endpoint[] {
 }
 
 export async function createRookery(options: RookeryOptions): Promise<Rookery> {
-  const { core, registry } = createCore(options);
-  for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core));
+  const { core, registry, onJobs } = createCore(options);
+  core.jobs.subscribe('notifications', NOTIFYING_EVENTS, notificationHandler(core));
+  core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
+  for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core, plugin.name));
+  const workerOptions = options.worker ?? true;
+  const worker =
+    workerOptions === false
+      ? null
+      : createWorker({ queue: core.queue, registry: core.jobs, clock: core.clock, logger: core.logger, ...(workerOptions === true ? {} : workerOptions) });
+  if (worker !== null) {
+    onJobs(() => worker.wake());
+    worker.start();
+  }
   const endpoints = uniqueRoutes([
     ...core.hooks.endpoints,
     ...oauthEndpoints(core),
@@ -71,8 +91,13 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
       stoppers.add(stop);
       return stop;
     },
+    async drain() {
+      if (worker === null) throw new Error('drain() needs a worker in this process (worker: false was given)');
+      await worker.drain();
+    },
     async close() {
       for (const stop of [...stoppers]) stop();
+      await worker?.stop();
       await core.bus.close();
       await core.storage.close();
     },

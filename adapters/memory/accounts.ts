@@ -2,6 +2,7 @@ import { StorageConflict, type AccountRepository } from '../../core/ports/storag
 import type { Account, Id } from '../../core/model.ts';
 import { assignDefined, clone, decrement, pair, uniqueIds } from './shared.ts';
 import type { MemoryState } from './state.ts';
+import { recordOutbox } from './jobs.ts';
 
 /** ASCII-only lower case, as SQLite's lower() and the port's "case-insensitive (ASCII)". */
 const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
@@ -60,11 +61,13 @@ export function accountRepository(state: MemoryState): AccountRepository {
       const u = id === undefined ? undefined : users.get(id);
       return u ? clone(u) : null;
     },
-    async updateUser(accountId, patch) {
-      const u = users.get(accountId);
-      if (!u) return null;
-      assignDefined(u, patch);
-      return clone(u);
+    async updateUser(accountId, patch, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        const u = users.get(accountId);
+        if (!u) return null;
+        assignDefined(u, patch);
+        return clone(u);
+      })());
     },
     async countLocalUsers() {
       let n = 0;

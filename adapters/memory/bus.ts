@@ -50,6 +50,9 @@ export function createInProcessBus(): EventBus {
     async hasSubscribers(channel) {
       return (channels.get(channel)?.size ?? 0) > 0;
     },
+    async listening(names) {
+      return new Set(names.filter((channel) => (channels.get(channel)?.size ?? 0) > 0));
+    },
     async close() {
       for (const subs of channels.values()) for (const sub of subs) sub.active = false;
       channels.clear();

@@ -3,15 +3,17 @@ import { StorageConflict, type FilterRepository, type MarkerRepository } from '.
 import type { Marker } from '../../core/model.ts';
 import { clone, pair } from './shared.ts';
 import type { MemoryState } from './state.ts';
+import { recordOutbox } from './jobs.ts';
 
 // ---- filters ----------------------------------------------------------------------------------
 
 export function filterRepository(state: MemoryState): FilterRepository {
   const { filters } = state;
   return {
-    async create(f) {
+    async create(f, outbox) {
       if (filters.has(f.id)) throw new StorageConflict('id');
       filters.set(f.id, clone(f));
+      recordOutbox(state.jobs, outbox, f);
     },
     async get(id) {
       const f = filters.get(id);
@@ -20,13 +22,17 @@ export function filterRepository(state: MemoryState): FilterRepository {
     async listBy(accountId) {
       return [...filters.values()].filter((f) => f.accountId === accountId).sort((a, b) => compareIds(a.id, b.id)).map(clone);
     },
-    async replace(f) {
-      if (!filters.has(f.id)) return null;
-      filters.set(f.id, clone(f));
-      return clone(f);
+    async replace(f, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        if (!filters.has(f.id)) return null;
+        filters.set(f.id, clone(f));
+        return clone(f);
+      })());
     },
-    async delete(id) {
-      return filters.delete(id);
+    async delete(id, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        return filters.delete(id);
+      })());
     },
   };
 }

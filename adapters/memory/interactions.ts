@@ -4,6 +4,7 @@ import type { Id } from '../../core/model.ts';
 import { clone, paginate, pair, uniqueIds } from './shared.ts';
 import type { MemoryState } from './state.ts';
 import { addToStatus, live } from './statuses.ts';
+import { recordOutbox } from './jobs.ts';
 
 export function interactionRepository(state: MemoryState): InteractionRepository {
   const { favourites, bookmarks, pins, conversationMutes, liveBoosts } = state;
@@ -13,11 +14,13 @@ export function interactionRepository(state: MemoryState): InteractionRepository
     return n;
   };
   return {
-    async favourite(m) {
-      if (favourites.get(m.accountId, m.statusId)) return false;
-      favourites.insert(m.accountId, m.statusId, clone(m));
-      addToStatus(state, m.statusId, 'favouritesCount', 1);
-      return true;
+    async favourite(m, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        if (favourites.get(m.accountId, m.statusId)) return false;
+        favourites.insert(m.accountId, m.statusId, clone(m));
+        addToStatus(state, m.statusId, 'favouritesCount', 1);
+        return true;
+      })());
     },
     async unfavourite(accountId, statusId) {
       if (!favourites.remove(accountId, statusId)) return false;

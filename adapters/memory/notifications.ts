@@ -1,14 +1,19 @@
 import { compareIds } from '../../core/ids.ts';
 import { StorageConflict, type NotificationRepository } from '../../core/ports/storage.ts';
-import { clone, paginate } from './shared.ts';
+import { recordOutbox } from './jobs.ts';
+import { clone, pair, paginate } from './shared.ts';
 import type { MemoryState } from './state.ts';
 
 export function notificationRepository(state: MemoryState): NotificationRepository {
   const { notifications } = state;
   return {
-    async create(n) {
+    async create(n, options = {}) {
+      const key = options.key === undefined ? null : pair(n.accountId, options.key);
+      if (key !== null && state.notificationKeys.has(key)) return recordOutbox(state.jobs, options.outbox, false);
       if (notifications.has(n.id)) throw new StorageConflict('id');
       notifications.set(n.id, clone(n));
+      if (key !== null) state.notificationKeys.add(key);
+      return recordOutbox(state.jobs, options.outbox, true);
     },
     async get(accountId, id) {
       const n = notifications.get(id);

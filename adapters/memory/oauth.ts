@@ -2,6 +2,7 @@ import { StorageConflict, type OAuthRepository } from '../../core/ports/storage.
 import type { Application } from '../../core/model.ts';
 import { clone, newestFirst, uniqueIds } from './shared.ts';
 import type { MemoryState } from './state.ts';
+import { recordOutbox } from './jobs.ts';
 
 export function oauthRepository(state: MemoryState): OAuthRepository {
   const { applications, applicationByClientId, tokens, tokenByHash, tokenByRefreshHash, codes, codeByHash, sessions, sessionByHash } = state;
@@ -42,24 +43,28 @@ export function oauthRepository(state: MemoryState): OAuthRepository {
       const tok = id === undefined ? undefined : tokens.get(id);
       return tok ? clone(tok) : null;
     },
-    async revokeTokenByRefreshHash(refreshTokenHash, at) {
-      const id = tokenByRefreshHash.get(refreshTokenHash);
-      const tok = id === undefined ? undefined : tokens.get(id);
-      if (!tok || tok.revokedAt !== null) return null;
-      const before = clone(tok);
-      tok.revokedAt = at;
-      return before;
+    async revokeTokenByRefreshHash(refreshTokenHash, at, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        const id = tokenByRefreshHash.get(refreshTokenHash);
+        const tok = id === undefined ? undefined : tokens.get(id);
+        if (!tok || tok.revokedAt !== null) return null;
+        const before = clone(tok);
+        tok.revokedAt = at;
+        return before;
+      })());
     },
     async findTokenByHash(tokenHash) {
       const id = tokenByHash.get(tokenHash);
       const tok = id === undefined ? undefined : tokens.get(id);
       return tok ? clone(tok) : null;
     },
-    async revokeToken(id, at) {
-      const tok = tokens.get(id);
-      if (!tok || tok.revokedAt !== null) return false;
-      tok.revokedAt = at;
-      return true;
+    async revokeToken(id, at, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        const tok = tokens.get(id);
+        if (!tok || tok.revokedAt !== null) return false;
+        tok.revokedAt = at;
+        return true;
+      })());
     },
     async createCode(c) {
       if (codes.has(c.id)) throw new StorageConflict('id');

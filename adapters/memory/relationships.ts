@@ -4,9 +4,10 @@ import type { Id } from '../../core/model.ts';
 import { addToAccount } from './accounts.ts';
 import { clone, paginate } from './shared.ts';
 import type { MemoryState } from './state.ts';
+import { recordOutbox } from './jobs.ts';
 
 export function relationshipRepository(state: MemoryState): RelationshipRepository {
-  const { accounts, follows, requests, blocks, mutes } = state;
+  const { accounts, follows, requests, blocks, mutes, domainBlocks } = state;
   const removeFollow = (accountId: Id, targetId: Id): boolean => {
     if (!follows.remove(accountId, targetId)) return false;
     addToAccount(state, accountId, 'followingCount', -1);
@@ -14,20 +15,22 @@ export function relationshipRepository(state: MemoryState): RelationshipReposito
     return true;
   };
   return {
-    async follow(f) {
-      const existing = follows.get(f.accountId, f.targetAccountId);
-      if (existing) {
-        existing.showReblogs = f.showReblogs;
-        existing.notify = f.notify;
-        existing.languages = clone(f.languages);
+    async follow(f, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        const existing = follows.get(f.accountId, f.targetAccountId);
+        if (existing) {
+          existing.showReblogs = f.showReblogs;
+          existing.notify = f.notify;
+          existing.languages = clone(f.languages);
+          requests.remove(f.accountId, f.targetAccountId);
+          return 'updated';
+        }
+        follows.insert(f.accountId, f.targetAccountId, clone(f));
+        addToAccount(state, f.accountId, 'followingCount', 1);
+        addToAccount(state, f.targetAccountId, 'followersCount', 1);
         requests.remove(f.accountId, f.targetAccountId);
-        return 'updated';
-      }
-      follows.insert(f.accountId, f.targetAccountId, clone(f));
-      addToAccount(state, f.accountId, 'followingCount', 1);
-      addToAccount(state, f.targetAccountId, 'followersCount', 1);
-      requests.remove(f.accountId, f.targetAccountId);
-      return 'created';
+        return 'created';
+      })());
     },
     async unfollow(accountId, targetId) {
       return removeFollow(accountId, targetId);
@@ -36,17 +39,19 @@ export function relationshipRepository(state: MemoryState): RelationshipReposito
       const f = follows.get(accountId, targetId);
       return f ? clone(f) : null;
     },
-    async requestFollow(r) {
-      if (follows.get(r.accountId, r.targetAccountId)) return 'exists';
-      const existing = requests.get(r.accountId, r.targetAccountId);
-      if (existing) {
-        existing.showReblogs = r.showReblogs;
-        existing.notify = r.notify;
-        existing.languages = clone(r.languages);
-        return 'exists';
-      }
-      requests.insert(r.accountId, r.targetAccountId, clone(r));
-      return 'created';
+    async requestFollow(r, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        if (follows.get(r.accountId, r.targetAccountId)) return 'exists';
+        const existing = requests.get(r.accountId, r.targetAccountId);
+        if (existing) {
+          existing.showReblogs = r.showReblogs;
+          existing.notify = r.notify;
+          existing.languages = clone(r.languages);
+          return 'exists';
+        }
+        requests.insert(r.accountId, r.targetAccountId, clone(r));
+        return 'created';
+      })());
     },
     async cancelFollowRequest(accountId, targetId) {
       return requests.remove(accountId, targetId) !== undefined;
@@ -68,34 +73,42 @@ export function relationshipRepository(state: MemoryState): RelationshipReposito
       rows.sort((a, b) => compareIds(b.id, a.id));
       return rows.map(clone);
     },
-    async block(b) {
-      if (blocks.get(b.accountId, b.targetAccountId)) return false;
-      blocks.insert(b.accountId, b.targetAccountId, clone(b));
-      removeFollow(b.accountId, b.targetAccountId);
-      removeFollow(b.targetAccountId, b.accountId);
-      requests.remove(b.accountId, b.targetAccountId);
-      requests.remove(b.targetAccountId, b.accountId);
-      return true;
+    async block(b, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        if (blocks.get(b.accountId, b.targetAccountId)) return false;
+        blocks.insert(b.accountId, b.targetAccountId, clone(b));
+        removeFollow(b.accountId, b.targetAccountId);
+        removeFollow(b.targetAccountId, b.accountId);
+        requests.remove(b.accountId, b.targetAccountId);
+        requests.remove(b.targetAccountId, b.accountId);
+        return true;
+      })());
     },
-    async unblock(accountId, targetId) {
-      return blocks.remove(accountId, targetId) !== undefined;
+    async unblock(accountId, targetId, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        return blocks.remove(accountId, targetId) !== undefined;
+      })());
     },
     async blocksBy(accountId, page) {
       const rows = [...blocks.values()].filter((b) => b.accountId === accountId);
       return paginate(rows, (b) => b.id, page).map(clone);
     },
-    async mute(m) {
-      const existing = mutes.get(m.accountId, m.targetAccountId);
-      if (existing) {
-        existing.notifications = m.notifications;
-        existing.expiresAt = m.expiresAt;
-        return false;
-      }
-      mutes.insert(m.accountId, m.targetAccountId, clone(m));
-      return true;
+    async mute(m, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        const existing = mutes.get(m.accountId, m.targetAccountId);
+        if (existing) {
+          existing.notifications = m.notifications;
+          existing.expiresAt = m.expiresAt;
+          return false;
+        }
+        mutes.insert(m.accountId, m.targetAccountId, clone(m));
+        return true;
+      })());
     },
-    async unmute(accountId, targetId) {
-      return mutes.remove(accountId, targetId) !== undefined;
+    async unmute(accountId, targetId, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        return mutes.remove(accountId, targetId) !== undefined;
+      })());
     },
     async mutesBy(accountId, page) {
       const rows = [...mutes.values()].filter((m) => m.accountId === accountId);
@@ -124,6 +137,31 @@ export function relationshipRepository(state: MemoryState): RelationshipReposito
         const m = mutes.get(accountId, other);
         if (blocks.get(accountId, other) || blocks.get(other, accountId) || (m && (m.expiresAt === null || m.expiresAt > now))) hidden.add(other);
       }
+      return hidden;
+    },
+    async blockDomain(b, outbox) {
+      const domain = b.domain.toLowerCase();
+      if (domainBlocks.get(b.accountId, domain)) return recordOutbox(state.jobs, outbox, false);
+      domainBlocks.insert(b.accountId, domain, { ...clone(b), domain });
+      return recordOutbox(state.jobs, outbox, true);
+    },
+    async unblockDomain(accountId, domain, outbox) {
+      return recordOutbox(state.jobs, outbox, domainBlocks.remove(accountId, domain.toLowerCase()) !== undefined);
+    },
+    async domainBlocksBy(accountId, page) {
+      const rows = [...domainBlocks.values()].filter((b) => b.accountId === accountId);
+      return paginate(rows, (b) => b.id, page).map(clone);
+    },
+    async hiddenState(accountId, now) {
+      const hidden = { blocking: [] as Id[], blockedBy: [] as Id[], muting: [] as { accountId: Id; expiresAt: number | null }[], domains: [] as string[] };
+      for (const b of blocks.values()) {
+        if (b.accountId === accountId) hidden.blocking.push(b.targetAccountId);
+        if (b.targetAccountId === accountId) hidden.blockedBy.push(b.accountId);
+      }
+      for (const m of mutes.values()) {
+        if (m.accountId === accountId && (m.expiresAt === null || m.expiresAt > now)) hidden.muting.push({ accountId: m.targetAccountId, expiresAt: m.expiresAt });
+      }
+      for (const b of domainBlocks.values()) if (b.accountId === accountId) hidden.domains.push(b.domain);
       return hidden;
     },
   };

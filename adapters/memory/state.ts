@@ -27,6 +27,8 @@ import type {
   User,
   WebSession,
 } from '../../core/model.ts';
+import type { DomainBlock } from '../../core/ports/storage.ts';
+import { createJobState, type JobState } from './jobs.ts';
 import { PairTable } from './shared.ts';
 
 export interface Membership {
@@ -56,8 +58,10 @@ export interface MemoryState {
   readonly requests: PairTable<FollowRequest>;
   readonly blocks: PairTable<Block>;
   readonly mutes: PairTable<Mute>;
+  readonly domainBlocks: PairTable<DomainBlock>; // pair(account, domain)
 
   readonly notifications: Map<Id, Notification>;
+  readonly notificationKeys: Set<string>; // pair(recipient, dedupe key)
   readonly lists: Map<Id, List>;
   readonly memberships: Map<Id, Membership>;
   readonly membershipByPair: Map<string, Id>; // pair(list, account) → membership id
@@ -81,6 +85,8 @@ export interface MemoryState {
   readonly cards: Map<Id, PreviewCard>;
   readonly cardByUrl: Map<string, Id>;
   readonly statusCards: Map<Id, Id>; // status id → card id
+
+  readonly jobs: JobState;
 }
 
 export function createMemoryState(): MemoryState {
@@ -105,8 +111,10 @@ export function createMemoryState(): MemoryState {
     requests: new PairTable(),
     blocks: new PairTable(),
     mutes: new PairTable(),
+    domainBlocks: new PairTable(),
 
     notifications: new Map(),
+    notificationKeys: new Set(),
     lists: new Map(),
     memberships: new Map(),
     membershipByPair: new Map(),
@@ -130,5 +138,7 @@ export function createMemoryState(): MemoryState {
     cards: new Map(),
     cardByUrl: new Map(),
     statusCards: new Map(),
+
+    jobs: createJobState(),
   };
 }

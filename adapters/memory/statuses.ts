@@ -5,6 +5,7 @@ import { addToAccount } from './accounts.ts';
 import { attachMedia, checkMedia, storePoll } from './media.ts';
 import { assignDefined, clone, decrement, newestFirst, paginate, pair, uniqueIds } from './shared.ts';
 import type { MemoryState } from './state.ts';
+import { recordOutbox } from './jobs.ts';
 
 /** The stored status when it exists and is not deleted (what every reader of statuses sees). */
 export function live(state: MemoryState, id: Id | null): Status | undefined {
@@ -52,28 +53,30 @@ export function statusRepository(state: MemoryState): StatusRepository {
   const { statuses, liveBoosts, idempotency, edits, editIds, accounts, polls, pins, follows, memberships } = state;
   return {
     async create(s, effects, options) {
-      const idem = options?.idempotency;
-      if (idem) {
-        const used = idempotency.get(pair(s.accountId, idem.key));
-        if (used && used.usedAt >= idem.notBefore) {
-          const first = live(state, used.statusId);
-          return { created: false, existing: first ? clone(first) : null };
+      return recordOutbox(state.jobs, options?.outbox, (() => {
+        const idem = options?.idempotency;
+        if (idem) {
+          const used = idempotency.get(pair(s.accountId, idem.key));
+          if (used && used.usedAt >= idem.notBefore) {
+            const first = live(state, used.statusId);
+            return { created: false, existing: first ? clone(first) : null };
+          }
         }
-      }
-      checkMedia(state, s.accountId, s.mediaIds, null);
-      const p = options?.poll;
-      if (p && polls.has(p.id)) throw new StorageConflict('id');
-      const stored = insertStatus(state, s);
-      attachMedia(state, s.id, s.mediaIds);
-      if (p) storePoll(state, p, false);
-      if (effects.countForAuthor) {
-        addToAccount(state, s.accountId, 'statusesCount', 1);
-        const a = accounts.get(s.accountId);
-        if (a) a.lastStatusAt = s.createdAt;
-      }
-      addToStatus(state, effects.countReplyOf, 'repliesCount', 1);
-      if (idem) idempotency.set(pair(s.accountId, idem.key), { statusId: s.id, usedAt: s.createdAt });
-      return { created: true, status: clone(stored) };
+        checkMedia(state, s.accountId, s.mediaIds, null);
+        const p = options?.poll;
+        if (p && polls.has(p.id)) throw new StorageConflict('id');
+        const stored = insertStatus(state, s);
+        attachMedia(state, s.id, s.mediaIds);
+        if (p) storePoll(state, p, false);
+        if (effects.countForAuthor) {
+          addToAccount(state, s.accountId, 'statusesCount', 1);
+          const a = accounts.get(s.accountId);
+          if (a) a.lastStatusAt = s.createdAt;
+        }
+        addToStatus(state, effects.countReplyOf, 'repliesCount', 1);
+        if (idem) idempotency.set(pair(s.accountId, idem.key), { statusId: s.id, usedAt: s.createdAt });
+        return { created: true, status: clone(stored) };
+      })());
     },
     async findIdempotent(accountId, key, notBefore) {
       const used = idempotency.get(pair(accountId, key));
@@ -81,14 +84,16 @@ export function statusRepository(state: MemoryState): StatusRepository {
       const first = live(state, used.statusId);
       return { status: first ? clone(first) : null };
     },
-    async reblog(b) {
-      if (b.reblogOfId === null) throw new TypeError('reblog: the status is not a boost (reblogOfId is null)');
-      const existing = live(state, liveBoosts.get(pair(b.accountId, b.reblogOfId)) ?? null);
-      if (existing) return { created: false, status: clone(existing) };
-      const stored = insertStatus(state, b);
-      addToStatus(state, b.reblogOfId, 'reblogsCount', 1);
-      addToAccount(state, b.accountId, 'statusesCount', 1);
-      return { created: true, status: clone(stored) };
+    async reblog(b, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        if (b.reblogOfId === null) throw new TypeError('reblog: the status is not a boost (reblogOfId is null)');
+        const existing = live(state, liveBoosts.get(pair(b.accountId, b.reblogOfId)) ?? null);
+        if (existing) return { created: false, status: clone(existing) };
+        const stored = insertStatus(state, b);
+        addToStatus(state, b.reblogOfId, 'reblogsCount', 1);
+        addToAccount(state, b.accountId, 'statusesCount', 1);
+        return { created: true, status: clone(stored) };
+      })());
     },
     async get(id) {
       const s = live(state, id);
@@ -106,40 +111,44 @@ export function statusRepository(state: MemoryState): StatusRepository {
       const s = live(state, liveBoosts.get(pair(accountId, statusId)) ?? null);
       return s ? clone(s) : null;
     },
-    async delete(id, deletedAt, effects) {
-      const s = live(state, id);
-      if (!s) return null;
-      softDelete(state, s, deletedAt);
-      if (effects.countForAuthor) addToAccount(state, s.accountId, 'statusesCount', -1);
-      addToStatus(state, effects.countReplyOf, 'repliesCount', -1);
-      if (s.reblogOfId !== null) addToStatus(state, s.reblogOfId, 'reblogsCount', -1);
-      const boosts: Status[] = [];
-      for (const b of statuses.values()) {
-        if (b.reblogOfId === id && b.deletedAt === null) {
-          softDelete(state, b, deletedAt);
-          addToAccount(state, b.accountId, 'statusesCount', -1);
-          boosts.push(b);
+    async delete(id, deletedAt, effects, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        const s = live(state, id);
+        if (!s) return null;
+        softDelete(state, s, deletedAt);
+        if (effects.countForAuthor) addToAccount(state, s.accountId, 'statusesCount', -1);
+        addToStatus(state, effects.countReplyOf, 'repliesCount', -1);
+        if (s.reblogOfId !== null) addToStatus(state, s.reblogOfId, 'reblogsCount', -1);
+        const boosts: Status[] = [];
+        for (const b of statuses.values()) {
+          if (b.reblogOfId === id && b.deletedAt === null) {
+            softDelete(state, b, deletedAt);
+            addToAccount(state, b.accountId, 'statusesCount', -1);
+            boosts.push(b);
+          }
         }
-      }
-      boosts.sort((a, b) => compareIds(a.id, b.id));
-      for (const p of [...pins.values()]) if (p.statusId === id) pins.remove(p.accountId, p.statusId);
-      return { status: clone(s), boosts: boosts.map(clone) };
+        boosts.sort((a, b) => compareIds(a.id, b.id));
+        for (const p of [...pins.values()]) if (p.statusId === id) pins.remove(p.accountId, p.statusId);
+        return { status: clone(s), boosts: boosts.map(clone) };
+      })());
     },
     async update(id, patch, revisions, options) {
-      const s = live(state, id);
-      if (!s) return null;
-      checkMedia(state, s.accountId, patch.mediaIds, s.id);
-      for (const r of revisions) if (editIds.has(r.id)) throw new StorageConflict('id');
-      assignDefined(s, patch);
-      attachMedia(state, s.id, patch.mediaIds);
-      const history = edits.get(id) ?? [];
-      for (const r of revisions) {
-        history.push(clone(r));
-        editIds.add(r.id);
-      }
-      edits.set(id, history);
-      if (options?.poll) storePoll(state, options.poll, true);
-      return clone(s);
+      return recordOutbox(state.jobs, options?.outbox, (() => {
+        const s = live(state, id);
+        if (!s) return null;
+        checkMedia(state, s.accountId, patch.mediaIds, s.id);
+        for (const r of revisions) if (editIds.has(r.id)) throw new StorageConflict('id');
+        assignDefined(s, patch);
+        attachMedia(state, s.id, patch.mediaIds);
+        const history = edits.get(id) ?? [];
+        for (const r of revisions) {
+          history.push(clone(r));
+          editIds.add(r.id);
+        }
+        edits.set(id, history);
+        if (options?.poll) storePoll(state, options.poll, true);
+        return clone(s);
+      })());
     },
     async edits(statusId) {
       const history = [...(edits.get(statusId) ?? [])];

@@ -10,6 +10,7 @@ import { accountRepository } from './accounts.ts';
 import { cardRepository } from './cards.ts';
 import { filterRepository, markerRepository } from './filters.ts';
 import { interactionRepository } from './interactions.ts';
+import { jobQueue } from './jobs.ts';
 import { listRepository } from './lists.ts';
 import { mediaRepository, pollRepository } from './media.ts';
 import { notificationRepository } from './notifications.ts';
@@ -35,6 +36,7 @@ export function createMemoryStorage(): Storage {
     polls: pollRepository(state),
     scheduled: scheduledStatusRepository(state),
     cards: cardRepository(state),
+    jobs: jobQueue(state.jobs),
     async close() {},
   };
 }

@@ -1,6 +1,7 @@
 import { StorageConflict, type AccountRepository } from '../../core/ports/storage.ts';
 import type { Account, User } from '../../core/model.ts';
 import { bool, flag, id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, setClause, text, textOrNull, type Db, type Row } from './db.ts';
+import { writeWithOutbox } from './jobs.ts';
 
 const ACCOUNT = `SELECT id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
   created_at, statuses_count, followers_count, following_count, last_status_at FROM accounts`;
@@ -123,7 +124,7 @@ export function accountRepository(db: Db): AccountRepository {
       const r = db.get(`${USER} WHERE lower(email) = lower(?)`, email);
       return r ? userFromRow(r) : null;
     },
-    async updateUser(accountId, patch) {
+    async updateUser(accountId, patch, outbox) {
       const k = lookupKey(accountId);
       if (k === null) return null;
       const set = setClause(patch, {
@@ -134,7 +135,7 @@ export function accountRepository(db: Db): AccountRepository {
         locale: ['locale', asIs],
         settings: ['settings', jsonText],
       });
-      return db.write(() => {
+      return writeWithOutbox(db, outbox, () => {
         if (set.sql !== '') db.run(`UPDATE users SET ${set.sql} WHERE account_id = ?`, ...set.params, k);
         return getUser(k);
       });

@@ -22,6 +22,10 @@ export interface Db {
    * taken before the first read, so whatever `fn` decides from what it reads still holds when
    * it commits, for every connection and process sharing the file. Nested calls join it. */
   write<T>(fn: () => T): T;
+  /** A write transaction that commits without waiting for the disk (synchronous=NORMAL): for
+   * bookkeeping whose loss in a power cut is harmless (job leases and completions). Still
+   * atomic and isolated; a later durable commit makes it durable too. */
+  writeRelaxed<T>(fn: () => T): T;
   /** One read snapshot, for reads that take several statements. */
   read<T>(fn: () => T): T;
   close(): void;
@@ -65,11 +69,12 @@ export function translateError(error: unknown): unknown {
 }
 
 export function openDb(options: OpenOptions): Db {
+  const durable = options.synchronous === 'normal' ? 'NORMAL' : 'FULL';
   const raw = new DatabaseSync(options.path, { readBigInts: true, timeout: BUSY_TIMEOUT_MS, enableForeignKeyConstraints: true });
   try {
     raw.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     raw.exec('PRAGMA journal_mode = WAL');
-    raw.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    raw.exec(`PRAGMA synchronous = ${durable}`);
     raw.exec('PRAGMA foreign_keys = ON');
   } catch (error) {
     raw.close();
@@ -107,6 +112,15 @@ export function openDb(options: OpenOptions): Db {
     get: (sql, ...params) => stmt(sql).get(...params),
     run: (sql, ...params) => Number(stmt(sql).run(...params).changes),
     write: (fn) => transaction('BEGIN IMMEDIATE', fn),
+    writeRelaxed(fn) {
+      if (raw.isTransaction || durable === 'NORMAL') return transaction('BEGIN IMMEDIATE', fn);
+      raw.exec('PRAGMA synchronous = NORMAL');
+      try {
+        return transaction('BEGIN IMMEDIATE', fn);
+      } finally {
+        raw.exec(`PRAGMA synchronous = ${durable}`);
+      }
+    },
     read: (fn) => transaction('BEGIN', fn),
     close() {
       cache.clear();

@@ -1,6 +1,7 @@
 import type { FilterRepository, MarkerRepository } from '../../core/ports/storage.ts';
 import type { Filter, Marker, MarkerTimeline } from '../../core/model.ts';
 import { id, int, intOrNull, json, jsonText, key, lookupKey, text, type Db, type Row } from './db.ts';
+import { writeWithOutbox } from './jobs.ts';
 
 // ---- filters ----------------------------------------------------------------------------------
 
@@ -26,12 +27,13 @@ export function filterRepository(db: Db): FilterRepository {
     return r ? filterFromRow(r) : null;
   };
   return {
-    async create(f) {
-      db.write(() => {
+    async create(f, outbox) {
+      writeWithOutbox(db, outbox, () => {
         db.run(
           'INSERT INTO filters (id, account_id, title, context, action, expires_at, keywords, statuses, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
           key(f.id), key(f.accountId), f.title, jsonText(f.context), f.action, f.expiresAt, jsonText(f.keywords), jsonText(f.statuses), f.createdAt,
         );
+        return f;
       });
     },
     async get(filterId) {
@@ -41,10 +43,10 @@ export function filterRepository(db: Db): FilterRepository {
     async listBy(accountId) {
       return db.all(`${FILTER} WHERE account_id = ? ORDER BY id`, key(accountId)).map(filterFromRow);
     },
-    async replace(f) {
+    async replace(f, outbox) {
       const k = lookupKey(f.id);
       if (k === null) return null;
-      return db.write(() => {
+      return writeWithOutbox(db, outbox, () => {
         const changed = db.run(
           'UPDATE filters SET account_id = ?, title = ?, context = ?, action = ?, expires_at = ?, keywords = ?, statuses = ?, created_at = ? WHERE id = ?',
           key(f.accountId), f.title, jsonText(f.context), f.action, f.expiresAt, jsonText(f.keywords), jsonText(f.statuses), f.createdAt, k,
@@ -52,10 +54,10 @@ export function filterRepository(db: Db): FilterRepository {
         return changed > 0 ? getFilter(k) : null;
       });
     },
-    async delete(filterId) {
+    async delete(filterId, outbox) {
       const k = lookupKey(filterId);
       if (k === null) return false;
-      return db.write(() => db.run('DELETE FROM filters WHERE id = ?', k) > 0);
+      return writeWithOutbox(db, outbox, () => db.run('DELETE FROM filters WHERE id = ?', k) > 0);
     },
   };
 }

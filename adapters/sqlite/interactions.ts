@@ -2,6 +2,7 @@ import type { InteractionRepository, Page, ViewerState } from '../../core/ports/
 import type { Id, StatusMark } from '../../core/model.ts';
 import { id, int, key, keyList, paged, type Db, type Row } from './db.ts';
 import { bumpStatus } from './statuses.ts';
+import { writeWithOutbox } from './jobs.ts';
 
 type MarkTable = 'favourites' | 'bookmarks' | 'pins';
 
@@ -50,8 +51,8 @@ const VIEWER_STATE = `
 
 export function interactionRepository(db: Db): InteractionRepository {
   return {
-    async favourite(m) {
-      return db.write(() => {
+    async favourite(m, outbox) {
+      return writeWithOutbox(db, outbox, () => {
         if (!addMark(db, 'favourites', m)) return false;
         bumpStatus(db, m.statusId, 'favourites_count', 1);
         return true;

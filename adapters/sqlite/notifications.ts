@@ -1,6 +1,7 @@
 import type { NotificationRepository } from '../../core/ports/storage.ts';
 import type { Notification } from '../../core/model.ts';
 import { id, idOrNull, int, jsonText, key, lookupKey, paged, text, type Db, type Param, type Row } from './db.ts';
+import { writeWithOutbox } from './jobs.ts';
 
 const NOTIFICATION = 'SELECT id, account_id, type, from_account_id, status_id, created_at FROM notifications';
 
@@ -17,12 +18,15 @@ function notificationFromRow(r: Row): Notification {
 
 export function notificationRepository(db: Db): NotificationRepository {
   return {
-    async create(n) {
-      db.write(() => {
+    async create(n, options = {}) {
+      const dedupe = options.key ?? null;
+      return writeWithOutbox(db, options.outbox, () => {
+        if (dedupe !== null && db.get('SELECT 1 AS x FROM notifications WHERE account_id = ? AND dedupe_key = ?', key(n.accountId), dedupe)) return false;
         db.run(
-          'INSERT INTO notifications (id, account_id, type, from_account_id, status_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-          key(n.id), key(n.accountId), n.type, key(n.fromAccountId), n.statusId === null ? null : key(n.statusId), n.createdAt,
+          'INSERT INTO notifications (id, account_id, type, from_account_id, status_id, created_at, dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          key(n.id), key(n.accountId), n.type, key(n.fromAccountId), n.statusId === null ? null : key(n.statusId), n.createdAt, dedupe,
         );
+        return true;
       });
     },
     async get(accountId, notificationId) {

@@ -1,6 +1,7 @@
 import type { OAuthRepository } from '../../core/ports/storage.ts';
 import type { AccessToken, Application, AuthorizationCode, WebSession } from '../../core/model.ts';
 import { id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, text, textOrNull, type Db, type Row } from './db.ts';
+import { writeWithOutbox } from './jobs.ts';
 
 const APPLICATION = 'SELECT id, name, website, redirect_uris, scopes, client_id, client_secret_hash, created_at FROM applications';
 const TOKEN_COLUMNS = 'id, token_hash, application_id, account_id, scopes, refresh_token_hash, created_at, revoked_at';
@@ -94,17 +95,17 @@ export function oauthRepository(db: Db): OAuthRepository {
       const r = db.get(`${TOKEN} WHERE token_hash = ?`, tokenHash);
       return r ? tokenFromRow(r) : null;
     },
-    async revokeToken(tokenId, at) {
+    async revokeToken(tokenId, at, outbox) {
       const k = lookupKey(tokenId);
       if (k === null) return false;
-      return db.write(() => db.run('UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', at, k) > 0);
+      return writeWithOutbox(db, outbox, () => db.run('UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', at, k) > 0);
     },
     async findTokenByRefreshHash(refreshTokenHash) {
       const r = db.get(`${TOKEN} WHERE refresh_token_hash = ?`, refreshTokenHash);
       return r ? tokenFromRow(r) : null;
     },
-    async revokeTokenByRefreshHash(refreshTokenHash, at) {
-      return db.write(() => {
+    async revokeTokenByRefreshHash(refreshTokenHash, at, outbox) {
+      return writeWithOutbox(db, outbox, () => {
         const r = db.get(
           `UPDATE access_tokens SET revoked_at = ? WHERE refresh_token_hash = ? AND revoked_at IS NULL RETURNING ${TOKEN_COLUMNS}`,
           at, refreshTokenHash,

@@ -1,7 +1,8 @@
 import type { RelationshipFacts, RelationshipRepository } from '../../core/ports/storage.ts';
 import type { Block, Follow, FollowRequest, Id, Mute } from '../../core/model.ts';
 import { bumpAccount } from './accounts.ts';
-import { bool, flag, id, int, intOrNull, jsonOrNull, jsonText, key, keyList, paged, type Db, type Row } from './db.ts';
+import { bool, flag, id, int, intOrNull, jsonOrNull, jsonText, key, keyList, paged, text, type Db, type Row } from './db.ts';
+import { writeWithOutbox } from './jobs.ts';
 
 type FollowTable = 'follows' | 'follow_requests';
 
@@ -69,8 +70,8 @@ function removeRequest(db: Db, accountId: Id, targetId: Id): boolean {
 
 export function relationshipRepository(db: Db): RelationshipRepository {
   return {
-    async follow(f) {
-      return db.write(() => {
+    async follow(f, outbox) {
+      return writeWithOutbox(db, outbox, () => {
         removeRequest(db, f.accountId, f.targetAccountId);
         if (getFollowRow(db, 'follows', f.accountId, f.targetAccountId)) {
           updateFollowOptions(db, 'follows', f);
@@ -88,8 +89,8 @@ export function relationshipRepository(db: Db): RelationshipRepository {
     async getFollow(accountId, targetId) {
       return getFollowRow(db, 'follows', accountId, targetId);
     },
-    async requestFollow(r: FollowRequest) {
-      return db.write(() => {
+    async requestFollow(r: FollowRequest, outbox) {
+      return writeWithOutbox(db, outbox, () => {
         if (getFollowRow(db, 'follows', r.accountId, r.targetAccountId)) return 'exists';
         if (getFollowRow(db, 'follow_requests', r.accountId, r.targetAccountId)) {
           updateFollowOptions(db, 'follow_requests', r);
@@ -121,8 +122,8 @@ export function relationshipRepository(db: Db): RelationshipRepository {
         )
         .map(followFromRow);
     },
-    async block(b) {
-      return db.write(() => {
+    async block(b, outbox) {
+      return writeWithOutbox(db, outbox, () => {
         const added = db.run(
           'INSERT INTO blocks (id, account_id, target_account_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, target_account_id) DO NOTHING',
           key(b.id), key(b.accountId), key(b.targetAccountId), b.createdAt,
@@ -135,14 +136,14 @@ export function relationshipRepository(db: Db): RelationshipRepository {
         return true;
       });
     },
-    async unblock(accountId, targetId) {
-      return db.write(() => db.run('DELETE FROM blocks WHERE account_id = ? AND target_account_id = ?', key(accountId), key(targetId)) > 0);
+    async unblock(accountId, targetId, outbox) {
+      return writeWithOutbox(db, outbox, () => db.run('DELETE FROM blocks WHERE account_id = ? AND target_account_id = ?', key(accountId), key(targetId)) > 0);
     },
     async blocksBy(accountId, page) {
       return paged(db, 'SELECT id, account_id, target_account_id, created_at FROM blocks', 'account_id = ?', [key(accountId)], 'id', page, blockFromRow);
     },
-    async mute(m) {
-      return db.write(() => {
+    async mute(m, outbox) {
+      return writeWithOutbox(db, outbox, () => {
         const updated = db.run(
           'UPDATE mutes SET notifications = ?, expires_at = ? WHERE account_id = ? AND target_account_id = ?',
           flag(m.notifications), m.expiresAt, key(m.accountId), key(m.targetAccountId),
@@ -155,8 +156,8 @@ export function relationshipRepository(db: Db): RelationshipRepository {
         return true;
       });
     },
-    async unmute(accountId, targetId) {
-      return db.write(() => db.run('DELETE FROM mutes WHERE account_id = ? AND target_account_id = ?', key(accountId), key(targetId)) > 0);
+    async unmute(accountId, targetId, outbox) {
+      return writeWithOutbox(db, outbox, () => db.run('DELETE FROM mutes WHERE account_id = ? AND target_account_id = ?', key(accountId), key(targetId)) > 0);
     },
     async mutesBy(accountId, page) {
       return paged(
@@ -222,6 +223,39 @@ export function relationshipRepository(db: Db): RelationshipRepository {
         me, others, me, others, me, others, now,
       );
       return new Set(rows.map((r) => id(r.v)));
+    },
+    async blockDomain(b, outbox) {
+      return writeWithOutbox(
+        db,
+        outbox,
+        () =>
+          db.run(
+            'INSERT INTO domain_blocks (id, account_id, domain, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, domain) DO NOTHING',
+            key(b.id), key(b.accountId), b.domain.toLowerCase(), b.createdAt,
+          ) > 0,
+      );
+    },
+    async unblockDomain(accountId, domain, outbox) {
+      return writeWithOutbox(db, outbox, () => db.run('DELETE FROM domain_blocks WHERE account_id = ? AND domain = ?', key(accountId), domain.toLowerCase()) > 0);
+    },
+    async domainBlocksBy(accountId, page) {
+      return paged(db, 'SELECT id, account_id, domain, created_at FROM domain_blocks', 'account_id = ?', [key(accountId)], 'id', page, (r) => ({
+        id: id(r.id),
+        accountId: id(r.account_id),
+        domain: text(r.domain),
+        createdAt: int(r.created_at),
+      }));
+    },
+    async hiddenState(accountId, now) {
+      const me = key(accountId);
+      return db.read(() => ({
+        blocking: db.all('SELECT target_account_id AS v FROM blocks WHERE account_id = ?', me).map((r) => id(r.v)),
+        blockedBy: db.all('SELECT account_id AS v FROM blocks WHERE target_account_id = ?', me).map((r) => id(r.v)),
+        muting: db
+          .all('SELECT target_account_id AS v, expires_at FROM mutes WHERE account_id = ? AND (expires_at IS NULL OR expires_at > ?)', me, now)
+          .map((r) => ({ accountId: id(r.v), expiresAt: intOrNull(r.expires_at) })),
+        domains: db.all('SELECT domain FROM domain_blocks WHERE account_id = ?', me).map((r) => text(r.domain)),
+      }));
     },
   };
 }

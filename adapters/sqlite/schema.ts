@@ -381,6 +381,46 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE access_tokens ADD COLUMN refresh_token_hash TEXT;
   CREATE UNIQUE INDEX access_tokens_refresh_token_hash ON access_tokens (refresh_token_hash) WHERE refresh_token_hash IS NOT NULL;
   `,
+  // 3: the job queue and outbox (AUTOINCREMENT: an id is never reused, so id order is enqueue
+  // order), its dead letters, notifications made once per key, and domain blocks.
+  `
+  CREATE TABLE jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    ordering_key TEXT,
+    run_at INTEGER NOT NULL,
+    lease_until INTEGER,
+    attempts INTEGER NOT NULL,
+    last_error TEXT,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX jobs_ordering ON jobs (ordering_key, id) WHERE ordering_key IS NOT NULL;
+
+  CREATE TABLE dead_jobs (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    ordering_key TEXT,
+    run_at INTEGER NOT NULL,
+    attempts INTEGER NOT NULL,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    died_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX dead_jobs_died ON dead_jobs (died_at, id);
+
+  ALTER TABLE notifications ADD COLUMN dedupe_key TEXT;
+  CREATE UNIQUE INDEX notifications_dedupe ON notifications (account_id, dedupe_key) WHERE dedupe_key IS NOT NULL;
+
+  CREATE TABLE domain_blocks (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    domain TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, domain)
+  ) STRICT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -22,6 +22,7 @@ import {
   type Row,
 } from './db.ts';
 import { attachMedia, checkMedia, storePoll } from './media.ts';
+import { writeWithOutbox } from './jobs.ts';
 
 const COLUMN_NAMES = [
   'id', 'account_id', 'local', 'uri', 'url', 'text', 'content', 'spoiler_text', 'sensitive', 'visibility', 'language', 'in_reply_to_id',
@@ -156,7 +157,7 @@ function queryCondition(q: StatusQuery): { sql: string; params: Param[] } {
 export function statusRepository(db: Db): StatusRepository {
   return {
     async create(s, effects, options) {
-      return db.write(() => {
+      return writeWithOutbox(db, options?.outbox, () => {
         const idem = options?.idempotency;
         if (idem) {
           const used = db.get('SELECT status_id, used_at FROM idempotency_keys WHERE account_id = ? AND key = ?', key(s.accountId), idem.key);
@@ -191,10 +192,10 @@ export function statusRepository(db: Db): StatusRepository {
       return { status: first ? statusFromRow(first) : null };
     },
 
-    async reblog(b) {
+    async reblog(b, outbox) {
       if (b.reblogOfId === null) throw new TypeError('reblog: the status is not a boost (reblogOfId is null)');
       const original = b.reblogOfId;
-      return db.write(() => {
+      return writeWithOutbox(db, outbox, () => {
         const existing = db.get(`${LIVE} account_id = ? AND reblog_of_id = ?`, key(b.accountId), key(original));
         if (existing) return { created: false, status: statusFromRow(existing) };
         insertStatus(db, b);
@@ -218,10 +219,10 @@ export function statusRepository(db: Db): StatusRepository {
       return r ? statusFromRow(r) : null;
     },
 
-    async delete(statusId, deletedAt, effects) {
+    async delete(statusId, deletedAt, effects, outbox) {
       const k = lookupKey(statusId);
       if (k === null) return null;
-      return db.write(() => {
+      return writeWithOutbox(db, outbox, () => {
         const s = liveStatus(db, k);
         if (!s) return null;
         db.run('UPDATE statuses SET deleted_at = ? WHERE id = ?', deletedAt, k);
@@ -244,7 +245,7 @@ export function statusRepository(db: Db): StatusRepository {
     async update(statusId, patch, revisions, options) {
       const k = lookupKey(statusId);
       if (k === null) return null;
-      return db.write(() => {
+      return writeWithOutbox(db, options?.outbox, () => {
         const s = liveStatus(db, k);
         if (!s) return null;
         checkMedia(db, s.accountId, patch.mediaIds, s.id);

@@ -14,6 +14,7 @@ import { notificationRepository } from './notifications.ts';
 import { oauthRepository } from './oauth.ts';
 import { relationshipRepository } from './relationships.ts';
 import { scheduledStatusRepository } from './scheduled.ts';
+import { jobQueue } from './jobs.ts';
 import { migrate } from './schema.ts';
 import { statusRepository } from './statuses.ts';
 
@@ -46,6 +47,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     polls: pollRepository(db),
     scheduled: scheduledStatusRepository(db),
     cards: cardRepository(db),
+    jobs: jobQueue(db),
     async close() {
       db.close();
     },

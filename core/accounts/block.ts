@@ -1,11 +1,17 @@
 // Blocking and muting accounts. A block also ends the follows and requests both ways (the
-// store does that) and so the list memberships that rested on them.
+// store does that) and so the list memberships that rested on them. Every change records
+// 'relationship.changed', so that live streams stop (or start) showing what it concerns.
 
 import type { Core } from '../core.ts';
 import { forbidden } from '../errors.ts';
-import type { Account } from '../model.ts';
+import type { Account, Id } from '../model.ts';
 import { findAccount } from './find.ts';
 import { removeFromListsOf } from './follow.ts';
+
+/** The outbox of a block or mute change: recorded only when something changed. */
+function changed(core: Core, accountId: Id, targetAccountId: Id) {
+  return (didChange: boolean) => (didChange ? core.record({ type: 'relationship.changed', accountId, targetAccountId }) : []);
+}
 
 async function otherAccount(core: Core, actor: Account, targetId: string): Promise<Account> {
   const target = await findAccount(core, targetId);
@@ -15,7 +21,10 @@ async function otherAccount(core: Core, actor: Account, targetId: string): Promi
 
 export async function block(core: Core, actor: Account, targetId: string): Promise<Account> {
   const target = await otherAccount(core, actor, targetId);
-  await core.storage.relationships.block({ id: core.ids.next(), accountId: actor.id, targetAccountId: target.id, createdAt: core.clock.now() });
+  await core.storage.relationships.block(
+    { id: core.ids.next(), accountId: actor.id, targetAccountId: target.id, createdAt: core.clock.now() },
+    changed(core, actor.id, target.id),
+  );
   await removeFromListsOf(core, actor.id, target.id);
   await removeFromListsOf(core, target.id, actor.id);
   return target;
@@ -23,7 +32,7 @@ export async function block(core: Core, actor: Account, targetId: string): Promi
 
 export async function unblock(core: Core, actor: Account, targetId: string): Promise<Account> {
   const target = await findAccount(core, targetId);
-  await core.storage.relationships.unblock(actor.id, target.id);
+  await core.storage.relationships.unblock(actor.id, target.id, changed(core, actor.id, target.id));
   return target;
 }
 
@@ -45,12 +54,12 @@ export async function mute(core: Core, actor: Account, targetId: string, options
     notifications: options.notifications,
     expiresAt: options.durationSeconds > 0 ? now + options.durationSeconds * 1000 : null,
     createdAt: now,
-  });
+  }, () => core.record({ type: 'relationship.changed', accountId: actor.id, targetAccountId: target.id }));
   return target;
 }
 
 export async function unmute(core: Core, actor: Account, targetId: string): Promise<Account> {
   const target = await findAccount(core, targetId);
-  await core.storage.relationships.unmute(actor.id, target.id);
+  await core.storage.relationships.unmute(actor.id, target.id, changed(core, actor.id, target.id));
   return target;
 }

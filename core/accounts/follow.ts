@@ -1,6 +1,6 @@
 // Following: follow (a request when the target is locked), unfollow, and answering requests.
-// Operations are idempotent; only a new follow or a new request is announced
-// ('account.followed', which notifies the target).
+// Operations are idempotent; only a new follow or a new request records 'account.followed'
+// (which notifies the target), with the write itself.
 
 import type { Core } from '../core.ts';
 import { forbidden, notFound } from '../errors.ts';
@@ -33,14 +33,14 @@ export async function follow(core: Core, actor: Account, targetId: string, optio
     createdAt: core.clock.now(),
   };
   if (facts.following === null && target.locked) {
-    if ((await core.storage.relationships.requestFollow(row)) === 'created') {
-      await core.emit({ type: 'account.followed', follow: row, requested: true });
-    }
+    await core.storage.relationships.requestFollow(row, (outcome) =>
+      outcome === 'created' ? core.record({ type: 'account.followed', follow: row, requested: true }) : [],
+    );
     return target;
   }
-  if ((await core.storage.relationships.follow(row)) === 'created') {
-    await core.emit({ type: 'account.followed', follow: row, requested: false });
-  }
+  await core.storage.relationships.follow(row, (outcome) =>
+    outcome === 'created' ? core.record({ type: 'account.followed', follow: row, requested: false }) : [],
+  );
   return target;
 }
 

@@ -1,6 +1,7 @@
-// Domain events: what happened, emitted only after the write that made it happen committed.
-// core/events/dispatch.ts turns them into notifications and stream messages; plugins may
-// listen to them too (a preview-card fetcher listens to status.created, for instance).
+// Domain events: what happened. Each one is recorded by the write that made it happen, in the
+// same atomic step (the storage port's outbox), and handled afterwards, off the request path, by
+// every handler that subscribed to its type (notifications, streams, plugins, federation), each
+// as its own job with its own retries. Events carry plain data, so a job can be stored anywhere.
 
 import type { Account, Filter, Follow, Id, Notification, Status } from '../model.ts';
 
@@ -13,6 +14,47 @@ export type DomainEvent =
   | { type: 'status.favourited'; status: Status; by: Account }
   | { type: 'account.followed'; follow: Follow; requested: boolean }
   | { type: 'notification.created'; notification: Notification }
-  | { type: 'filters.changed'; accountId: Id; filter: Filter | null };
+  | { type: 'filters.changed'; accountId: Id; filter: Filter | null }
+  /** A block, mute or domain block of `accountId` changed (about `targetAccountId` when it is an
+   * account): what both of them may see of each other changed. */
+  | { type: 'relationship.changed'; accountId: Id; targetAccountId: Id | null }
+  /** The user's reading settings (chosen languages) changed. */
+  | { type: 'settings.changed'; accountId: Id }
+  | { type: 'token.revoked'; tokenId: Id; accountId: Id | null }
+  | { type: 'account.disabled'; accountId: Id };
 
 export type DomainEventType = DomainEvent['type'];
+
+/** The key that keeps one subject's events in order (a status's update before its delete): the
+ * status a status event concerns (a boost's original), else the account or token. */
+export function orderingKeyOf(event: DomainEvent): string {
+  switch (event.type) {
+    case 'status.created':
+    case 'status.updated':
+    case 'status.deleted':
+      return `status:${event.status.reblogOfId ?? event.status.id}`;
+    case 'status.reblogged':
+    case 'status.unreblogged':
+      return `status:${event.original.id}`;
+    case 'status.favourited':
+      return `status:${event.status.id}`;
+    case 'account.followed':
+      return `account:${event.follow.targetAccountId}`;
+    case 'notification.created':
+      return `account:${event.notification.accountId}`;
+    case 'filters.changed':
+    case 'relationship.changed':
+    case 'settings.changed':
+    case 'account.disabled':
+      return `account:${event.accountId}`;
+    case 'token.revoked':
+      return `token:${event.tokenId}`;
+  }
+}
+
+/** A recorded event: the event and the id it was recorded under (stable across retries, so a
+ * handler can make its effects idempotent with it). */
+export interface RecordedEvent {
+  id: Id;
+  event: DomainEvent;
+}

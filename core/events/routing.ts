@@ -32,7 +32,7 @@ export type RouteKind = 'update' | 'status.update' | 'delete';
 /**
  * Routes a status (or a boost) to the channels that show it:
  * - public channels: public statuses that are neither boosts nor replies to someone else
- *   (local and media variants as they apply), rendered anonymously;
+ *   (local or remote, and media variants, as they apply), rendered anonymously;
  * - hashtag channels: public non-boost statuses, replies included;
  * - home (timeline:<id>): the author and their local followers, for every visibility but
  *   direct, under the home feed rules of feeds.ts (replies, hidden boosts, languages);
@@ -60,10 +60,10 @@ export function routeStatus(status: Status, audience: Audience, kind: RouteKind)
 
   if (isPublicTimelineStatus(status)) {
     add(channels.public, null);
-    if (status.local) add(channels.publicLocal, null);
+    add(status.local ? channels.publicLocal : channels.publicRemote, null);
     if (status.mediaIds.length > 0) {
       add(channels.publicMedia, null);
-      if (status.local) add(channels.publicLocalMedia, null);
+      add(status.local ? channels.publicLocalMedia : channels.publicRemoteMedia, null);
     }
   }
   if (isHashtagTimelineStatus(status)) {

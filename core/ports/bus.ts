@@ -2,9 +2,31 @@
 // Channels follow Mastodon's names (see core/events/channels.ts). A message's payload is
 // already encoded (JSON text, or a bare id for `delete`), so transports can frame it once.
 
+import type { Id } from '../model.ts';
+
+/** What a subscriber's own blocks, mutes, languages and keyword filters are checked against
+ * (core/streaming filters each status event per subscriber with it). */
+export interface StatusFacts {
+  /** The status and, for a boost, its original. */
+  statusIds: Id[];
+  /** Everyone in it: the author, a boost's original author, the mentioned accounts. */
+  accountIds: Id[];
+  /** Whose block of the viewer hides it: the author and a boost's original author. */
+  authorIds: Id[];
+  /** Remote domains of those authors, lower case. */
+  domains: string[];
+  language: string | null;
+  /** What keyword filters read: text, content warning, alt texts, poll options. */
+  text: string;
+}
+
 export interface StreamMessage {
   event: string;
   payload?: string;
+  /** Status events only. */
+  status?: StatusFacts;
+  /** The payload was rendered for a signed-in viewer (home, list, direct), not anonymously. */
+  signedIn?: boolean;
 }
 
 export type StreamHandler = (message: StreamMessage, channel: string) => void;
@@ -16,5 +38,7 @@ export interface EventBus {
   /** Whether anyone listens on the channel (lets the core skip per-user rendering for nobody);
    * an adapter that cannot tell answers true. */
   hasSubscribers(channel: string): Promise<boolean>;
+  /** Of these channels, those someone listens to, in any process (one round trip). */
+  listening(channels: readonly string[]): Promise<Set<string>>;
   close(): Promise<void>;
 }

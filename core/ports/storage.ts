@@ -15,6 +15,12 @@
 // - Uniqueness violations throw StorageConflict with the name of the broken rule: 'username',
 //   'email', 'media', 'id' (a taken primary id), 'reblog', 'clientId', 'tokenHash',
 //   'refreshTokenHash', 'codeHash', 'idHash'.
+// - A write that takes an `outbox` records the jobs it returns in the same atomic step as the
+//   write itself (ports/queue.ts): a committed write never lacks its events, and a write that
+//   fails leaves none behind. On an engine without multi-document transactions the adapter must
+//   still give that guarantee, for instance by storing the pending jobs inside the document the
+//   write changes (one atomic document update) and moving them to the queue afterwards, with a
+//   sweep that finishes any move a crash interrupted.
 
 import type {
   AccessToken,
@@ -44,6 +50,7 @@ import type {
   Visibility,
   WebSession,
 } from '../model.ts';
+import type { JobQueue, Outbox } from './queue.ts';
 
 export interface Page {
   maxId?: Id | undefined;
@@ -82,6 +89,7 @@ export interface AccountRepository {
   updateUser(
     accountId: Id,
     patch: Partial<Pick<User, 'passwordHash' | 'confirmedAt' | 'approved' | 'disabled' | 'locale' | 'settings'>>,
+    outbox?: Outbox<User | null>,
   ): Promise<User | null>;
   /** Local accounts that have a user. */
   countLocalUsers(): Promise<number>;
@@ -120,6 +128,12 @@ export type CreateStatusResult =
   /** The idempotency key was already used: the first status (null when since deleted). */
   | { created: false; existing: Status | null };
 
+export interface DeletedStatus {
+  status: Status;
+  /** Its boosts, removed with it. */
+  boosts: Status[];
+}
+
 export interface StatusRepository {
   /** ATOMIC. Inserts a status with its mentions and tags, applies the counter effects, attaches
    * its media (status.mediaIds: each must belong to the author and be unattached, else
@@ -129,7 +143,7 @@ export interface StatusRepository {
   create(
     status: Status,
     effects: CounterEffects,
-    options?: { idempotency?: { key: string; notBefore: Millis }; poll?: Poll },
+    options?: { idempotency?: { key: string; notBefore: Millis }; poll?: Poll; outbox?: Outbox<CreateStatusResult> },
   ): Promise<CreateStatusResult>;
   /** The status an idempotency key of this account was first used for at or after `notBefore`
    * ({status: null} when that status was since deleted), or null when the key is unused. */
@@ -137,7 +151,7 @@ export interface StatusRepository {
   /** ATOMIC. Inserts a boost unless the account already has a live boost of that status, in
    * which case the existing boost is returned (created false). A new boost adds one to the
    * boosted status's reblogsCount and to the booster's statusesCount. */
-  reblog(boost: Status): Promise<{ created: boolean; status: Status }>;
+  reblog(boost: Status, outbox?: Outbox<{ created: boolean; status: Status }>): Promise<{ created: boolean; status: Status }>;
   get(id: Id): Promise<Status | null>;
   getMany(ids: readonly Id[]): Promise<Status[]>;
   /** The account's live boost of this status. */
@@ -147,14 +161,14 @@ export interface StatusRepository {
    * countReplyOf: repliesCount -1); when the status is itself a boost, the boosted status's
    * reblogsCount -1; every removed boost takes one from its author's statusesCount; pins of
    * the status are removed. */
-  delete(id: Id, deletedAt: Millis, effects: CounterEffects): Promise<{ status: Status; boosts: Status[] } | null>;
+  delete(id: Id, deletedAt: Millis, effects: CounterEffects, outbox?: Outbox<DeletedStatus | null>): Promise<DeletedStatus | null>;
   /** ATOMIC. Applies an edit to a live status and appends the given revisions to its history;
    * replaces its mentions and tags and re-attaches media as create does. */
   update(
     id: Id,
     patch: Pick<Status, 'text' | 'content' | 'spoilerText' | 'sensitive' | 'language' | 'mentionIds' | 'tags' | 'mediaIds' | 'pollId' | 'editedAt'>,
     revisions: readonly StatusEdit[],
-    options?: { poll?: Poll },
+    options?: { poll?: Poll; outbox?: Outbox<Status | null> },
   ): Promise<Status | null>;
   /** Oldest first. */
   edits(statusId: Id): Promise<StatusEdit[]>;
@@ -169,7 +183,7 @@ export interface StatusRepository {
 export interface InteractionRepository {
   /** ATOMIC. Adds a favourite unless (account, status) already has one; true when added.
    * Adding changes the status's favouritesCount by +1 in the same step. */
-  favourite(mark: StatusMark): Promise<boolean>;
+  favourite(mark: StatusMark, outbox?: Outbox<boolean>): Promise<boolean>;
   /** ATOMIC. Removes the favourite; true when there was one (favouritesCount -1). */
   unfavourite(accountId: Id, statusId: Id): Promise<boolean>;
   /** Favourites of a status, paged by favourite id. */
@@ -221,12 +235,12 @@ export interface RelationshipFacts {
 export interface RelationshipRepository {
   /** ATOMIC. Creates the follow (followingCount of the follower and followersCount of the
    * target +1) or, when it exists, updates its options. Removes a pending request between them. */
-  follow(follow: Follow): Promise<'created' | 'updated'>;
+  follow(follow: Follow, outbox?: Outbox<'created' | 'updated'>): Promise<'created' | 'updated'>;
   /** ATOMIC. true when there was one (both counters -1). */
   unfollow(accountId: Id, targetId: Id): Promise<boolean>;
   getFollow(accountId: Id, targetId: Id): Promise<Follow | null>;
   /** ATOMIC. 'exists' when a request or a follow already exists (the request's options are updated). */
-  requestFollow(request: FollowRequest): Promise<'created' | 'exists'>;
+  requestFollow(request: FollowRequest, outbox?: Outbox<'created' | 'exists'>): Promise<'created' | 'exists'>;
   /** ATOMIC. true when there was one. */
   cancelFollowRequest(accountId: Id, targetId: Id): Promise<boolean>;
   /** Pending requests to follow this account, paged by request id. */
@@ -239,12 +253,12 @@ export interface RelationshipRepository {
   localFollowers(targetId: Id): Promise<Follow[]>;
   /** ATOMIC. Adds a block and removes the follows and requests in both directions (with their
    * counters). false when it already existed. */
-  block(block: Block): Promise<boolean>;
-  unblock(accountId: Id, targetId: Id): Promise<boolean>;
+  block(block: Block, outbox?: Outbox<boolean>): Promise<boolean>;
+  unblock(accountId: Id, targetId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   blocksBy(accountId: Id, page: Page): Promise<Block[]>;
   /** ATOMIC. Adds the mute or updates its options; true when added. */
-  mute(mute: Mute): Promise<boolean>;
-  unmute(accountId: Id, targetId: Id): Promise<boolean>;
+  mute(mute: Mute, outbox?: Outbox<boolean>): Promise<boolean>;
+  unmute(accountId: Id, targetId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   mutesBy(accountId: Id, page: Page): Promise<Mute[]>;
   /** Facts between one account and many others, in the order of targetIds (missing accounts
    * still get a row of falsy facts). */
@@ -252,6 +266,31 @@ export interface RelationshipRepository {
   /** Of `accountIds`, those that `accountId` blocks or mutes (mutes expired by `now` excepted)
    * or that block `accountId`. */
   hiddenFrom(accountId: Id, accountIds: readonly Id[], now: Millis): Promise<Set<Id>>;
+  /** ATOMIC. Hides a whole domain (stored lower case) from the account; false when it already was. */
+  blockDomain(block: DomainBlock, outbox?: Outbox<boolean>): Promise<boolean>;
+  /** true when there was one. */
+  unblockDomain(accountId: Id, domain: string, outbox?: Outbox<boolean>): Promise<boolean>;
+  /** The account's domain blocks, paged by their own id. */
+  domainBlocksBy(accountId: Id, page: Page): Promise<DomainBlock[]>;
+  /** Everything an account keeps out of its sight, whole: what a live stream filters with.
+   * Mutes expired by `now` are left out. */
+  hiddenState(accountId: Id, now: Millis): Promise<HiddenState>;
+}
+
+export interface DomainBlock {
+  id: Id;
+  accountId: Id;
+  /** Lower case. */
+  domain: string;
+  createdAt: Millis;
+}
+
+export interface HiddenState {
+  blocking: Id[];
+  blockedBy: Id[];
+  /** Muted accounts with the time the mute ends (null: never). */
+  muting: { accountId: Id; expiresAt: Millis | null }[];
+  domains: string[];
 }
 
 export interface NotificationFilter {
@@ -261,7 +300,9 @@ export interface NotificationFilter {
 }
 
 export interface NotificationRepository {
-  create(notification: Notification): Promise<void>;
+  /** ATOMIC. With a key, creates the notification only if no notification of the recipient was
+   * created with that key before (a retried job creates it once); true when created. */
+  create(notification: Notification, options?: { key?: string; outbox?: Outbox<boolean> }): Promise<boolean>;
   get(accountId: Id, id: Id): Promise<Notification | null>;
   list(accountId: Id, filter: NotificationFilter, page: Page): Promise<Notification[]>;
   /** true when it existed. */
@@ -289,13 +330,13 @@ export interface ListRepository {
 }
 
 export interface FilterRepository {
-  create(filter: Filter): Promise<void>;
+  create(filter: Filter, outbox?: Outbox<Filter>): Promise<void>;
   get(id: Id): Promise<Filter | null>;
   /** Oldest first. */
   listBy(accountId: Id): Promise<Filter[]>;
   /** Replaces the whole filter (keywords and statuses included); null when missing. */
-  replace(filter: Filter): Promise<Filter | null>;
-  delete(id: Id): Promise<boolean>;
+  replace(filter: Filter, outbox?: Outbox<Filter | null>): Promise<Filter | null>;
+  delete(id: Id, outbox?: Outbox<boolean>): Promise<boolean>;
 }
 
 export interface MarkerRepository {
@@ -313,13 +354,13 @@ export interface OAuthRepository {
   /** Includes revoked tokens (revokedAt set). */
   findTokenByHash(tokenHash: string): Promise<AccessToken | null>;
   /** ATOMIC. true when the token was live. */
-  revokeToken(id: Id, at: Millis): Promise<boolean>;
+  revokeToken(id: Id, at: Millis, outbox?: Outbox<boolean>): Promise<boolean>;
   /** The token issued with this refresh token; includes revoked tokens. */
   findTokenByRefreshHash(refreshTokenHash: string): Promise<AccessToken | null>;
   /** ATOMIC. Revokes the live token that carries this refresh token and returns it as it was
    * (revokedAt null); null when no live token carries it. Two concurrent calls never both get it,
    * so a refresh token can be used once. */
-  revokeTokenByRefreshHash(refreshTokenHash: string, at: Millis): Promise<AccessToken | null>;
+  revokeTokenByRefreshHash(refreshTokenHash: string, at: Millis, outbox?: Outbox<AccessToken | null>): Promise<AccessToken | null>;
   createCode(code: AuthorizationCode): Promise<void>;
   /** ATOMIC. Marks the code used and returns it, unless it was used or expired before `now`:
    * then null. Two concurrent calls never both get the code. */
@@ -391,6 +432,8 @@ export interface Storage {
   polls: PollRepository;
   scheduled: ScheduledStatusRepository;
   cards: CardRepository;
+  /** The store's own durable job queue; writes with an outbox enqueue into it. */
+  jobs: JobQueue;
   /** Flushes and releases the store; acknowledged writes survive a reopen. */
   close(): Promise<void>;
 }

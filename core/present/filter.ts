@@ -3,6 +3,7 @@
 // contexts, so matching here does not depend on where the status is shown.
 
 import type { Filter, Millis, Status } from '../model.ts';
+import { compileKeywords, type KeywordMatcher } from '../text/keywords.ts';
 import { isoOrNull } from './time.ts';
 
 export function renderFilter(filter: Filter) {
@@ -25,27 +26,38 @@ export interface FilterResultJson {
   status_matches: string[] | null;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+/** The keywords of a viewer's filters, compiled once. Cached by their content, so the cache
+ * needs no invalidation: a changed filter is simply another key. */
+const compiled = new Map<string, KeywordMatcher>();
+const MAX_COMPILED = 512;
 
-function keywordPattern(keyword: string, wholeWord: boolean): RegExp {
-  const body = escapeRegExp(keyword);
-  // \b only makes sense next to word characters; a keyword like "#tag" keeps its edge open
-  const start = wholeWord && /^\w/u.test(keyword) ? '(?<![\\p{L}\\p{N}_])' : '';
-  const end = wholeWord && /\w$/u.test(keyword) ? '(?![\\p{L}\\p{N}_])' : '';
-  return new RegExp(`${start}${body}${end}`, 'iu');
+export function keywordMatcher(filters: readonly Filter[]): KeywordMatcher {
+  let key = '';
+  for (const f of filters) {
+    key += `${f.id}\u0001`;
+    for (const k of f.keywords) key += `${k.wholeWord ? 1 : 0}${k.keyword}\u0002`;
+  }
+  let matcher = compiled.get(key);
+  if (matcher === undefined) {
+    matcher = compileKeywords(filters.flatMap((f) => f.keywords.map((k) => ({ group: f.id, keyword: k.keyword, wholeWord: k.wholeWord }))));
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(key, matcher);
+  }
+  return matcher;
 }
 
 export function isActive(filter: Filter, now: Millis): boolean {
   return filter.expiresAt === null || filter.expiresAt > now;
 }
 
-export function matchFilters(filters: readonly Filter[], status: Status, searchable: string, now: Millis): FilterResultJson[] {
+/** Every active filter that matches the status, by keyword (`matcher` compiled from the same
+ * filters) or by status. */
+export function matchFilters(filters: readonly Filter[], matcher: KeywordMatcher, status: Status, searchable: string, now: Millis): FilterResultJson[] {
   const results: FilterResultJson[] = [];
+  const byKeyword = matcher.size === 0 ? null : matcher.match(searchable);
   for (const filter of filters) {
     if (!isActive(filter, now)) continue;
-    const keywords = filter.keywords.filter((k) => keywordPattern(k.keyword, k.wholeWord).test(searchable)).map((k) => k.keyword);
+    const keywords = byKeyword?.get(filter.id) ?? [];
     const statuses = filter.statuses.filter((s) => s.statusId === status.id || s.statusId === status.reblogOfId).map((s) => s.id);
     if (keywords.length === 0 && statuses.length === 0) continue;
     results.push({

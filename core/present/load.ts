@@ -5,8 +5,8 @@ import type { Core } from '../core.ts';
 import { notFound } from '../errors.ts';
 import type { Account, Id, Notification, Status } from '../model.ts';
 import { renderAccount, type AccountJson } from './account.ts';
-import { isActive } from './filter.ts';
-import { renderStatus, type RenderOptions, type StatusBundle, type StatusJson } from './status.ts';
+import { isActive, keywordMatcher } from './filter.ts';
+import { renderStatus, type RenderOptions, type StatusBundle, type StatusJson, type ViewerBundle } from './status.ts';
 import { iso } from './time.ts';
 
 function unique(ids: Iterable<Id>): Id[] {
@@ -41,7 +41,8 @@ export async function loadStatusBundle(core: Core, statuses: readonly Status[], 
       pollIds.length === 0 ? Promise.resolve(new Map<Id, number[]>()) : storage.polls.votesBy(viewer.id, pollIds),
       storage.filters.listBy(viewer.id),
     ]);
-    viewerBundle = { state, pollVotes, filters: filters.filter((f) => isActive(f, now)) };
+    const active = filters.filter((f) => isActive(f, now));
+    viewerBundle = { state, pollVotes, filters: active, keywords: keywordMatcher(active) };
   }
   return {
     accounts: new Map(accounts.map((a) => [a.id, a])),
@@ -115,4 +116,15 @@ export async function presentNotifications(core: Core, notifications: readonly N
     }
     return [json];
   });
+}
+
+/** A viewer with no interaction of their own: what every signed-in subscriber of a new status
+ * sees (all flags false), rendered once for all of them. */
+export function blankViewer(): ViewerBundle {
+  return {
+    state: { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set(), mutedConversations: new Set() },
+    pollVotes: new Map(),
+    filters: [],
+    keywords: keywordMatcher([]),
+  };
 }

@@ -6,6 +6,7 @@ import type { Account, Application, Filter, Id, MediaAttachment, Millis, Poll, P
 import type { ViewerState } from '../ports/storage.ts';
 import { acct, accountUrl, statusUri, statusUrl, tagUrl } from '../urls.ts';
 import { renderAccount, type AccountJson } from './account.ts';
+import type { KeywordMatcher } from '../text/keywords.ts';
 import { matchFilters, type FilterResultJson } from './filter.ts';
 import { renderCard, renderMedia, renderPoll, type MediaJson } from './media.ts';
 import { iso, isoOrNull } from './time.ts';
@@ -14,6 +15,8 @@ export interface ViewerBundle {
   state: ViewerState;
   pollVotes: Map<Id, number[]>;
   filters: Filter[];
+  /** The filters' keywords, compiled (present/filter.ts keywordMatcher). */
+  keywords: KeywordMatcher;
 }
 
 export interface StatusBundle {
@@ -33,6 +36,8 @@ export interface StatusBundle {
 export interface RenderOptions {
   /** The delete response: `text` (the source) instead of `content`, for redrafting. */
   source?: boolean;
+  /** Streams: leave `filtered` out; each subscriber's own filters add it at delivery. */
+  omitFiltered?: boolean;
 }
 
 export interface StatusJson {
@@ -76,7 +81,7 @@ export function renderStatus(config: RookeryConfig, status: Status, bundle: Stat
   let reblog: StatusJson | null = null;
   if (status.reblogOfId !== null) {
     const original = bundle.statuses.get(status.reblogOfId);
-    reblog = original ? renderStatus(config, original, bundle) : null;
+    reblog = original ? renderStatus(config, original, bundle, options.omitFiltered ? { omitFiltered: true } : {}) : null;
     if (reblog === null) return null;
   }
   const isBoost = reblog !== null;
@@ -112,7 +117,7 @@ export function renderStatus(config: RookeryConfig, status: Status, bundle: Stat
     json.muted = viewer.state.mutedConversations.has(status.conversationId);
     json.bookmarked = viewer.state.bookmarked.has(status.id);
     json.pinned = viewer.state.pinned.has(status.id);
-    json.filtered = isBoost ? [] : matchFilters(viewer.filters, status, searchableText(status, bundle), bundle.now);
+    if (!options.omitFiltered) json.filtered = isBoost ? [] : matchFilters(viewer.filters, viewer.keywords, status, searchableText(status, bundle), bundle.now);
   }
   // A boost carries no text of its own: clients read everything from `reblog`.
   const body = isBoost ? '' : options.source ? status.text : status.content;
@@ -138,7 +143,7 @@ export function renderStatus(config: RookeryConfig, status: Status, bundle: Stat
 }
 
 /** What keyword filters look at: the text, the content warning, alt texts and poll options. */
-function searchableText(status: Status, bundle: StatusBundle): string {
+export function searchableText(status: Status, bundle: Pick<StatusBundle, 'media' | 'polls'>): string {
   const parts = [status.spoilerText, status.text];
   for (const id of status.mediaIds) parts.push(bundle.media.get(id)?.description ?? '');
   const poll = status.pollId === null ? undefined : bundle.polls.get(status.pollId);

@@ -18,8 +18,9 @@ export function counterEffects(status: Status) {
 export async function deleteStatus(core: Core, actor: Account, id: string): Promise<Status> {
   const status = await findLive(core, id);
   if (status.accountId !== actor.id) throw notFound();
-  const removed = await core.storage.statuses.delete(status.id, core.clock.now(), counterEffects(status));
+  const removed = await core.storage.statuses.delete(status.id, core.clock.now(), counterEffects(status), (deleted) =>
+    deleted === null ? [] : core.record({ type: 'status.deleted', status: deleted.status, boosts: deleted.boosts }),
+  );
   if (removed === null) throw notFound();
-  await core.emit({ type: 'status.deleted', status: removed.status, boosts: removed.boosts });
   return removed.status;
 }

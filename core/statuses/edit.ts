@@ -62,7 +62,9 @@ export async function editStatus(core: Core, author: Author, id: string, params:
   const revisions: StatusEdit[] = [];
   if (status.editedAt === null) revisions.push(revision(status, poll?.options ?? null, status.createdAt));
   revisions.push(revision({ ...draft, content: rendered.content }, draft.poll?.options ?? null, now));
-  const options: { poll?: NonNullable<PublishDraft['poll']> } = {};
+  const options: Parameters<Core['storage']['statuses']['update']>[3] & object = {
+    outbox: (edited) => (edited === null ? [] : core.record({ type: 'status.updated', status: edited })),
+  };
   if (draft.poll && draft.poll.id !== status.pollId) options.poll = { ...draft.poll, statusId: status.id };
   const updated = await core.storage.statuses.update(
     status.id,
@@ -82,7 +84,6 @@ export async function editStatus(core: Core, author: Author, id: string, params:
     options,
   );
   if (updated === null) throw notFound();
-  await core.emit({ type: 'status.updated', status: updated });
   return updated;
 }
 

@@ -14,10 +14,9 @@ export async function favourite(core: Core, actor: Account, id: string): Promise
   const target = found.original ?? found.status;
   const refusal = checkFavourite(target, found.targetFacts);
   if (refusal) throw refusal;
-  const added = await core.storage.interactions.favourite({ id: core.ids.next(), accountId: actor.id, statusId: target.id, createdAt: core.clock.now() });
-  const fresh = (await core.storage.statuses.get(target.id)) ?? target;
-  if (added) await core.emit({ type: 'status.favourited', status: fresh, by: actor });
-  return fresh;
+  const mark = { id: core.ids.next(), accountId: actor.id, statusId: target.id, createdAt: core.clock.now() };
+  await core.storage.interactions.favourite(mark, (added) => (added ? core.record({ type: 'status.favourited', status: target, by: actor }) : []));
+  return (await core.storage.statuses.get(target.id)) ?? target;
 }
 
 export async function unfavourite(core: Core, actor: Account, id: string): Promise<Status> {

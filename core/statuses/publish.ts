@@ -1,6 +1,7 @@
 // Operation 1: publish a status. Order as Mastodon's: the reply target, then the
 // Idempotency-Key (a repeat returns the first status whatever the new body says), then the
-// plugin-handled parameters, then validation, then one atomic write, then the events.
+// plugin-handled parameters, then validation, then one atomic write that also records the
+// 'status.created' event; notifications and streams follow off the request path.
 
 import type { Core } from '../core.ts';
 import { notFound, RookeryError, texts, unprocessable } from '../errors.ts';
@@ -102,6 +103,7 @@ export async function publish(core: Core, author: Author, params: Params, idempo
   const options: Parameters<Core['storage']['statuses']['create']>[2] = {};
   if (idempotencyKey !== null) options.idempotency = { key: idempotencyKey, notBefore };
   if (draft.poll) options.poll = { ...draft.poll, statusId: id };
+  options.outbox = (outcome) => (outcome.created ? core.record({ type: 'status.created', status: outcome.status }) : []);
   let result;
   try {
     result = await core.storage.statuses.create(
@@ -119,6 +121,5 @@ export async function publish(core: Core, author: Author, params: Params, idempo
     if (result.existing === null) throw notFound();
     return { kind: 'status', status: result.existing };
   }
-  await core.emit({ type: 'status.created', status: result.status });
   return { kind: 'status', status: result.status };
 }

@@ -27,11 +27,9 @@ export async function reblog(core: Core, actor: Account, user: User | null, id: 
     conversationId: original.conversationId,
     applicationId,
   });
-  const result = await core.storage.statuses.reblog(boost);
-  if (result.created) {
-    const fresh = (await core.storage.statuses.get(original.id)) ?? original;
-    await core.emit({ type: 'status.reblogged', boost: result.status, original: fresh });
-  }
+  const result = await core.storage.statuses.reblog(boost, (outcome) =>
+    outcome.created ? core.record({ type: 'status.reblogged', boost: outcome.status, original }) : [],
+  );
   return result.status;
 }
 
@@ -41,7 +39,8 @@ export async function unreblog(core: Core, actor: Account, id: string): Promise<
   const original = found.reblogOfId === null ? found : await findLive(core, found.reblogOfId);
   const boost = await core.storage.statuses.findReblog(actor.id, original.id);
   if (boost === null) throw notFound();
-  const removed = await core.storage.statuses.delete(boost.id, core.clock.now(), counterEffects(boost));
-  if (removed) await core.emit({ type: 'status.unreblogged', boost: removed.status, original });
+  await core.storage.statuses.delete(boost.id, core.clock.now(), counterEffects(boost), (removed) =>
+    removed === null ? [] : core.record({ type: 'status.unreblogged', boost: removed.status, original }),
+  );
   return (await core.storage.statuses.get(original.id)) ?? original;
 }

@@ -42,6 +42,8 @@ t.afterEach(async () => {
   await h.close();
 });
 
+/** What reached the channels once every queued job ran. */
+const settle = () => h.rookery.drain();
 const got = () => listening.messages.map((m) => `${m.channel} ${m.message.event}`).sort();
 const payloadOn = (channel: string) => JSON.parse(listening.messages.find((m) => m.channel === channel)?.message.payload ?? 'null');
 
@@ -129,11 +131,12 @@ t.test('delete: the id on every channel that showed the status, its boosts too',
 
 t.test('follow and filters_changed', async (t) => {
   const followRecord = { id: h.core.ids.next(), accountId: stranger.account.id, targetAccountId: alice.account.id, showReblogs: true, notify: false, languages: null, createdAt: Date.now() };
-  await h.core.storage.relationships.follow(followRecord);
-  await h.core.emit({ type: 'account.followed', follow: followRecord, requested: false });
+  await h.core.storage.relationships.follow(followRecord, () => h.core.record({ type: 'account.followed', follow: followRecord, requested: false }));
+  await settle();
   t.equal(payloadOn(`timeline:${alice.account.id}`).type, 'follow');
   listening.messages.length = 0;
-  await h.core.emit({ type: 'filters.changed', accountId: fan.account.id, filter: null });
+  await h.core.enqueue(h.core.record({ type: 'filters.changed', accountId: fan.account.id, filter: null }));
+  await settle();
   t.same(listening.messages, [{ channel: `timeline:${fan.account.id}`, message: { event: 'filters_changed' } }], 'no payload');
 });
 
@@ -147,6 +150,7 @@ t.test('nothing is rendered or published for channels nobody listens to', async 
     },
     subscribe: (channel, handler) => inner.subscribe(channel, handler),
     hasSubscribers: (channel) => inner.hasSubscribers(channel),
+    listening: (channels) => inner.listening(channels),
     close: () => inner.close(),
   };
   const quiet = await harness({ bus: spy });

@@ -9,6 +9,7 @@ import { renderScheduledStatus } from '../../core/present/scheduled.ts';
 import { renderStatus, type StatusBundle } from '../../core/present/status.ts';
 import type { ViewerState } from '../../core/ports/storage.ts';
 import { account, status } from '../helpers/fixtures.ts';
+import { keywordMatcher } from '../../core/present/filter.ts';
 
 const config = resolveConfig({ domain: 'rookery.test' });
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -102,7 +103,7 @@ t.test('Status, signed-in view: every per-user flag, as booleans', async (t) => 
   state.favourited.add(post.id);
   state.bookmarked.add(post.id);
   state.mutedConversations.add(post.conversationId);
-  const json = renderStatus(config, post, bundle({ viewer: { state, pollVotes: new Map(), filters: [] } })) as unknown as Record<string, unknown>;
+  const json = renderStatus(config, post, bundle({ viewer: { state, pollVotes: new Map(), filters: [], keywords: keywordMatcher([]) } })) as unknown as Record<string, unknown>;
   t.equal(json['favourited'], true);
   t.equal(json['reblogged'], false);
   t.equal(json['muted'], true);

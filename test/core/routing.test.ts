@@ -58,10 +58,12 @@ t.test('media variants of the public channels', async (t) => {
   t.notOk(channelsOf(route(status(author))).includes('timeline:public:media'), 'no media, no media channel');
 });
 
-t.test('a remote status reaches no local-only channel and no author home', async (t) => {
+t.test('a remote status reaches the remote public channel, no local-only channel and no author home', async (t) => {
   const remote = account({ username: 'far', domain: 'far.example' });
   const channels = channelsOf(route(status(remote, { local: false, tags: ['cats'] }), { authorIsLocal: false, followers: [follow(fan.id, remote.id)] }));
-  t.same(channels, ['timeline:hashtag:cats', 'timeline:public', `timeline:${fan.id}`].sort());
+  t.same(channels, ['timeline:hashtag:cats', 'timeline:public', 'timeline:public:remote', `timeline:${fan.id}`].sort());
+  const withMedia = channelsOf(route(status(remote, { local: false, mediaIds: ['9'] }), { authorIsLocal: false, followers: [] }));
+  t.same(withMedia, ['timeline:public', 'timeline:public:media', 'timeline:public:remote', 'timeline:public:remote:media'].sort(), 'and its media variant');
 });
 
 t.test('unlisted and private statuses reach homes only', async (t) => {

@@ -51,6 +51,8 @@ export interface InjectOptions {
   token?: string | null;
   payload?: unknown;
   headers?: Record<string, string>;
+  /** Wait for the jobs the request queued (notifications, streams …) before answering; default true. */
+  drain?: boolean;
 }
 
 export interface Harness {
@@ -117,6 +119,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
       const injected: Hapi.ServerInjectOptions = { method, url, headers };
       if (requestOptions.payload !== undefined) injected.payload = requestOptions.payload as object;
       const res = await server.inject(injected);
+      if (requestOptions.drain !== false) await rookery.drain();
       let parsed: unknown;
       try {
         parsed = JSON.parse(res.payload);

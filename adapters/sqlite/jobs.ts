@@ -1,0 +1,120 @@
+// The durable job queue in the store's own file, and the outbox: writes with an outbox insert
+// their jobs in their own transaction (enqueueIn), so a committed write never lacks its events.
+// Leases, completions and retries commit without an fsync (writeRelaxed): losing one in a power
+// cut only means a job runs again, which at-least-once delivery allows; enqueues stay durable.
+
+import type { Millis } from '../../core/model.ts';
+import type { DeadJob, Job, JobQueue, NewJob, Outbox } from '../../core/ports/queue.ts';
+import { id, int, intOrNull, json, key, lookupKey, text, textOrNull, type Db, type Row } from './db.ts';
+
+const COLUMNS = 'id, name, payload, ordering_key, run_at, attempts, last_error, created_at';
+
+function jobFromRow(r: Row): Job {
+  return {
+    id: id(r.id),
+    name: text(r.name),
+    payload: json<unknown>(r.payload),
+    orderingKey: textOrNull(r.ordering_key),
+    runAt: int(r.run_at),
+    attempts: int(r.attempts),
+    lastError: textOrNull(r.last_error),
+    createdAt: int(r.created_at),
+  };
+}
+
+/** Inserts jobs inside the caller's transaction. Without runAt a job is due at once. */
+export function enqueueIn(db: Db, jobs: readonly NewJob[], now: Millis): void {
+  for (const job of jobs) {
+    db.run(
+      'INSERT INTO jobs (name, payload, ordering_key, run_at, attempts, created_at) VALUES (?, ?, ?, ?, 0, ?)',
+      job.name, JSON.stringify(job.payload ?? null), job.orderingKey ?? null, job.runAt ?? now, now,
+    );
+  }
+}
+
+/** Runs a write's outbox inside its transaction. Jobs from an outbox are due at once: the
+ * store has no clock of its own, and 0 is "now" whatever clock the workers use. */
+export function recordOutbox<R>(db: Db, outbox: Outbox<R> | undefined, result: R): void {
+  if (outbox === undefined) return;
+  const jobs = outbox(result);
+  if (jobs.length > 0) enqueueIn(db, jobs, 0);
+}
+
+export function jobQueue(db: Db): JobQueue {
+  return {
+    async enqueue(jobs, now) {
+      if (jobs.length > 0) db.write(() => enqueueIn(db, jobs, now));
+    },
+    async claim(now, limit, leaseMs) {
+      return db.writeRelaxed(() => {
+        const rows = db.all(
+          `SELECT ${COLUMNS} FROM jobs j
+           WHERE run_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+             AND (ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM jobs e WHERE e.ordering_key = j.ordering_key AND e.id < j.id))
+           ORDER BY id LIMIT ?`,
+          now, now, Math.max(0, Math.trunc(limit)),
+        );
+        for (const r of rows) db.run('UPDATE jobs SET lease_until = ? WHERE id = ?', now + leaseMs, r.id as bigint);
+        return rows.map(jobFromRow);
+      });
+    },
+    async complete(ids) {
+      if (ids.length === 0) return;
+      db.writeRelaxed(() => {
+        for (const jobId of ids) db.run('DELETE FROM jobs WHERE id = ?', key(jobId));
+      });
+    },
+    async retry(jobId, runAt, error, payload) {
+      db.writeRelaxed(() => {
+        if (payload === undefined) {
+          db.run('UPDATE jobs SET run_at = ?, lease_until = NULL, attempts = attempts + 1, last_error = ? WHERE id = ?', runAt, error, key(jobId));
+        } else {
+          db.run('UPDATE jobs SET run_at = ?, lease_until = NULL, attempts = attempts + 1, last_error = ?, payload = ? WHERE id = ?', runAt, error, JSON.stringify(payload), key(jobId));
+        }
+      });
+    },
+    async bury(jobId, error, now) {
+      db.write(() => {
+        db.run(
+          `INSERT INTO dead_jobs (id, name, payload, ordering_key, run_at, attempts, last_error, created_at, died_at)
+           SELECT id, name, payload, ordering_key, run_at, attempts + 1, ?, created_at, ? FROM jobs WHERE id = ?`,
+          error, now, key(jobId),
+        );
+        db.run('DELETE FROM jobs WHERE id = ?', key(jobId));
+      });
+    },
+    async deadLetters(limit) {
+      return db
+        .all(`SELECT ${COLUMNS}, died_at FROM dead_jobs ORDER BY died_at DESC, id DESC LIMIT ?`, Math.max(0, Math.trunc(limit)))
+        .map((r): DeadJob => ({ ...jobFromRow(r), diedAt: int(r.died_at) }));
+    },
+    async revive(jobId, now) {
+      const k = lookupKey(jobId);
+      if (k === null) return false;
+      return db.write(() => {
+        const moved = db.run(
+          `INSERT INTO jobs (name, payload, ordering_key, run_at, attempts, last_error, created_at)
+           SELECT name, payload, ordering_key, ?, 0, last_error, created_at FROM dead_jobs WHERE id = ?`,
+          now, k,
+        );
+        db.run('DELETE FROM dead_jobs WHERE id = ?', k);
+        return moved > 0;
+      });
+    },
+    async nextDue() {
+      return intOrNull(db.get('SELECT min(max(run_at, ifnull(lease_until, 0))) AS due FROM jobs')?.due);
+    },
+    async size() {
+      return int(db.get('SELECT count(*) AS n FROM jobs')?.n);
+    },
+  };
+}
+
+/** One write transaction whose outbox jobs are inserted with it. */
+export function writeWithOutbox<R>(db: Db, outbox: Outbox<R> | undefined, fn: () => R): R {
+  return db.write(() => {
+    const result = fn();
+    recordOutbox(db, outbox, result);
+    return result;
+  });
+}

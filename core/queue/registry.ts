@@ -1,0 +1,61 @@
+// Job handlers by name, and which event handlers subscribe to which domain events. Every
+// process of one instance registers the same handlers (they come from the same code and
+// plugins), so a job recorded by one process can be run by any other.
+
+import type { DomainEventType, RecordedEvent } from '../events/events.ts';
+import { orderingKeyOf } from '../events/events.ts';
+import type { Job, NewJob } from '../ports/queue.ts';
+
+export type JobHandler = (payload: unknown, job: Job) => Promise<void>;
+
+export interface JobOptions {
+  /** Runs before the job goes to the dead letters (default 8). */
+  maxAttempts?: number;
+  /** Delay before retry n (1-based), in ms; default: exponential from 1 s, capped at an hour. */
+  backoff?: (attempt: number) => number;
+}
+
+export interface RegisteredJob {
+  handler: JobHandler;
+  maxAttempts: number;
+  backoff: (attempt: number) => number;
+}
+
+export type EventHandler = (recorded: RecordedEvent) => Promise<void>;
+
+const EVENT_JOB = 'event:';
+
+export function defaultBackoff(attempt: number): number {
+  return Math.min(3_600_000, 1000 * 2 ** (attempt - 1));
+}
+
+export class JobRegistry {
+  readonly #jobs = new Map<string, RegisteredJob>();
+  readonly #subscribers = new Map<DomainEventType, string[]>();
+
+  register(name: string, handler: JobHandler, options: JobOptions = {}): void {
+    if (this.#jobs.has(name)) throw new Error(`a job handler named "${name}" is already registered`);
+    this.#jobs.set(name, { handler, maxAttempts: options.maxAttempts ?? 8, backoff: options.backoff ?? defaultBackoff });
+  }
+
+  get(name: string): RegisteredJob | undefined {
+    return this.#jobs.get(name);
+  }
+
+  /** An event handler: each recorded event of these types becomes one job for it. */
+  subscribe(name: string, types: readonly DomainEventType[], handle: EventHandler, options: JobOptions = {}): void {
+    this.register(EVENT_JOB + name, (payload) => handle(payload as RecordedEvent), options);
+    for (const type of types) {
+      const names = this.#subscribers.get(type) ?? [];
+      names.push(EVENT_JOB + name);
+      this.#subscribers.set(type, names);
+    }
+  }
+
+  /** The jobs that handle one recorded event: one per subscribed handler, each in order with
+   * the other events of the same subject for that handler. */
+  jobsFor(recorded: RecordedEvent): NewJob[] {
+    const key = orderingKeyOf(recorded.event);
+    return (this.#subscribers.get(recorded.event.type) ?? []).map((name) => ({ name, payload: recorded, orderingKey: `${name}|${key}` }));
+  }
+}

@@ -1,0 +1,133 @@
+// Runs queued jobs: claims due jobs in batches, runs each with its handler, completes the ones
+// that succeeded, retries the ones that failed with backoff, and buries a job in the dead
+// letters after its last attempt (logged, and listed by the operator CLI). Jobs of one ordering
+// key never run at the same time (the queue does not hand them out together), so a batch runs
+// concurrently. One pass runs at a time in a process; drain() runs passes until nothing is due.
+
+import type { Clock } from '../ports/clock.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { Job, JobQueue } from '../ports/queue.ts';
+import type { JobRegistry } from './registry.ts';
+
+export interface WorkerOptions {
+  queue: JobQueue;
+  registry: JobRegistry;
+  clock: Clock;
+  logger: Logger;
+  /** Jobs claimed per pass (default 64). */
+  batch?: number;
+  /** How long a claimed job is ours before another worker may take it (default 60 s). */
+  leaseMs?: number;
+  /** How often an idle worker looks for jobs other processes queued (default 200 ms). */
+  pollMs?: number;
+}
+
+export interface Worker {
+  /** Starts the background loop. */
+  start(): void;
+  /** Runs a pass soon (jobs were just queued in this process). */
+  wake(): void;
+  /** Resolves once no due job is left and none is running; jobs queued meanwhile included. */
+  drain(): Promise<void>;
+  /** Stops the loop and waits for the running pass. */
+  stop(): Promise<void>;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 2000);
+  return String(err).slice(0, 2000);
+}
+
+export function createWorker(options: WorkerOptions): Worker {
+  const { queue, registry, clock, logger } = options;
+  const batch = options.batch ?? 64;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const pollMs = options.pollMs ?? 200;
+  let running = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let chain: Promise<unknown> = Promise.resolve();
+
+  async function runOne(job: Job): Promise<boolean> {
+    const registered = registry.get(job.name);
+    if (registered === undefined) {
+      logger.error({ job: job.name, id: job.id }, 'no handler for job: moved to the dead letters');
+      await queue.bury(job.id, `no handler registered for "${job.name}"`, clock.now());
+      return false;
+    }
+    try {
+      await registered.handler(job.payload, job);
+      return true;
+    } catch (err) {
+      const attempt = job.attempts + 1;
+      if (attempt >= registered.maxAttempts) {
+        logger.error({ err, job: job.name, id: job.id, attempts: attempt }, 'job failed for the last time: moved to the dead letters');
+        await queue.bury(job.id, describe(err), clock.now());
+      } else {
+        logger.warn({ err, job: job.name, id: job.id, attempt }, 'job failed; it will be retried');
+        await queue.retry(job.id, clock.now() + registered.backoff(attempt), describe(err));
+      }
+      return false;
+    }
+  }
+
+  /** One claim and its jobs; the number claimed. */
+  async function pass(): Promise<number> {
+    const jobs = await queue.claim(clock.now(), batch, leaseMs);
+    if (jobs.length === 0) return 0;
+    const outcomes = await Promise.all(jobs.map((job) => runOne(job).catch((err: unknown) => {
+      logger.error({ err, job: job.name, id: job.id }, 'the queue failed to record a job outcome');
+      return false;
+    })));
+    const done = jobs.filter((_, i) => outcomes[i]).map((job) => job.id);
+    if (done.length > 0) await queue.complete(done);
+    return jobs.length;
+  }
+
+  /** Passes never overlap within one process: drain() and the loop share one chain. */
+  function serialPass(): Promise<number> {
+    const next = chain.then(pass, pass);
+    chain = next.catch(() => undefined);
+    return next;
+  }
+
+  function schedule(delay: number): void {
+    if (!running) return;
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(loop, delay);
+    // An idle worker must never keep the process alive on its own.
+    (timer as { unref?: () => void }).unref?.();
+  }
+
+  async function loop(): Promise<void> {
+    timer = null;
+    if (!running) return;
+    try {
+      while (running && (await serialPass()) > 0);
+      const due = await queue.nextDue();
+      schedule(due === null ? pollMs : Math.max(0, Math.min(pollMs, due - clock.now())));
+    } catch (err) {
+      logger.error({ err }, 'job worker pass failed');
+      schedule(pollMs);
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      schedule(0);
+    },
+    wake() {
+      if (running) schedule(0);
+    },
+    async drain() {
+      while ((await serialPass()) > 0);
+    },
+    async stop() {
+      running = false;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      await chain;
+    },
+  };
+}
