@@ -996,7 +996,7 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     const mab = mute(w.id(), alice.id, bob.id, { expiresAt: T0 + 1 });
     await w.s.relationships.mute(mab);
     const unknown = w.id();
-    const none = { following: null, followedBy: false, requested: null, requestedBy: false, blocking: false, blockedBy: false, muting: null };
+    const none = { following: null, followedBy: false, requested: null, requestedBy: false, blocking: false, blockedBy: false, muting: null, domainBlocking: false };
     t.strictSame(await w.s.relationships.relationships(alice.id, [frank.id, bob.id, unknown, carol.id, dave.id, eve.id]), [
       { ...none, targetId: frank.id, blockedBy: true },
       { ...none, targetId: bob.id, following: fab, followedBy: true, muting: mab },
@@ -1322,6 +1322,183 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame([cards.get(s1.id), cards.get(s2.id)], [{ ...a2, id: a.id }, b], 'with their cards');
     await w.s.cards.attach(s1.id, b.id);
     t.strictSame((await w.s.cards.forStatuses([s1.id])).get(s1.id), b, 'attach replaces the card of a status');
+  });
+
+  // ---- the outbox: events recorded with the write ---------------------------------------------
+
+  /** An outbox that records what it was called with and returns one job naming it. */
+  const spy = <R>(name: string) => {
+    const calls: R[] = [];
+    const outbox = (result: R) => {
+      calls.push(result);
+      return [{ name, payload: { result: result as unknown }, orderingKey: name === 'created' ? 'key:created' : null }];
+    };
+    return { calls, outbox };
+  };
+  const queued = async (w: World): Promise<string[]> => {
+    const jobs = await w.s.jobs.claim(Number.MAX_SAFE_INTEGER / 2, 1000, 1);
+    await w.s.jobs.complete(jobs.map((j) => j.id));
+    return jobs.map((j) => j.name);
+  };
+
+  it('outbox: a write enqueues the jobs its outbox returns, given the write\'s result', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const created = spy<unknown>('created');
+    const s = status(w.id(), alice.id);
+    await w.s.statuses.create(s, POST, { outbox: created.outbox, idempotency: { key: 'k', notBefore: T0 } });
+    const again = spy<unknown>('again');
+    await w.s.statuses.create(status(w.id(), alice.id), POST, { outbox: again.outbox, idempotency: { key: 'k', notBefore: T0 } });
+    t.strictSame(created.calls, [{ created: true, status: await w.st(s.id) }], 'called once with the result');
+    t.strictSame(again.calls, [{ created: false, existing: await w.st(s.id) }], 'an idempotent repeat still calls it, with its own result');
+    const [job] = await w.s.jobs.claim(Number.MAX_SAFE_INTEGER / 2, 1, 1);
+    t.strictSame([job?.name, job?.orderingKey, job?.payload], ['created', 'key:created', { result: { created: true, status: await w.st(s.id) } }], 'the job as the outbox built it');
+    await w.s.jobs.complete(job ? [job.id] : []);
+    t.strictSame(await queued(w), ['again']);
+
+    const fav = spy<boolean>('fav');
+    await w.s.interactions.favourite(mark(w.id(), bob.id, s.id), fav.outbox);
+    await w.s.interactions.favourite(mark(w.id(), bob.id, s.id), fav.outbox);
+    t.strictSame(fav.calls, [true, false], 'favourite: added, then not');
+    const b = spy<unknown>('boost');
+    const bst = boost(w.id(), bob.id, await w.st(s.id));
+    await w.s.statuses.reblog(bst, b.outbox);
+    t.equal((b.calls[0] as { created: boolean }).created, true, 'reblog');
+    const upd = spy<unknown>('update');
+    const current = await w.st(s.id);
+    await w.s.statuses.update(s.id, { ...current, text: 'edited', editedAt: T0 + 9 }, [], { outbox: upd.outbox });
+    t.equal((upd.calls[0] as Status).text, 'edited', 'update');
+    const del = spy<unknown>('delete');
+    await w.s.statuses.delete(s.id, T0 + 10, POST, del.outbox);
+    t.strictSame((del.calls[0] as { boosts: Status[] }).boosts.map((x) => x.id), [bst.id], 'delete, with the boosts it removed');
+    const gone = spy<unknown>('gone');
+    await w.s.statuses.delete(s.id, T0 + 11, POST, gone.outbox);
+    t.strictSame(gone.calls, [null], 'a second delete: null');
+
+    const fol = spy<string>('follow');
+    await w.s.relationships.follow(follow(w.id(), alice.id, bob.id), fol.outbox);
+    await w.s.relationships.follow(follow(w.id(), alice.id, bob.id), fol.outbox);
+    const req = spy<string>('request');
+    await w.s.relationships.requestFollow(follow(w.id(), bob.id, alice.id), req.outbox);
+    const blk = spy<boolean>('block');
+    await w.s.relationships.block(block(w.id(), alice.id, bob.id), blk.outbox);
+    await w.s.relationships.unblock(alice.id, bob.id, blk.outbox);
+    await w.s.relationships.unblock(alice.id, bob.id, blk.outbox);
+    const mut = spy<boolean>('mute');
+    await w.s.relationships.mute(mute(w.id(), alice.id, bob.id), mut.outbox);
+    await w.s.relationships.unmute(alice.id, bob.id, mut.outbox);
+    const dom = spy<boolean>('domain');
+    await w.s.relationships.blockDomain({ id: w.id(), accountId: alice.id, domain: 'Far.Example', createdAt: T0 }, dom.outbox);
+    await w.s.relationships.blockDomain({ id: w.id(), accountId: alice.id, domain: 'far.example', createdAt: T0 }, dom.outbox);
+    await w.s.relationships.unblockDomain(alice.id, 'FAR.example', dom.outbox);
+    t.strictSame([fol.calls, req.calls, blk.calls, mut.calls, dom.calls], [['created', 'updated'], ['created'], [true, true, false], [true, true], [true, false, true]], 'follows, requests, blocks, mutes, domain blocks');
+
+    const fil = spy<unknown>('filter');
+    const f = filter(w.id(), alice.id);
+    await w.s.filters.create(f, fil.outbox);
+    await w.s.filters.replace({ ...f, title: 'renamed' }, fil.outbox);
+    await w.s.filters.delete(f.id, fil.outbox);
+    await w.s.filters.delete(f.id, fil.outbox);
+    t.strictSame(fil.calls, [f, { ...f, title: 'renamed' }, true, false], 'filters');
+
+    const app = application(w.id());
+    await w.s.oauth.createApplication(app);
+    const tok = token(w.id(), app.id, alice.id, { refreshTokenHash: 'r1' });
+    const tok2 = token(w.id(), app.id, alice.id, { tokenHash: 'other' });
+    await w.s.oauth.createToken(tok);
+    await w.s.oauth.createToken(tok2);
+    const rev = spy<unknown>('revoke');
+    await w.s.oauth.revokeTokenByRefreshHash('r1', T0, rev.outbox);
+    await w.s.oauth.revokeToken(tok2.id, T0, rev.outbox);
+    await w.s.oauth.revokeToken(tok2.id, T0, rev.outbox);
+    t.strictSame(rev.calls, [tok, true, false], 'token revocations');
+    const usr = spy<unknown>('user');
+    const withUser = await w.account({}, true);
+    await w.s.accounts.updateUser(withUser.id, { disabled: true }, usr.outbox);
+    t.equal((usr.calls[0] as { disabled: boolean }).disabled, true, 'updateUser');
+    t.strictSame(
+      (await queued(w)).sort(),
+      ['block', 'block', 'block', 'boost', 'delete', 'domain', 'domain', 'domain', 'fav', 'fav', 'filter', 'filter', 'filter', 'filter', 'follow', 'follow', 'gone', 'mute', 'mute', 'request', 'revoke', 'revoke', 'revoke', 'update', 'user'],
+      'one job per call, each stored with its write',
+    );
+  });
+
+  it('outbox: a write that fails enqueues nothing', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const foreign = media(w.id(), bob.id);
+    await w.s.media.create(foreign);
+    const called: unknown[] = [];
+    const outbox = (r: unknown) => {
+      called.push(r);
+      return [{ name: 'never', payload: null }];
+    };
+    await rejectsConflict(t, w.s.statuses.create(status(w.id(), alice.id, { mediaIds: [foreign.id] }), POST, { outbox }), 'media', 'the write is refused');
+    t.strictSame(called, [], 'the outbox is not asked');
+    t.equal(await w.s.jobs.size(), 0, 'and no job exists');
+  });
+
+  durable('outbox: the jobs of a write survive a reopen with it', async (t, w) => {
+    const alice = await w.account();
+    const s = status(w.id(), alice.id);
+    await w.s.statuses.create(s, POST, { outbox: () => [{ name: 'durable', payload: { id: s.id }, orderingKey: 'k' }] });
+    await w.reopen();
+    t.strictSame(await queued(w), ['durable']);
+    t.strictSame((await w.st(s.id)).id, s.id);
+  });
+
+  // ---- notifications made once per key, domain blocks, what an account hides ------------------
+
+  it('notifications: with a key, created once per recipient', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const calls: boolean[] = [];
+    const outbox = (created: boolean) => {
+      calls.push(created);
+      return created ? [{ name: 'announce', payload: null }] : [];
+    };
+    t.equal(await w.s.notifications.create(notification(w.id(), alice.id, bob.id), { key: 'e1:mention', outbox }), true);
+    t.equal(await w.s.notifications.create(notification(w.id(), alice.id, bob.id), { key: 'e1:mention', outbox }), false, 'the same key again: nothing');
+    t.equal(await w.s.notifications.create(notification(w.id(), bob.id, alice.id), { key: 'e1:mention', outbox }), true, 'another recipient, same key');
+    t.equal(await w.s.notifications.create(notification(w.id(), alice.id, bob.id)), true, 'without a key: always');
+    t.strictSame(calls, [true, false, true]);
+    t.equal((await w.s.notifications.list(alice.id, {}, { limit: 10 })).length, 2);
+    t.equal(await w.s.jobs.size(), 2, 'one announcement per created notification');
+  });
+
+  it('domain blocks: per account, lower case, paged; relationships and hiddenState see them', async (t, w) => {
+    const alice = await w.account();
+    const far = await w.account({ username: 'far', domain: 'Far.Example' });
+    const near = await w.account();
+    t.equal(await w.s.relationships.blockDomain({ id: w.id(), accountId: alice.id, domain: 'FAR.example', createdAt: T0 }), true);
+    const second = w.id();
+    t.equal(await w.s.relationships.blockDomain({ id: second, accountId: alice.id, domain: 'other.example', createdAt: T0 }), true);
+    t.equal(await w.s.relationships.blockDomain({ id: w.id(), accountId: alice.id, domain: 'far.example', createdAt: T0 }), false, 'once per domain');
+    const blocks = await w.s.relationships.domainBlocksBy(alice.id, { limit: 10 });
+    t.strictSame(blocks.map((b) => b.domain), ['other.example', 'far.example'], 'newest first, stored lower case');
+    t.strictSame((await w.s.relationships.domainBlocksBy(alice.id, { limit: 10, maxId: second })).map((b) => b.domain), ['far.example'], 'paged by their id');
+    const [toFar, toNear] = await w.s.relationships.relationships(alice.id, [far.id, near.id]);
+    t.strictSame([toFar?.domainBlocking, toNear?.domainBlocking], [true, false], 'relationships: domainBlocking');
+    t.equal(await w.s.relationships.unblockDomain(alice.id, 'Far.Example'), true);
+    t.equal(await w.s.relationships.unblockDomain(alice.id, 'far.example'), false);
+    t.strictSame((await w.s.relationships.hiddenState(alice.id, T0)).domains, ['other.example']);
+  });
+
+  it('hiddenState: blocks both ways, live mutes with their end, domains', async (t, w) => {
+    const me = await w.account();
+    const [a, b, c, d] = [await w.account(), await w.account(), await w.account(), await w.account()];
+    await w.s.relationships.block(block(w.id(), me.id, a.id));
+    await w.s.relationships.block(block(w.id(), b.id, me.id));
+    await w.s.relationships.mute(mute(w.id(), me.id, c.id, { expiresAt: T0 + 1000 }));
+    await w.s.relationships.mute(mute(w.id(), me.id, d.id, { expiresAt: T0 - 1 }));
+    await w.s.relationships.blockDomain({ id: w.id(), accountId: me.id, domain: 'x.example', createdAt: T0 });
+    const hidden = await w.s.relationships.hiddenState(me.id, T0);
+    t.strictSame(
+      { ...hidden, blocking: sortedIds(hidden.blocking), blockedBy: sortedIds(hidden.blockedBy) },
+      { blocking: [a.id], blockedBy: [b.id], muting: [{ accountId: c.id, expiresAt: T0 + 1000 }], domains: ['x.example'] },
+      'an expired mute is left out',
+    );
+    t.strictSame(await w.s.relationships.hiddenState(a.id, T0), { blocking: [], blockedBy: [me.id], muting: [], domains: [] });
   });
 
   // ---- several connections ---------------------------------------------------------------------

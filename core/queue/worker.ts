@@ -90,12 +90,13 @@ export function createWorker(options: WorkerOptions): Worker {
     return next;
   }
 
-  function schedule(delay: number): void {
+  /** `idle`: only polling for work other processes may queue, which must never keep this
+   * process alive on its own; work known to be due keeps it alive until it ran. */
+  function schedule(delay: number, idle: boolean): void {
     if (!running) return;
     if (timer !== null) clearTimeout(timer);
     timer = setTimeout(loop, delay);
-    // An idle worker must never keep the process alive on its own.
-    (timer as { unref?: () => void }).unref?.();
+    if (idle) (timer as { unref?: () => void }).unref?.();
   }
 
   async function loop(): Promise<void> {
@@ -104,10 +105,10 @@ export function createWorker(options: WorkerOptions): Worker {
     try {
       while (running && (await serialPass()) > 0);
       const due = await queue.nextDue();
-      schedule(due === null ? pollMs : Math.max(0, Math.min(pollMs, due - clock.now())));
+      schedule(due === null ? pollMs : Math.max(0, Math.min(pollMs, due - clock.now())), true);
     } catch (err) {
       logger.error({ err }, 'job worker pass failed');
-      schedule(pollMs);
+      schedule(pollMs, true);
     }
   }
 
@@ -115,10 +116,10 @@ export function createWorker(options: WorkerOptions): Worker {
     start() {
       if (running) return;
       running = true;
-      schedule(0);
+      schedule(0, true);
     },
     wake() {
-      if (running) schedule(0);
+      if (running) schedule(0, false);
     },
     async drain() {
       while ((await serialPass()) > 0);
