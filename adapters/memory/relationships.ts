@@ -8,6 +8,7 @@ import { recordOutbox } from './jobs.ts';
 
 export function relationshipRepository(state: MemoryState): RelationshipRepository {
   const { accounts, follows, requests, blocks, mutes, domainBlocks } = state;
+  const domainOf = (accountId: Id): string | null => accounts.get(accountId)?.domain?.toLowerCase() ?? null;
   const removeFollow = (accountId: Id, targetId: Id): boolean => {
     if (!follows.remove(accountId, targetId)) return false;
     addToAccount(state, accountId, 'followingCount', -1);
@@ -128,6 +129,7 @@ export function relationshipRepository(state: MemoryState): RelationshipReposito
           blocking: blocks.get(accountId, targetId) !== undefined,
           blockedBy: blocks.get(targetId, accountId) !== undefined,
           muting: muting ? clone(muting) : null,
+          domainBlocking: domainOf(targetId) !== null && domainBlocks.get(accountId, domainOf(targetId) as string) !== undefined,
         };
       });
     },

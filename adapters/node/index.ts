@@ -6,7 +6,7 @@ import type { EventBus } from '../../core/ports/bus.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
-import { createRookery, type Rookery } from '../../core/rookery.ts';
+import { createRookery, type Rookery, type RookeryOptions } from '../../core/rookery.ts';
 import { createInProcessBus } from '../memory/bus.ts';
 import { systemClock } from './clock.ts';
 import { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
@@ -21,6 +21,8 @@ export interface NodeRookeryOptions {
   logger?: Logger;
   plugins?: readonly RookeryPlugin[];
   secrets?: NodeSecretsOptions;
+  /** Whether this process runs queued jobs (default true); see RookeryOptions.worker. */
+  worker?: RookeryOptions['worker'];
 }
 
 export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery> {
@@ -33,5 +35,6 @@ export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery>
   };
   if (options.logger) deps.logger = options.logger;
   if (options.plugins) deps.plugins = options.plugins;
+  if (options.worker !== undefined) deps.worker = options.worker;
   return createRookery(deps);
 }

@@ -198,6 +198,9 @@ export function relationshipRepository(db: Db): RelationshipRepository {
         const requestedBy = ids(`SELECT account_id AS v FROM follow_requests WHERE target_account_id = ? AND account_id ${IN}`);
         const blocking = ids(`SELECT target_account_id AS v FROM blocks WHERE account_id = ? AND target_account_id ${IN}`);
         const blockedBy = ids(`SELECT account_id AS v FROM blocks WHERE target_account_id = ? AND account_id ${IN}`);
+        const domainBlocked = ids(
+          `SELECT a.id AS v FROM accounts a JOIN domain_blocks d ON d.account_id = ? AND d.domain = lower(a.domain) WHERE a.id ${IN}`,
+        );
         return targetIds.map(
           (targetId): RelationshipFacts => ({
             targetId,
@@ -208,6 +211,7 @@ export function relationshipRepository(db: Db): RelationshipRepository {
             blocking: blocking.has(targetId),
             blockedBy: blockedBy.has(targetId),
             muting: muting.get(targetId) ?? null,
+            domainBlocking: domainBlocked.has(targetId),
           }),
         );
       });

@@ -44,7 +44,6 @@ export function emptyEndpoints(_core: Core): Endpoint[] {
     empty('/api/v1/featured_tags', 'user', ['read', 'read:accounts']),
     empty('/api/v1/featured_tags/suggestions', 'user', ['read', 'read:accounts']),
     empty('/api/v1/endorsements', 'user', ['read', 'read:accounts']),
-    empty('/api/v1/domain_blocks', 'user', ['read', 'read:blocks', 'follow']),
     empty('/api/v1/scheduled_statuses', 'user', ['read', 'read:statuses']),
     empty('/api/v1/notifications/requests', 'user', ['read', 'read:notifications']),
     empty('/api/v1/notifications/policy', 'user', ['read', 'read:notifications'], V1_POLICY),

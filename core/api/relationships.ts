@@ -3,11 +3,12 @@
 
 import { block, mute, unblock, unmute } from '../accounts/block.ts';
 import { blocksOf, followRequestsTo, mutesOf } from '../accounts/connections.ts';
+import { blockDomain, domainBlocksOf, unblockDomain } from '../accounts/domain-blocks.ts';
 import { authorizeFollowRequest, follow, rejectFollowRequest, unfollow, type FollowOptions } from '../accounts/follow.ts';
 import type { Core } from '../core.ts';
 import { isId } from '../ids.ts';
 import type { Account } from '../model.ts';
-import { bool, int, page, present, strArray, type Params } from '../params.ts';
+import { bool, int, page, present, str, strArray, type Params } from '../params.ts';
 import { presentAccounts } from '../present/load.ts';
 import { presentRelationship, presentRelationships } from '../present/relationship.ts';
 import { isoOrNull } from '../present/time.ts';
@@ -97,6 +98,36 @@ export function relationshipEndpoints(core: Core): Endpoint[] {
         // Mastodon's MutedAccount adds when the mute ends.
         const body = accounts.map((a) => ({ ...a, mute_expires_at: expiry.get(a.id) ?? null }));
         return pagedJson(core, request, body, slice, 'since_id');
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/domain_blocks',
+      auth: 'user',
+      scopes: ['read', 'read:blocks', 'follow'],
+      handle: async (request) => {
+        const slice = await domainBlocksOf(core, actorOf(request), page(paramsOf(request), 100, 200));
+        return pagedJson(core, request, slice.items.map((b) => b.domain), slice, 'since_id');
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/domain_blocks',
+      auth: 'user',
+      scopes: WRITE_BLOCKS,
+      handle: async (request) => {
+        await blockDomain(core, actorOf(request), str(paramsOf(request), 'domain') ?? '');
+        return json({});
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/domain_blocks',
+      auth: 'user',
+      scopes: WRITE_BLOCKS,
+      handle: async (request) => {
+        await unblockDomain(core, actorOf(request), str(paramsOf(request), 'domain') ?? '');
+        return json({});
       },
     },
   ];

@@ -79,6 +79,9 @@ export const refreshToken: GrantHandler = async (core, params, authenticate) => 
   if (scopes === null) throw invalidScope();
   await refuseDisabledUser(core, previous.accountId);
   // The atomic step: of two concurrent refreshes with one token, only one gets past here.
-  if ((await core.storage.oauth.revokeTokenByRefreshHash(previous.refreshTokenHash ?? '', core.clock.now())) === null) throw invalidGrant();
+  const revoked = await core.storage.oauth.revokeTokenByRefreshHash(previous.refreshTokenHash ?? '', core.clock.now(), (old) =>
+    old === null ? [] : core.record({ type: 'token.revoked', tokenId: old.id, accountId: old.accountId }),
+  );
+  if (revoked === null) throw invalidGrant();
   return issueToken(core, client.id, previous.accountId, scopes);
 };

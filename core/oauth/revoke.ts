@@ -1,6 +1,7 @@
 // POST /oauth/revoke (RFC 7009) as Doorkeeper answers it: the client must authenticate
 // (else 403); a blank or unknown token is "revoked" already (200 {}); a token of another
-// application is refused (403). The bearer guard then answers 401 for the revoked token.
+// application is refused (403). The bearer guard then answers 401 for the revoked token, and
+// the recorded 'token.revoked' ends the streams open with it.
 
 import type { ApiRequest, ApiResponse } from '../api/types.ts';
 import { json } from '../api/types.ts';
@@ -21,6 +22,8 @@ export async function revokeEndpoint(core: Core, request: ApiRequest): Promise<A
   const accessToken = (await core.storage.oauth.findTokenByHash(core.secrets.sha256(token))) ?? (await findByRefreshToken(core, token));
   if (accessToken === null) return json({});
   if (accessToken.applicationId !== client.id) throw revokeRefused();
-  await core.storage.oauth.revokeToken(accessToken.id, core.clock.now());
+  await core.storage.oauth.revokeToken(accessToken.id, core.clock.now(), (revoked) =>
+    revoked ? core.record({ type: 'token.revoked', tokenId: accessToken.id, accountId: accessToken.accountId }) : [],
+  );
   return json({});
 }

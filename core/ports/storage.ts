@@ -230,6 +230,8 @@ export interface RelationshipFacts {
   blocking: boolean;
   blockedBy: boolean;
   muting: Mute | null;
+  /** The account blocks the other account's (remote) domain. */
+  domainBlocking: boolean;
 }
 
 export interface RelationshipRepository {

@@ -47,7 +47,7 @@ export function renderRelationship(facts: RelationshipFacts, now: Millis): Relat
     muting_expires_at: isoOrNull(mute?.expiresAt ?? null),
     requested: facts.following === null && facts.requested !== null,
     requested_by: facts.requestedBy,
-    domain_blocking: false,
+    domain_blocking: facts.domainBlocking,
     endorsed: false,
     note: '',
   };

@@ -25,6 +25,8 @@ const USAGE = `Usage: npm run rookery -- <command>
   accounts enable <username>      Undoes disable.
   tokens issue <username> [--scopes "read write follow push"]
       Prints a new access token for the account (for bots and scripts).
+  jobs dead [--limit N]           Lists the jobs that failed for the last time (newest first).
+  jobs retry <id>                 Puts a dead job back in the queue.
 
 Settings come from the environment, as for npm start (DATA_DIR, LOCAL_DOMAIN, PORT …).`;
 
@@ -49,10 +51,18 @@ async function run(core: Core, argv: string[]): Promise<string> {
       unconfirmed: { type: 'boolean' },
       pending: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      limit: { type: 'string' },
     },
   });
   const [group, command, username] = positionals;
   if (values.help || group === undefined) throw new UsageError('');
+  if (group === 'jobs' && command === 'dead') {
+    const dead = await core.queue.deadLetters(Math.max(1, Math.min(1000, Number(values.limit ?? 20) || 20)));
+    if (dead.length === 0) return 'No dead jobs.';
+    return dead
+      .map((job) => `${job.id}  ${new Date(job.diedAt).toISOString()}  ${job.name}  after ${job.attempts} attempt(s): ${job.lastError ?? ''}`)
+      .join('\n');
+  }
   if (username === undefined) throw new UsageError(`Which account? ${group} ${command ?? ''} needs a username.`);
 
   if (group === 'accounts' && command === 'create') {
@@ -81,8 +91,14 @@ async function run(core: Core, argv: string[]): Promise<string> {
     };
     const patch = command === undefined ? undefined : patches[command];
     if (patch === undefined) throw new UsageError(`Unknown command: accounts ${command ?? ''}`);
-    if ((await core.storage.accounts.updateUser(account.id, patch)) === null) throw new UsageError(`@${username} has no sign-in (a remote account?).`);
+    // Disabling ends the account's live streams: the server's worker runs the recorded job.
+    const outbox = command === 'disable' ? () => core.record({ type: 'account.disabled', accountId: account.id }) : undefined;
+    if ((await core.storage.accounts.updateUser(account.id, patch, outbox)) === null) throw new UsageError(`@${username} has no sign-in (a remote account?).`);
     return `@${account.username}: ${command} done.`;
+  }
+  if (group === 'jobs' && command === 'retry') {
+    if (!(await core.queue.revive(username, core.clock.now()))) throw new UsageError(`No dead job with id ${username}.`);
+    return `Job ${username} is queued again.`;
   }
   if (group === 'tokens' && command === 'issue') {
     const account = await findAccount(core, username);
@@ -97,7 +113,9 @@ async function run(core: Core, argv: string[]): Promise<string> {
 
 const settings = readSettings();
 mkdirSync(settings.dataDir, { recursive: true });
-const rookery = await createNodeRookery({ config: settings.config, storage: openSqliteStorage({ path: settings.databasePath }) });
+// No worker here: the jobs this command records are run by the server's workers, whose buses
+// reach the live streams.
+const rookery = await createNodeRookery({ config: settings.config, storage: openSqliteStorage({ path: settings.databasePath }), worker: false });
 let code = 0;
 try {
   console.log(await run(rookery.core, process.argv.slice(2)));
