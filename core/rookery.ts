@@ -16,6 +16,7 @@ import type { RookeryPlugin } from './plugin-host.ts';
 import { NOTIFYING_EVENTS, notificationHandler } from './events/notify.ts';
 import { STREAMED_EVENTS, streamHandler } from './events/fanout.ts';
 import { createWorker, type WorkerOptions } from './queue/worker.ts';
+import { createStreamHub, type StreamHub } from './streaming/hub.ts';
 
 export interface RookeryOptions extends CoreDeps {
   plugins?: readonly RookeryPlugin[];
@@ -28,6 +29,8 @@ export interface Rookery {
   readonly core: Core;
   /** Plugin endpoints first: a plugin may take over a path the core answers with a placeholder. */
   readonly endpoints: readonly Endpoint[];
+  /** Live streams: what SSE and WebSocket transports call (core/streaming/hub.ts). */
+  readonly streaming: StreamHub;
   lookupToken(raw: string | null | undefined): Promise<TokenLookup>;
   authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
   /** Starts the plugins' periodic jobs; returns a function that stops them. */
@@ -73,9 +76,11 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
     ...supportingEndpoints(core),
   ]);
   const stoppers = new Set<() => void>();
+  const streaming = createStreamHub(core);
   return {
     core,
     endpoints,
+    streaming,
     lookupToken: (raw) => lookupToken(core, raw),
     authorize: (endpoint, lookup) => authorize(endpoint, lookup, core.config),
     startJobs() {
@@ -94,10 +99,12 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
     async drain() {
       if (worker === null) throw new Error('drain() needs a worker in this process (worker: false was given)');
       await worker.drain();
+      await streaming.settled();
     },
     async close() {
       for (const stop of [...stoppers]) stop();
       await worker?.stop();
+      await streaming.close();
       await core.bus.close();
       await core.storage.close();
     },

@@ -82,8 +82,9 @@ export async function remoteAccount(h: Harness, username: string, domain = 'far.
   return remote;
 }
 
-/** A public status of a remote account, written straight to the store. */
-export async function remoteStatus(h: Harness, author: Account, text: string, overrides: Partial<Status> = {}): Promise<Status> {
+/** A public status of a remote account, written straight to the store; `announce` also
+ * records status.created with it (as federation will) and runs the jobs, so streams get it. */
+export async function remoteStatus(h: Harness, author: Account, text: string, overrides: Partial<Status> = {}, options: { announce?: boolean } = {}): Promise<Status> {
   const id = h.core.ids.next();
   const remote = status(author, {
     id,
@@ -94,6 +95,8 @@ export async function remoteStatus(h: Harness, author: Account, text: string, ov
     createdAt: h.clock.now(),
     ...overrides,
   });
-  await h.core.storage.statuses.create(remote, { countForAuthor: true, countReplyOf: null });
+  const outbox = options.announce ? () => h.core.record({ type: 'status.created', status: remote }) : undefined;
+  await h.core.storage.statuses.create(remote, { countForAuthor: true, countReplyOf: null }, outbox ? { outbox } : {});
+  if (options.announce) await h.rookery.drain();
   return remote;
 }
