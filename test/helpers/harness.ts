@@ -39,6 +39,8 @@ export interface HarnessOptions {
   /** Really listen (127.0.0.1, an ephemeral port) and make config.baseUrl that address, for
    * tests that drive a real browser or HTTP client. */
   listen?: boolean;
+  /** false: no worker in this Rookery (queued jobs wait); requests then need drain: false. */
+  worker?: boolean;
 }
 
 export interface TestUser {
@@ -83,6 +85,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   };
   if (options.plugins) deps.plugins = options.plugins;
   if (options.logger) deps.logger = options.logger;
+  if (options.worker !== undefined) deps.worker = options.worker;
   const rookery = await createRookery(deps);
   const server = Hapi.server({ port: 0, host: '127.0.0.1' });
   await server.register({ plugin: rookeryHapi, options: { rookery } });
