@@ -1,5 +1,5 @@
 // Composition: a core with its ports, the plugins it hosts, and every endpoint it serves.
-// Transports (adapters/hapi, later uws) take a Rookery and serve its endpoints.
+// Transports (adapters/hapi, adapters/node) hand requests to its HTTP front and move bytes.
 
 import { authorize } from './api/guard.ts';
 import { accountEndpoints } from './api/accounts.ts';
@@ -11,6 +11,8 @@ import { supportingEndpoints } from './api/supporting.ts';
 import type { Caller, Endpoint, TokenLookup } from './api/types.ts';
 import type { Core } from './core.ts';
 import { createCore, type CoreDeps } from './create-core.ts';
+import { createHttpFront } from './http/front.ts';
+import type { HttpFront } from './http/types.ts';
 import { lookupToken } from './oauth/tokens.ts';
 import type { RookeryPlugin } from './plugin-host.ts';
 
@@ -22,6 +24,8 @@ export interface Rookery {
   readonly core: Core;
   /** Plugin endpoints first: a plugin may take over a path the core answers with a placeholder. */
   readonly endpoints: readonly Endpoint[];
+  /** The transport-neutral HTTP front every transport hands its requests to. */
+  readonly http: HttpFront;
   lookupToken(raw: string | null | undefined): Promise<TokenLookup>;
   authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
   /** Starts the plugins' periodic jobs; returns a function that stops them. */
@@ -53,11 +57,14 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
     ...supportingEndpoints(core),
   ]);
   const stoppers = new Set<() => void>();
+  const lookup = (raw: string | null | undefined) => lookupToken(core, raw);
+  const guard = (endpoint: Endpoint, found: TokenLookup) => authorize(endpoint, found, core.config);
   return {
     core,
     endpoints,
-    lookupToken: (raw) => lookupToken(core, raw),
-    authorize: (endpoint, lookup) => authorize(endpoint, lookup, core.config),
+    http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger }),
+    lookupToken: lookup,
+    authorize: guard,
     startJobs() {
       const timers = core.hooks.jobs.map((job) =>
         setInterval(() => {

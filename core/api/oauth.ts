@@ -19,6 +19,8 @@ function stringOrList(params: Params, name: string): string | string[] | undefin
 
 export function oauthEndpoints(core: Core): Endpoint[] {
   const open = { auth: 'public', scopes: [], openInLimitedMode: true } as const;
+  // The sign-in and consent pages (and the forms they post) are same-origin only.
+  const page = { ...open, cors: false } as const;
   return [
     {
       method: 'POST',
@@ -48,12 +50,12 @@ export function oauthEndpoints(core: Core): Endpoint[] {
         return json(renderApplication(application));
       },
     },
-    { method: 'GET', path: '/oauth/authorize', ...open, handle: (request) => showAuthorize(core, request) },
-    { method: 'POST', path: '/oauth/authorize', ...open, handle: (request) => submitDecision(core, request) },
-    { method: 'DELETE', path: '/oauth/authorize', ...open, handle: (request) => submitDecision(core, request) },
-    { method: 'GET', path: '/oauth/authorize/native', ...open, handle: (request) => showNativeCode(core, request) },
-    { method: 'GET', path: '/auth/sign_in', ...open, handle: (request) => showSignIn(core, request) },
-    { method: 'POST', path: '/auth/sign_in', ...open, handle: (request) => submitSignIn(core, request) },
+    { method: 'GET', path: '/oauth/authorize', ...page, handle: (request) => showAuthorize(core, request) },
+    { method: 'POST', path: '/oauth/authorize', ...page, handle: (request) => submitDecision(core, request) },
+    { method: 'DELETE', path: '/oauth/authorize', ...page, handle: (request) => submitDecision(core, request) },
+    { method: 'GET', path: '/oauth/authorize/native', ...page, handle: (request) => showNativeCode(core, request) },
+    { method: 'GET', path: '/auth/sign_in', ...page, handle: (request) => showSignIn(core, request) },
+    { method: 'POST', path: '/auth/sign_in', ...page, handle: (request) => submitSignIn(core, request) },
     { method: 'POST', path: '/oauth/token', ...open, handle: (request) => tokenEndpoint(core, request) },
     { method: 'POST', path: '/oauth/revoke', ...open, handle: (request) => revokeEndpoint(core, request) },
     {
