@@ -1,5 +1,6 @@
 // Node defaults for the core's ports: the system clock, node:crypto secrets, an in-process
-// bus. createNodeRookery wires them with a store and a configuration.
+// bus. createNodeRookery wires them with a store and a configuration; createNodeHandler serves
+// the result on node:http (or Express, Connect …).
 
 import { resolveConfig, type ConfigInput } from '../../core/config.ts';
 import type { EventBus } from '../../core/ports/bus.ts';
@@ -12,6 +13,7 @@ import { systemClock } from './clock.ts';
 import { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
 
 export { systemClock } from './clock.ts';
+export { createNodeHandler, type NodeHandler } from './handler.ts';
 export { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
 
 export interface NodeRookeryOptions {
