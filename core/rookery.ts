@@ -11,6 +11,7 @@ import { supportingEndpoints } from './api/supporting.ts';
 import type { Caller, Endpoint, TokenLookup } from './api/types.ts';
 import type { Core } from './core.ts';
 import { createCore, type CoreDeps } from './create-core.ts';
+import { hostAccounts, hostTokens, type HostAccounts, type HostTokens } from './host-api.ts';
 import { createHttpFront } from './http/front.ts';
 import type { HttpFront } from './http/types.ts';
 import { lookupToken } from './oauth/tokens.ts';
@@ -26,6 +27,9 @@ export interface Rookery {
   readonly endpoints: readonly Endpoint[];
   /** The transport-neutral HTTP front every transport hands its requests to. */
   readonly http: HttpFront;
+  /** For a host app with its own sign-up: local accounts and their tokens, from code. */
+  readonly accounts: HostAccounts;
+  readonly tokens: HostTokens;
   lookupToken(raw: string | null | undefined): Promise<TokenLookup>;
   authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
   /** Starts the plugins' periodic jobs; returns a function that stops them. */
@@ -63,6 +67,8 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
     core,
     endpoints,
     http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger }),
+    accounts: hostAccounts(core),
+    tokens: hostTokens(core),
     lookupToken: lookup,
     authorize: guard,
     startJobs() {
