@@ -7,6 +7,7 @@ export type { Core } from './core.ts';
 export { createCore, type CoreDeps } from './create-core.ts';
 export { ConfigError, resolveConfig, defaultLimits, MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, type ConfigInput, type Limits, type RookeryConfig } from './config.ts';
 export type { HostAccountInput, HostAccounts, HostTokens } from './host-api.ts';
+export type { SignInPort } from './oauth/sign-in-port.ts';
 export type { BodyLimit, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo } from './http/types.ts';
 export { RookeryError, texts } from './errors.ts';
 export { HookRegistry, type EventListener, type Job, type PluginHost, type PublishDraft, type PublishHook, type PublishOutcome, type RookeryPlugin } from './plugin-host.ts';

@@ -14,11 +14,14 @@ import { createCore, type CoreDeps } from './create-core.ts';
 import { hostAccounts, hostTokens, type HostAccounts, type HostTokens } from './host-api.ts';
 import { createHttpFront } from './http/front.ts';
 import type { HttpFront } from './http/types.ts';
+import type { SignInPort } from './oauth/sign-in-port.ts';
 import { lookupToken } from './oauth/tokens.ts';
 import type { RookeryPlugin } from './plugin-host.ts';
 
 export interface RookeryOptions extends CoreDeps {
   plugins?: readonly RookeryPlugin[];
+  /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
+  signIn?: SignInPort;
 }
 
 export interface Rookery {
@@ -53,7 +56,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core));
   const endpoints = uniqueRoutes([
     ...core.hooks.endpoints,
-    ...oauthEndpoints(core),
+    ...oauthEndpoints(core, options.signIn),
     ...registrationEndpoints(core),
     ...accountEndpoints(core),
     ...instanceEndpoints(core),

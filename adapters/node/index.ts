@@ -6,6 +6,7 @@ import { resolveConfig, type ConfigInput } from '../../core/config.ts';
 import type { EventBus } from '../../core/ports/bus.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
+import type { SignInPort } from '../../core/oauth/sign-in-port.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import { createRookery, type Rookery } from '../../core/rookery.ts';
 import { createInProcessBus } from '../memory/bus.ts';
@@ -23,6 +24,8 @@ export interface NodeRookeryOptions {
   logger?: Logger;
   plugins?: readonly RookeryPlugin[];
   secrets?: NodeSecretsOptions;
+  /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
+  signIn?: SignInPort;
 }
 
 export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery> {
@@ -35,5 +38,6 @@ export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery>
   };
   if (options.logger) deps.logger = options.logger;
   if (options.plugins) deps.plugins = options.plugins;
+  if (options.signIn) deps.signIn = options.signIn;
   return createRookery(deps);
 }

@@ -12,6 +12,7 @@ import type { Core } from '../../core/core.ts';
 import type { Account, Application } from '../../core/model.ts';
 import { registerApplication } from '../../core/oauth/apps.ts';
 import { issueToken } from '../../core/oauth/tokens.ts';
+import type { SignInPort } from '../../core/oauth/sign-in-port.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
 import type { Clock } from '../../core/ports/clock.ts';
@@ -37,6 +38,7 @@ export interface HarnessOptions {
   storage?: Storage;
   bus?: EventBus;
   logger?: Logger;
+  signIn?: SignInPort;
   /** Really listen (127.0.0.1, a free port picked first) with config.baseUrl set to that
    * address, for tests that drive a real browser or HTTP client. */
   listen?: boolean;
@@ -86,6 +88,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   };
   if (options.plugins) deps.plugins = options.plugins;
   if (options.logger) deps.logger = options.logger;
+  if (options.signIn) deps.signIn = options.signIn;
   const rookery = await createRookery(deps);
   const server = Hapi.server({ port, host: '127.0.0.1' });
   await server.register({ plugin: rookeryHapi, options: { rookery } });
