@@ -1,8 +1,10 @@
 // The hapi plugin: routes on the host app's server that hand each request to the core's HTTP
 // front and copy its answer back. hapi parses nothing (payload and cookie parsing are off); its
-// own refusals, such as a body over the limit, come out in Mastodon's error shape.
+// own refusals, such as a body over the limit, come out in Mastodon's error shape. Register it
+// without a route prefix: clients expect /api and /oauth at the root.
 
 import type { Plugin, Request, ResponseToolkit, RouteOptions, ServerRoute } from '@hapi/hapi';
+import { frontTexts } from '../../core/http/front.ts';
 import type { RawHead, RawResponse } from '../../core/http/types.ts';
 import type { Rookery } from '../../core/rookery.ts';
 
@@ -37,7 +39,7 @@ export const rookeryHapi: Plugin<RookeryHapiOptions> = {
     const handler = async (request: Request, h: ResponseToolkit) => {
       const head = headOf(request);
       const body = Buffer.isBuffer(request.payload) && request.payload.length > 0 ? request.payload : null;
-      return reply(h, (await http.handle({ ...head, body })) ?? http.refuse(head, 404, 'Not Found'));
+      return reply(h, (await http.handle({ ...head, body })) ?? http.refuse(head, 404, frontTexts.notFound));
     };
     // The host's route defaults (cors, say) must not add to what the front decides.
     const base: RouteOptions = { cors: false, state: { parse: false }, handler };
