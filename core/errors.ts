@@ -1,5 +1,5 @@
 // Errors the core raises, each carrying the HTTP status and the exact text clients see.
-// Adapters translate them (hapi: @hapi/boom) to Mastodon's {"error": "…"} body; nothing else
+// The HTTP front (core/http) renders them as Mastodon's {"error": "…"} body; nothing else
 // of an error reaches a client. Texts come from the founding spec (part 7) first, then from
 // the behavioural reference.
 

@@ -1,5 +1,5 @@
 // Composition: a core with its ports, the plugins it hosts, and every endpoint it serves.
-// Transports (adapters/hapi, later uws) take a Rookery and serve its endpoints.
+// Transports (adapters/hapi, adapters/node) hand requests to its HTTP front and move bytes.
 
 import { authorize } from './api/guard.ts';
 import { accountEndpoints } from './api/accounts.ts';
@@ -11,6 +11,10 @@ import { supportingEndpoints } from './api/supporting.ts';
 import type { Caller, Endpoint, TokenLookup } from './api/types.ts';
 import type { Core } from './core.ts';
 import { createCore, type CoreDeps } from './create-core.ts';
+import { hostAccounts, hostTokens, type HostAccounts, type HostTokens } from './host-api.ts';
+import { createHttpFront } from './http/front.ts';
+import type { HttpFront } from './http/types.ts';
+import type { SignInPort } from './oauth/sign-in-port.ts';
 import { lookupToken } from './oauth/tokens.ts';
 import type { RookeryPlugin } from './plugin-host.ts';
 import { NOTIFYING_EVENTS, notificationHandler } from './events/notify.ts';
@@ -23,6 +27,8 @@ export interface RookeryOptions extends CoreDeps {
   /** Run queued jobs in this process (default true); false for a process that only serves
    * requests or streams while workers elsewhere run the jobs. Options tune the worker. */
   worker?: boolean | Pick<WorkerOptions, 'batch' | 'leaseMs' | 'pollMs'>;
+  /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
+  signIn?: SignInPort;
 }
 
 export interface Rookery {
@@ -31,6 +37,11 @@ export interface Rookery {
   readonly endpoints: readonly Endpoint[];
   /** Live streams: what SSE and WebSocket transports call (core/streaming/hub.ts). */
   readonly streaming: StreamHub;
+  /** The transport-neutral HTTP front every transport hands its requests to. */
+  readonly http: HttpFront;
+  /** For a host app with its own sign-up: local accounts and their tokens, from code. */
+  readonly accounts: HostAccounts;
+  readonly tokens: HostTokens;
   lookupToken(raw: string | null | undefined): Promise<TokenLookup>;
   authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
   /** Starts the plugins' periodic jobs; returns a function that stops them. */
@@ -68,7 +79,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   }
   const endpoints = uniqueRoutes([
     ...core.hooks.endpoints,
-    ...oauthEndpoints(core),
+    ...oauthEndpoints(core, options.signIn),
     ...registrationEndpoints(core),
     ...accountEndpoints(core),
     ...instanceEndpoints(core),
@@ -77,12 +88,17 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   ]);
   const stoppers = new Set<() => void>();
   const streaming = createStreamHub(core);
+  const lookup = (raw: string | null | undefined) => lookupToken(core, raw);
+  const guard = (endpoint: Endpoint, found: TokenLookup) => authorize(endpoint, found, core.config);
   return {
     core,
     endpoints,
     streaming,
-    lookupToken: (raw) => lookupToken(core, raw),
-    authorize: (endpoint, lookup) => authorize(endpoint, lookup, core.config),
+    http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger }),
+    accounts: hostAccounts(core),
+    tokens: hostTokens(core),
+    lookupToken: lookup,
+    authorize: guard,
     startJobs() {
       const timers = core.hooks.jobs.map((job) =>
         setInterval(() => {

@@ -1,10 +1,12 @@
 // Node defaults for the core's ports: the system clock, node:crypto secrets, an in-process
-// bus. createNodeRookery wires them with a store and a configuration.
+// bus. createNodeRookery wires them with a store and a configuration; createNodeHandler serves
+// the result on node:http (or Express, Connect …).
 
 import { resolveConfig, type ConfigInput } from '../../core/config.ts';
 import type { EventBus } from '../../core/ports/bus.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
+import type { SignInPort } from '../../core/oauth/sign-in-port.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import { createRookery, type Rookery, type RookeryOptions } from '../../core/rookery.ts';
 import { createInProcessBus } from '../memory/bus.ts';
@@ -12,6 +14,7 @@ import { systemClock } from './clock.ts';
 import { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
 
 export { systemClock } from './clock.ts';
+export { createNodeHandler, type NodeHandler } from './handler.ts';
 export { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
 
 export interface NodeRookeryOptions {
@@ -23,6 +26,8 @@ export interface NodeRookeryOptions {
   secrets?: NodeSecretsOptions;
   /** Whether this process runs queued jobs (default true); see RookeryOptions.worker. */
   worker?: RookeryOptions['worker'];
+  /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
+  signIn?: SignInPort;
 }
 
 export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery> {
@@ -36,5 +41,6 @@ export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery>
   if (options.logger) deps.logger = options.logger;
   if (options.plugins) deps.plugins = options.plugins;
   if (options.worker !== undefined) deps.worker = options.worker;
+  if (options.signIn) deps.signIn = options.signIn;
   return createRookery(deps);
 }

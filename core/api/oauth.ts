@@ -7,6 +7,7 @@ import { registerApplication, renderApplication, renderCredentialApplication } f
 import { serverMetadata } from '../oauth/metadata.ts';
 import { revokeEndpoint } from '../oauth/revoke.ts';
 import { tokenEndpoint } from '../oauth/token-endpoint.ts';
+import type { SignInPort } from '../oauth/sign-in-port.ts';
 import { showAuthorize, showNativeCode, showSignIn, submitDecision, submitSignIn } from '../oauth/web-flow.ts';
 import { str, strArray, type Params } from '../params.ts';
 import { json, type Endpoint } from './types.ts';
@@ -17,8 +18,11 @@ function stringOrList(params: Params, name: string): string | string[] | undefin
   return Array.isArray(value) || (value !== null && typeof value === 'object') ? strArray(params, name) : str(params, name);
 }
 
-export function oauthEndpoints(core: Core): Endpoint[] {
+/** With a host sign-in port, /auth/sign_in is the host's and the flow asks the port instead. */
+export function oauthEndpoints(core: Core, signIn?: SignInPort): Endpoint[] {
   const open = { auth: 'public', scopes: [], openInLimitedMode: true } as const;
+  // The sign-in and consent pages (and the forms they post) are same-origin only.
+  const page = { ...open, cors: false } as const;
   return [
     {
       method: 'POST',
@@ -48,12 +52,16 @@ export function oauthEndpoints(core: Core): Endpoint[] {
         return json(renderApplication(application));
       },
     },
-    { method: 'GET', path: '/oauth/authorize', ...open, handle: (request) => showAuthorize(core, request) },
-    { method: 'POST', path: '/oauth/authorize', ...open, handle: (request) => submitDecision(core, request) },
-    { method: 'DELETE', path: '/oauth/authorize', ...open, handle: (request) => submitDecision(core, request) },
-    { method: 'GET', path: '/oauth/authorize/native', ...open, handle: (request) => showNativeCode(core, request) },
-    { method: 'GET', path: '/auth/sign_in', ...open, handle: (request) => showSignIn(core, request) },
-    { method: 'POST', path: '/auth/sign_in', ...open, handle: (request) => submitSignIn(core, request) },
+    { method: 'GET', path: '/oauth/authorize', ...page, handle: (request) => showAuthorize(core, request, signIn) },
+    { method: 'POST', path: '/oauth/authorize', ...page, handle: (request) => submitDecision(core, request, signIn) },
+    { method: 'DELETE', path: '/oauth/authorize', ...page, handle: (request) => submitDecision(core, request, signIn) },
+    { method: 'GET', path: '/oauth/authorize/native', ...page, handle: (request) => showNativeCode(core, request) },
+    ...(signIn
+      ? []
+      : ([
+          { method: 'GET', path: '/auth/sign_in', ...page, handle: (request) => showSignIn(core, request) },
+          { method: 'POST', path: '/auth/sign_in', ...page, handle: (request) => submitSignIn(core, request) },
+        ] satisfies Endpoint[])),
     { method: 'POST', path: '/oauth/token', ...open, handle: (request) => tokenEndpoint(core, request) },
     { method: 'POST', path: '/oauth/revoke', ...open, handle: (request) => revokeEndpoint(core, request) },
     {

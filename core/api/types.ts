@@ -1,6 +1,6 @@
 // Transport-neutral endpoints. The core declares every route with its auth rule and accepted
-// scopes (the rules), and a handler from a plain request to a plain response; an HTTP adapter
-// only translates (hapi: adapters/hapi). Plugins add endpoints through the plugin host.
+// scopes (the rules), and a handler from a plain request to a plain response; core/http serves
+// them and transports only move bytes. Plugins add endpoints through the plugin host.
 
 import type { AccessToken, Account, Application, User } from '../model.ts';
 import type { Params } from '../params.ts';
@@ -80,6 +80,8 @@ export interface Endpoint {
   payload?: { maxBytes?: number };
   /** Whether the endpoint is reachable without a user in limited-federation mode. */
   openInLimitedMode?: boolean;
+  /** Whether browsers may call it from other origins (default true; HTML pages say false). */
+  cors?: boolean;
   handle(request: ApiRequest): Promise<ApiResponse>;
 }
 

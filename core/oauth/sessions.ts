@@ -35,7 +35,8 @@ async function findSession(core: Core, cookies: Record<string, string>): Promise
   return core.storage.oauth.findSessionByHash(core.secrets.sha256(value), core.clock.now());
 }
 
-async function signedInOf(core: Core, accountId: Id | null): Promise<SignedIn | null> {
+/** The account and user behind an id, when they may still sign in. */
+export async function signedInOf(core: Core, accountId: Id | null): Promise<SignedIn | null> {
   if (accountId === null) return null;
   const [account, user] = await Promise.all([core.storage.accounts.get(accountId), core.storage.accounts.getUser(accountId)]);
   return account !== null && user !== null && !user.disabled ? { account, user } : null;

@@ -1,6 +1,7 @@
 // The browser side of the authorization code flow: the authorize page (sign-in or consent),
 // the sign-in post, the decision post and the out-of-band code page. Consent is asked every
-// time: nothing is approved silently.
+// time: nothing is approved silently. Who is signed in comes from Rookery's own session, or
+// from the host app's sign-in port when it has one.
 
 import type { ApiRequest, ApiResponse } from '../api/types.ts';
 import type { Core } from '../core.ts';
@@ -11,7 +12,8 @@ import { issueCode } from './codes.ts';
 import { csrfValid } from './csrf.ts';
 import { descriptions } from './oauth-errors.ts';
 import { codePage, consentPage, errorPage, page, refusedPage, signInPage } from './pages.ts';
-import { currentSession, ensureSession, rotateSession, type BrowserSession } from './sessions.ts';
+import { currentSession, ensureSession, rotateSession, signedInOf, type BrowserSession, type SignedIn } from './sessions.ts';
+import type { SignInPort } from './sign-in-port.ts';
 import { checkLogin } from './user-credentials.ts';
 
 const NATIVE_PATH = '/oauth/authorize/native';
@@ -37,14 +39,35 @@ function signIn(core: Core, browser: BrowserSession, carried: Carried, applicati
   return signInPage(core, { carried, csrfToken: browser.session.csrfToken, applicationName }, { cookies: browser.cookies });
 }
 
+/** Off to the host's sign-in, to come back to this authorize request (without force_login). */
+function toHostSignIn(host: SignInPort, browser: BrowserSession, carried: Carried, status: number): ApiResponse {
+  const { force_login: _done, ...resume } = carried;
+  return redirect(host.signInUrl(`/oauth/authorize?${new URLSearchParams(resume).toString()}`), status, browser.cookies);
+}
+
+/** Who is signed in, per Rookery's session or the host's port; 'unusable' when the host names
+ * an account that cannot authorize (unknown, no local user, disabled). */
+async function signedInFor(core: Core, request: ApiRequest, browser: BrowserSession, host: SignInPort | undefined): Promise<SignedIn | null | 'unusable'> {
+  if (host === undefined) return browser.signedIn;
+  const accountId = await host.currentAccountId(request);
+  if (accountId === null) return null;
+  return (await signedInOf(core, accountId)) ?? 'unusable';
+}
+
+const unusable = (core: Core) => errorPage(core, { error: 'access_denied', description: 'This account cannot authorize applications.' }, 403);
+
 /** GET /oauth/authorize */
-export async function showAuthorize(core: Core, request: ApiRequest): Promise<ApiResponse> {
+export async function showAuthorize(core: Core, request: ApiRequest, host?: SignInPort): Promise<ApiResponse> {
   const check = await checkAuthorizeRequest(core, request.query);
   if (check.kind !== 'valid') return refusal(core, check);
   const { authorization } = check;
   const browser = await ensureSession(core, request.cookies);
-  if (browser.signedIn === null || authorization.forceLogin) return signIn(core, browser, authorization.carried, authorization.application.name);
-  return consentPage(core, { authorization, signedIn: browser.signedIn, csrfToken: browser.session.csrfToken }, { cookies: browser.cookies });
+  const signedIn = await signedInFor(core, request, browser, host);
+  if (signedIn === 'unusable') return unusable(core);
+  if (signedIn === null || authorization.forceLogin) {
+    return host ? toHostSignIn(host, browser, authorization.carried, 302) : signIn(core, browser, authorization.carried, authorization.application.name);
+  }
+  return consentPage(core, { authorization, signedIn, csrfToken: browser.session.csrfToken }, { cookies: browser.cookies });
 }
 
 /** GET /auth/sign_in: the same form, for a visit that does not come from /oauth/authorize. */
@@ -81,14 +104,16 @@ export async function submitSignIn(core: Core, request: ApiRequest): Promise<Api
 }
 
 /** POST /oauth/authorize (Authorize) and its deny form (`_method=delete`, or DELETE itself). */
-export async function submitDecision(core: Core, request: ApiRequest): Promise<ApiResponse> {
+export async function submitDecision(core: Core, request: ApiRequest, host?: SignInPort): Promise<ApiResponse> {
   const params = { ...request.query, ...request.body };
   const browser = await currentSession(core, request.cookies);
   if (browser === null || !csrfValid(core, browser.session, params)) return refusedPage(core);
   const check = await checkAuthorizeRequest(core, params);
   if (check.kind !== 'valid') return refusal(core, check);
   const { application, redirectUri, scopes, state, codeChallenge, carried } = check.authorization;
-  if (browser.signedIn === null) return signIn(core, browser, carried, application.name);
+  const signedIn = await signedInFor(core, request, browser, host);
+  if (signedIn === 'unusable') return unusable(core);
+  if (signedIn === null) return host ? toHostSignIn(host, browser, carried, 303) : signIn(core, browser, carried, application.name);
   const oob = redirectUri === OOB_REDIRECT_URI;
 
   const denied = request.method === 'DELETE' || str(params, '_method')?.toLowerCase() === 'delete';
@@ -96,7 +121,7 @@ export async function submitDecision(core: Core, request: ApiRequest): Promise<A
     if (oob) return errorPage(core, { error: 'access_denied', description: descriptions.access_denied });
     return redirect(withQuery(redirectUri, { error: 'access_denied', error_description: descriptions.access_denied, state }));
   }
-  const code = await issueCode(core, { applicationId: application.id, accountId: browser.signedIn.account.id, redirectUri, scopes, codeChallenge });
+  const code = await issueCode(core, { applicationId: application.id, accountId: signedIn.account.id, redirectUri, scopes, codeChallenge });
   if (oob) return redirect(`${NATIVE_PATH}?${new URLSearchParams({ code }).toString()}`);
   return redirect(withQuery(redirectUri, { code, state }));
 }

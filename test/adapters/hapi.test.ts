@@ -1,4 +1,4 @@
-// What the hapi adapter itself adds: translating failures into Mastodon's error body without
+// What the hapi plugin itself is responsible for: failures in Mastodon's error body without
 // leaking anything, and hapi's own refusals (bad JSON, size, type, unknown route) in that shape.
 
 import t from 'tap';
@@ -66,5 +66,28 @@ t.test('an empty POST body is no body at all', async (t) => {
   const s = (await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'x' } })).json;
   const res = await h.server.inject({ method: 'POST', url: `/api/v1/statuses/${s.id}/favourite`, headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' } });
   t.equal(res.statusCode, 200, 'clients send POST with a JSON type and nothing in it');
+  await h.close();
+});
+
+t.test('the plugin only translates: routes in the host table, the host keeps what is not ours', async (t) => {
+  const h = await harness();
+  h.server.route({ method: 'GET', path: '/', handler: () => 'host home' });
+  const table = h.server.table().map((route) => `${route.method} ${route.path}`);
+  t.ok(table.includes('get /api/v1/statuses/{id}'), 'endpoints are hapi routes of their own');
+  t.ok(table.includes('* /api/{any*}'), 'plus the /api catch-all');
+  t.equal((await h.server.inject({ method: 'GET', url: '/' })).payload, 'host home');
+  const hostMissing = await h.server.inject({ method: 'GET', url: '/not-rookery' });
+  t.same([hostMissing.statusCode, JSON.parse(hostMissing.payload).message], [404, 'Not Found'], "hapi's own 404 for the host's paths");
+  const multipart = await h.request('POST', '/api/v1/nowhere', {
+    payload: '--B\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--B--\r\n',
+    headers: { 'content-type': 'multipart/form-data; boundary=B' },
+  });
+  t.same([multipart.statusCode, multipart.json], [404, { error: 'Not Found' }], 'a multipart POST to an unknown /api path is a 404, not a 415');
+  const head = await h.server.inject({ method: 'HEAD', url: '/api/v1/instance' });
+  t.same([head.statusCode, head.payload, head.headers['content-type']], [200, '', 'application/json; charset=utf-8'], 'HEAD');
+  const preflight = await h.server.inject({ method: 'OPTIONS', url: '/oauth/revoke', headers: { origin: 'https://elk.zone', 'access-control-request-method': 'POST' } });
+  t.same([preflight.statusCode, preflight.headers['access-control-allow-origin']], [200, 'https://elk.zone'], 'preflights outside /api reach the front');
+  const wrongMethod = await h.server.inject({ method: 'GET', url: '/oauth/token' });
+  t.same([wrongMethod.statusCode, JSON.parse(wrongMethod.payload)], [404, { error: 'Not Found' }], 'another method on one of our paths');
   await h.close();
 });

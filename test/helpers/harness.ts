@@ -12,12 +12,14 @@ import type { Core } from '../../core/core.ts';
 import type { Account, Application } from '../../core/model.ts';
 import { registerApplication } from '../../core/oauth/apps.ts';
 import { issueToken } from '../../core/oauth/tokens.ts';
+import type { SignInPort } from '../../core/oauth/sign-in-port.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import { createRookery, type Rookery } from '../../core/rookery.ts';
+import { freePort } from './processes.ts';
 
 /** Real time plus an offset the test can move forward. */
 export class TestClock implements Clock {
@@ -36,8 +38,9 @@ export interface HarnessOptions {
   storage?: Storage;
   bus?: EventBus;
   logger?: Logger;
-  /** Really listen (127.0.0.1, an ephemeral port) and make config.baseUrl that address, for
-   * tests that drive a real browser or HTTP client. */
+  signIn?: SignInPort;
+  /** Really listen (127.0.0.1, a free port picked first) with config.baseUrl set to that
+   * address, for tests that drive a real browser or HTTP client. */
   listen?: boolean;
   /** false: no worker in this Rookery (queued jobs wait); requests then need drain: false. */
   worker?: boolean;
@@ -76,8 +79,12 @@ export const TEST_DOMAIN = 'rookery.test';
 export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = new TestClock();
   const bus = options.bus ?? createInProcessBus();
+  // The configuration is frozen once resolved: a listening harness picks its port first, so
+  // that redirects and the cookie's Secure flag follow the real address.
+  const port = options.listen ? await freePort() : 0;
+  const listening = options.listen ? { baseUrl: `http://127.0.0.1:${port}` } : {};
   const deps: Parameters<typeof createRookery>[0] = {
-    config: resolveConfig({ domain: TEST_DOMAIN, ...options.config }),
+    config: resolveConfig({ domain: TEST_DOMAIN, ...listening, ...options.config }),
     storage: options.storage ?? createMemoryStorage(),
     bus,
     clock,
@@ -86,17 +93,13 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   if (options.plugins) deps.plugins = options.plugins;
   if (options.logger) deps.logger = options.logger;
   if (options.worker !== undefined) deps.worker = options.worker;
+  if (options.signIn) deps.signIn = options.signIn;
   const rookery = await createRookery(deps);
-  const server = Hapi.server({ port: 0, host: '127.0.0.1' });
+  const server = Hapi.server({ port, host: '127.0.0.1' });
   await server.register({ plugin: rookeryHapi, options: { rookery } });
   const core = rookery.core;
-  if (options.listen) {
-    await server.start();
-    // The port is known only now; redirects and the cookie's Secure flag follow baseUrl.
-    core.config.baseUrl = server.info.uri;
-  } else {
-    await server.initialize();
-  }
+  if (options.listen) await server.start();
+  else await server.initialize();
 
   const h: Harness = {
     server,

@@ -37,7 +37,13 @@ t.test('favourite and publish: their own reads and one write, nothing of the aud
   const calls: string[] = [];
   const published: string[] = [];
   const inner = createInProcessBus();
-  const bus: EventBus = { ...inner, publish: async (channel, message) => void published.push(channel) ?? inner.publish(channel, message) };
+  const bus: EventBus = {
+    ...inner,
+    publish: async (channel, message) => {
+      published.push(channel);
+      await inner.publish(channel, message);
+    },
+  };
   const h = await harness({ storage: counted(createMemoryStorage(), calls), bus, worker: false });
   const alice = await h.user('alice');
   const fans = await Promise.all(['f1', 'f2', 'f3'].map((name) => h.user(name)));

@@ -1,0 +1,48 @@
+// ApiResponse → RawResponse, and failures → Mastodon's {"error": text} body (plus extra members
+// such as error_description, and the error's headers). A server error shows the client nothing
+// of its cause.
+
+import type { ApiResponse } from '../api/types.ts';
+import { RookeryError } from '../errors.ts';
+import { fromBase64 } from './bytes.ts';
+import type { RawResponse } from './types.ts';
+
+const CONTENT_TYPES = {
+  json: 'application/json; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+  png: 'image/png',
+} as const;
+
+export const SERVER_ERROR = 'Internal server error';
+
+export function render(response: ApiResponse): RawResponse {
+  const type = response.type ?? 'json';
+  const headers: Record<string, string | string[]> = { 'content-type': CONTENT_TYPES[type] };
+  for (const [name, value] of Object.entries(response.headers ?? {})) headers[name.toLowerCase()] = value;
+  if (response.location !== undefined) headers['location'] = response.location;
+  if (response.cookies !== undefined && response.cookies.length > 0) headers['set-cookie'] = [...response.cookies];
+  // What hapi sent when an endpoint set no caching of its own.
+  headers['cache-control'] ??= 'no-cache';
+  let body: string | Uint8Array;
+  if (type === 'json') body = JSON.stringify(response.body === undefined ? {} : response.body);
+  else if (type === 'png') body = fromBase64(String(response.body));
+  else body = String(response.body);
+  return { status: response.status, headers, body };
+}
+
+export function errorResponse(status: number, body: Record<string, unknown>, headers: Readonly<Record<string, string>> = {}): RawResponse {
+  const all: Record<string, string | string[]> = { 'content-type': CONTENT_TYPES.json };
+  for (const [name, value] of Object.entries(headers)) all[name.toLowerCase()] = value;
+  all['cache-control'] ??= 'no-cache';
+  return { status, headers: all, body: JSON.stringify(body) };
+}
+
+/** A RookeryError below 500 is shown as it is; anything else is reported to `log` and shown
+ * as a bare 500 (a RookeryError of 5xx keeps its status and headers, not its text). */
+export function renderFailure(err: unknown, log: (err: unknown) => void): RawResponse {
+  if (err instanceof RookeryError && err.status < 500) return errorResponse(err.status, { error: err.message, ...err.extra }, err.headers);
+  log(err);
+  if (err instanceof RookeryError) return errorResponse(err.status, { error: SERVER_ERROR }, err.headers);
+  return errorResponse(500, { error: SERVER_ERROR });
+}

@@ -1,0 +1,113 @@
+// Embedding, proven from the outside: pack the library as npm would publish it, install the
+// tarball into a fresh app next to hapi, and run both embedding examples against it
+// (examples/embed-hapi and examples/embed-node). One pack and one install serve both.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
+
+t.setTimeout(240_000);
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const work = mkdtempSync(join(tmpdir(), 'rookery-embed-'));
+t.teardown(() => rmSync(work, { recursive: true, force: true }));
+const app = join(work, 'app');
+
+function run(command: string, args: string[], cwd: string) {
+  const result = spawnSync(...cleanCommand(command, args), { cwd, encoding: 'utf8', env: childEnv({ npm_config_audit: 'false', npm_config_fund: 'false' }) });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** Runs one example file in the app and resolves once it says it listens. */
+async function start(t: Test, example: string): Promise<string> {
+  const file = `${example}.ts`;
+  copyFileSync(join(root, 'examples', example, 'server.ts'), join(app, file));
+  const port = await freePort();
+  const child = spawn(...cleanCommand(process.execPath, [file]), { cwd: app, env: childEnv({ PORT: String(port), DB: join(work, `${example}.sqlite3`) }), stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => {
+    child.kill('SIGTERM');
+  });
+  await new Promise<void>((ready, fail) => {
+    let output = '';
+    const timer = setTimeout(() => fail(new Error(`${example} did not start: ${output}`)), 20_000);
+    const watch = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('listening on')) {
+        clearTimeout(timer);
+        ready();
+      }
+    };
+    child.stdout.on('data', watch);
+    child.stderr.on('data', watch);
+    child.on('exit', (code) => fail(new Error(`${example} exited with ${code}: ${output}`)));
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
+/** The host's own route, app registration, OAuth, and Mastodon's error bodies. */
+async function exercise(t: Test, base: string): Promise<void> {
+  const home = await fetch(`${base}/`);
+  t.equal(home.status, 200);
+  t.equal(await home.text(), 'My app, now with a Mastodon API', 'the host keeps its own routes');
+  const app1 = await fetch(`${base}/api/v1/apps`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Embedded', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read write' }),
+  });
+  t.equal(app1.status, 200, 'the Mastodon API is mounted');
+  const registered = (await app1.json()) as { client_id: string; client_secret: string };
+  t.type(registered.client_id, 'string');
+  const token = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: registered.client_id, client_secret: registered.client_secret, scope: 'read' }),
+  });
+  t.equal(token.status, 200, 'OAuth works');
+  const unauthorized = await fetch(`${base}/api/v1/statuses`, { method: 'POST' });
+  t.equal(unauthorized.status, 401);
+  t.same(await unauthorized.json(), { error: 'The access token is invalid' });
+  const missing = await fetch(`${base}/api/v1/statuses/1`);
+  t.equal(missing.status, 404);
+  t.same(await missing.json(), { error: 'Record not found' });
+}
+
+t.before(() => {
+  // npm pack runs prepack (the build): the package ships compiled JavaScript and declarations.
+  run('npm', ['pack', '--pack-destination', work], root);
+  const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
+  if (tarball === undefined) throw new Error('npm pack made no tarball');
+  mkdirSync(app);
+  // What the README asks of a host app: ESM ("type": "module") on Node 24.
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'host-app', private: true, type: 'module' }));
+  run('npm', ['install', '--no-save', '--prefer-offline', join(work, tarball), '@hapi/hapi@21.4.10'], app);
+});
+
+t.test('the packed tarball ships compiled code and declarations only', async (t) => {
+  const installed = join(app, 'node_modules', 'rookery');
+  t.ok(existsSync(join(installed, 'dist', 'adapters', 'hapi', 'index.js')), 'compiled adapters are shipped');
+  t.ok(existsSync(join(installed, 'dist', 'adapters', 'node', 'handler.js')), 'the node handler too');
+  t.ok(existsSync(join(installed, 'dist', 'core', 'index.d.ts')), 'with type declarations');
+  t.notOk(existsSync(join(installed, 'core')), 'no TypeScript sources (Node will not strip types under node_modules)');
+  t.notOk(existsSync(join(installed, 'dist', 'test')), 'no tests');
+  t.notOk(existsSync(join(app, 'node_modules', 'qs')), 'no qs any more');
+  // The app has no tap: the contract suites must load without it (tap only types their argument).
+  const loaded = run(process.execPath, ['--input-type=module', '-e', "const m = await import('rookery/testing'); console.log(typeof m.storageContract, typeof m.queueContract)"], app);
+  t.equal(loaded.trim(), 'function function', 'rookery/testing exports the contracts and loads without tap');
+});
+
+t.test('examples/embed-hapi: a hapi app', async (t) => {
+  await exercise(t, await start(t, 'embed-hapi'));
+});
+
+t.test('examples/embed-node: a plain node:http app', async (t) => {
+  const base = await start(t, 'embed-node');
+  await exercise(t, base);
+  const elsewhere = await fetch(`${base}/elsewhere`);
+  t.same([elsewhere.status, await elsewhere.text()], [404, 'Not in my app either'], "paths that are not Rookery's come back to the app");
+  const unknownApi = await fetch(`${base}/api/v9/nothing`, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=X' }, body: '--X--' });
+  t.same([unknownApi.status, await unknownApi.json()], [404, { error: 'Not Found' }], 'unknown /api paths are Rookery\'s 404');
+});
