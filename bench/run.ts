@@ -1,9 +1,13 @@
-// npm run bench: load the standalone instance on 127.0.0.1 and report, per scenario, the
-// throughput, the latency and the server's CPU time per request. On shared machines
-// requests per second swing with the neighbours' load; CPU per request stays steady, so read
-// that first. Benchmarks prove performance; tests never time anything.
+// npm run bench: load the standalone instance on 127.0.0.1 and, in the same run, a bare
+// node:http server answering the very same bytes, and report for each scenario the server's
+// CPU time per request for both and their ratio (Rookery's requests per CPU-second over the
+// bare server's), besides throughput and latency. On a shared machine requests per second
+// swing with the neighbours' load; CPU per request stays steady, so read that first.
+// Benchmarks prove performance; tests never time anything.
+//
+// The server runs on core 0 and the load generator on core 1 when taskset is there.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -12,9 +16,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeRookery } from '../adapters/node/index.ts';
 import { openSqliteStorage } from '../adapters/sqlite/index.ts';
-import { createLocalAccount } from '../core/accounts/create.ts';
-import { registerApplication } from '../core/oauth/apps.ts';
-import { issueToken } from '../core/oauth/tokens.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -27,8 +28,11 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 5);
+const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
+// BENCH_ONLY=<part of a scenario's name> runs only the matching scenarios.
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+const pinned = spawnSync('taskset', ['-cp', '1', String(process.pid)]).status === 0;
 
 async function freePort(): Promise<number> {
   return new Promise((done) => {
@@ -46,59 +50,140 @@ function cpuMicros(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND;
 }
 
+/** A child on core 0 (when taskset exists), resolved once it prints `ready`. */
+function startOnCore0(args: string[], env: NodeJS.ProcessEnv, ready: string, stdin?: Buffer): Promise<ChildProcess> {
+  const [command, argv] = pinned ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(command, argv as string[], { env: { ...env, NODE_OPTIONS: '' }, stdio: ['pipe', 'pipe', 'inherit'] });
+  if (stdin !== undefined) child.stdin?.end(stdin);
+  else child.stdin?.end();
+  return new Promise((up, fail) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-2000);
+      if (output.includes(ready)) up(child);
+    });
+    child.once('exit', (code) => fail(new Error(`exited with ${code}: ${output}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    child.removeAllListeners('exit');
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
+}
+
 async function seed(databasePath: string, port: number) {
   const config = { domain: `localhost:${port}`, baseUrl: `http://localhost:${port}` };
   const rookery = await createNodeRookery({ config, storage: openSqliteStorage({ path: databasePath }) });
-  const core = rookery.core;
-  const { account } = await createLocalAccount(core, { username: 'bench', email: 'bench@example.com', password: 'bench password' });
-  const { application } = await registerApplication(core, { name: 'bench', redirectUris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read write' });
-  const { accessToken } = await issueToken(core, application.id, account.id, ['read', 'write']);
+  const account = await rookery.accounts.create({ username: 'bench', email: 'bench@example.com', password: 'bench password' });
+  const token = await rookery.tokens.issue(account.id, ['read', 'write']);
   await rookery.close();
-  return accessToken;
+  return token;
+}
+
+interface Scenario {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** The least Rookery's requests per CPU-second may be, as a share of the bare server's. */
+  ratio?: number;
+  /** The least requests per second (the server has one core). */
+  rate?: number;
+}
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpu: number;
+  errors: number;
+}
+
+async function measure(pid: number, base: string, scenario: Scenario): Promise<Measured> {
+  const options = { url: `${base}${scenario.path}`, method: scenario.method, headers: scenario.headers, body: scenario.body, connections: CONNECTIONS };
+  if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
+  const before = cpuMicros(pid);
+  const result = await autocannon({ ...options, duration: DURATION });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpu: (cpuMicros(pid) - before) / Math.max(1, result.requests.total),
+    errors: result.non2xx + result.errors,
+  };
 }
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rookery-bench-'));
   const port = await freePort();
   const token = await seed(join(dataDir, 'rookery.sqlite3'), port);
-  const server = spawn(process.execPath, [join(root, 'examples/standalone/server.ts')], {
-    env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    stdio: 'inherit',
-  });
+  const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'false' };
+  const server = await startOnCore0([join(root, 'examples/standalone/server.ts')], env, 'Rookery is up');
+  server.stdout?.removeAllListeners('data');
+  server.stdout?.resume();
   const base = `http://127.0.0.1:${port}`;
+  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const rows: { scenario: Scenario; rookery: Measured; bare: Measured }[] = [];
   try {
-    for (let i = 0; i < 100; i++) {
-      if (await fetch(`${base}/api/v1/instance`).then((r) => r.ok).catch(() => false)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const post = async (text: string) => ((await (await fetch(`${base}/api/v1/statuses`, { method: 'POST', headers: auth, body: JSON.stringify({ status: text }) })).json()) as { id: string }).id;
     let statusId = '';
     for (let i = 0; i < 40; i++) statusId = await post(`Seed status ${i} with a #tag and https://example.com/${i}`);
 
-    const scenarios: { name: string; options: Record<string, unknown> }[] = [
-      { name: 'GET status (anonymous)', options: { url: `${base}/api/v1/statuses/${statusId}` } },
-      { name: 'GET status (signed in)', options: { url: `${base}/api/v1/statuses/${statusId}`, headers: auth } },
-      { name: 'GET public timeline (20)', options: { url: `${base}/api/v1/timelines/public?limit=20` } },
-      { name: 'POST favourite (idempotent)', options: { url: `${base}/api/v1/statuses/${statusId}/favourite`, method: 'POST', headers: auth } },
-      { name: 'POST status (publish)', options: { url: `${base}/api/v1/statuses`, method: 'POST', headers: auth, body: JSON.stringify({ status: 'benchmark post #bench' }) } },
+    const scenarios: Scenario[] = [
+      { name: 'GET status (anonymous)', method: 'GET', path: `/api/v1/statuses/${statusId}`, headers: {}, ratio: 0.25 },
+      { name: 'GET status (signed in)', method: 'GET', path: `/api/v1/statuses/${statusId}`, headers: auth, ratio: 0.2 },
+      { name: 'GET public timeline (20)', method: 'GET', path: '/api/v1/timelines/public?limit=20', headers: {}, rate: 5000 },
+      { name: 'POST favourite (idempotent)', method: 'POST', path: `/api/v1/statuses/${statusId}/favourite`, headers: auth, rate: 8000 },
+      { name: 'POST status (publish)', method: 'POST', path: '/api/v1/statuses', headers: auth, body: JSON.stringify({ status: 'benchmark post #bench' }), rate: 2000 },
     ];
-    console.log(`Rookery standalone on 127.0.0.1, SQLite (synchronous=FULL), ${CONNECTIONS} connections, ${DURATION} s per scenario\n`);
-    console.log('scenario                         req/s    p50 ms  p99 ms  server CPU µs/req  errors');
+    const only = process.env['BENCH_ONLY'];
+    if (only) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => s.name.toLowerCase().includes(only.toLowerCase())));
+    console.log(`Rookery standalone (node:http, SQLite synchronous=FULL) against a bare node:http server answering the same bytes;`);
+    console.log(`${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run${pinned ? ', server on core 0, load on core 1' : ' (taskset missing: not pinned)'}\n`);
     for (const scenario of scenarios) {
-      const before = cpuMicros(server.pid ?? 0);
-      const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...scenario.options });
-      const cpu = (cpuMicros(server.pid ?? 0) - before) / Math.max(1, result.requests.total);
-      const errors = result.non2xx + result.errors;
-      console.log(
-        `${scenario.name.padEnd(31)} ${result.requests.average.toFixed(0).padStart(7)}  ${String(result.latency.p50).padStart(6)}  ${String(result.latency.p99).padStart(6)}  ${cpu.toFixed(0).padStart(17)}  ${String(errors).padStart(6)}`,
-      );
+      const init: RequestInit = { method: scenario.method, headers: scenario.headers };
+      if (scenario.body !== undefined) init.body = scenario.body;
+      const sample = Buffer.from(await (await fetch(`${base}${scenario.path}`, init)).arrayBuffer());
+      const rookery = await measure(server.pid ?? 0, base, scenario);
+      const barePort = await freePort();
+      const bare = await startOnCore0([join(root, 'bench/bare-server.ts'), String(barePort)], env, 'bare server up', sample);
+      try {
+        rows.push({ scenario, rookery, bare: await measure(bare.pid ?? 0, `http://127.0.0.1:${barePort}`, scenario) });
+      } finally {
+        await stop(bare);
+      }
+      const row = rows[rows.length - 1] as (typeof rows)[number];
+      report(row.scenario, row.rookery, row.bare);
     }
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
+    await stop(server);
     rmSync(dataDir, { recursive: true, force: true });
   }
+  const failed = rows.filter(({ scenario, rookery, bare }) => !meets(scenario, rookery, bare));
+  console.log(failed.length === 0 ? '\nEvery target met.' : `\nTargets missed: ${failed.map((r) => r.scenario.name).join('; ')}`);
+}
+
+function meets(scenario: Scenario, rookery: Measured, bare: Measured): boolean {
+  if (scenario.ratio !== undefined && bare.cpu / rookery.cpu < scenario.ratio) return false;
+  if (scenario.rate !== undefined && rookery.rps < scenario.rate) return false;
+  return rookery.errors === 0;
+}
+
+let header = false;
+function report(scenario: Scenario, rookery: Measured, bare: Measured): void {
+  if (!header) {
+    header = true;
+    console.log('scenario                       Rookery: req/s  p50 ms  p99 ms  CPU µs/req | bare: req/s  CPU µs/req | ratio  target');
+  }
+  const target = scenario.ratio !== undefined ? `≥ ${scenario.ratio.toFixed(2)}×` : scenario.rate !== undefined ? `≥ ${scenario.rate}/s` : '';
+  const ok = meets(scenario, rookery, bare) ? 'met' : 'MISSED';
+  console.log(
+    `${scenario.name.padEnd(30)} ${rookery.rps.toFixed(0).padStart(13)}  ${String(rookery.p50).padStart(6)}  ${String(rookery.p99).padStart(6)}  ${rookery.cpu.toFixed(1).padStart(10)} | ${bare.rps.toFixed(0).padStart(11)}  ${bare.cpu.toFixed(1).padStart(10)} | ${(bare.cpu / rookery.cpu).toFixed(2).padStart(5)}×  ${target} ${target ? ok : ''}${rookery.errors ? `  (${rookery.errors} errors)` : ''}`,
+  );
 }
 
 await main();

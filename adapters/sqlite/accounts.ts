@@ -1,7 +1,9 @@
 import { StorageConflict, type AccountRepository } from '../../core/ports/storage.ts';
-import type { Account, User } from '../../core/model.ts';
+import type { Account, Id, User } from '../../core/model.ts';
+import { isId } from '../../core/ids.ts';
 import { bool, flag, id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, setClause, text, textOrNull, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
+import { RowCache } from './cache.ts';
 
 const ACCOUNT = `SELECT id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
   created_at, statuses_count, followers_count, following_count, last_status_at FROM accounts`;
@@ -54,6 +56,14 @@ export function bumpAccount(db: Db, accountId: string, column: 'statuses_count' 
   db.run(`UPDATE accounts SET ${column} = max(${column} + ?, 0) WHERE id = ?`, delta, key(accountId));
 }
 
+const copyAccount = (a: Account): Account => ({ ...a, fields: a.fields.map((f) => ({ ...f })) });
+
+function copyUser(u: User): User {
+  const settings = { ...u.settings };
+  if (Array.isArray(settings.chosenLanguages)) settings.chosenLanguages = [...settings.chosenLanguages];
+  return { ...u, settings };
+}
+
 export function accountRepository(db: Db): AccountRepository {
   const getAccount = (k: bigint): Account | null => {
     const r = db.get(`${ACCOUNT} WHERE id = ?`, k);
@@ -63,9 +73,11 @@ export function accountRepository(db: Db): AccountRepository {
     const r = db.get(`${USER} WHERE account_id = ?`, k);
     return r ? userFromRow(r) : null;
   };
+  const accounts = new RowCache<Id, Account>(db, 'accounts', 20_000, copyAccount);
+  const users = new RowCache<Id, User>(db, 'users', 5_000, copyUser);
   return {
     async create(a, u) {
-      db.write(() => {
+      await db.write(() => {
         if (db.get("SELECT 1 FROM accounts WHERE lower(username) = lower(?) AND ifnull(lower(domain), '') = ifnull(lower(?), '')", a.username, a.domain)) {
           throw new StorageConflict('username');
         }
@@ -89,10 +101,16 @@ export function accountRepository(db: Db): AccountRepository {
     },
     async get(accountId) {
       const k = lookupKey(accountId);
-      return k === null ? null : getAccount(k);
+      if (k === null) return null;
+      const hit = accounts.get(accountId);
+      if (hit !== undefined) return hit;
+      const found = getAccount(k);
+      if (found !== null) accounts.set(accountId, found);
+      return found;
     },
     async getMany(ids) {
-      return db.all(`${ACCOUNT} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, keyList(ids)).map(accountFromRow);
+      const wanted = [...new Set(ids.filter(isId))];
+      return accounts.many(wanted, (missing) => db.all(`${ACCOUNT} WHERE id IN (SELECT value FROM json_each(?))`, keyList(missing)).map(accountFromRow), (a) => a.id);
     },
     async findByUsername(username, domain) {
       const r = db.get(`${ACCOUNT} WHERE lower(username) = lower(?) AND ifnull(lower(domain), '') = ifnull(lower(?), '')`, username, domain);
@@ -118,7 +136,12 @@ export function accountRepository(db: Db): AccountRepository {
     },
     async getUser(accountId) {
       const k = lookupKey(accountId);
-      return k === null ? null : getUser(k);
+      if (k === null) return null;
+      const hit = users.get(accountId);
+      if (hit !== undefined) return hit;
+      const found = getUser(k);
+      if (found !== null) users.set(accountId, found);
+      return found;
     },
     async findUserByEmail(email) {
       const r = db.get(`${USER} WHERE lower(email) = lower(?)`, email);

@@ -66,7 +66,7 @@ export function cardRepository(db: Db): CardRepository {
       return r ? cardFromRow(r) : null;
     },
     async attach(statusId, cardId) {
-      db.write(() => {
+      await db.write(() => {
         db.run(
           'INSERT INTO status_cards (status_id, card_id) VALUES (?, ?) ON CONFLICT (status_id) DO UPDATE SET card_id = excluded.card_id',
           key(statusId), key(cardId),

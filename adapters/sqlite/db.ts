@@ -18,14 +18,26 @@ export interface Db {
   get(sql: string, ...params: Param[]): Row | undefined;
   /** Runs a statement; returns the number of rows it changed. */
   run(sql: string, ...params: Param[]): number;
-  /** One write transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK on error). The write lock is
-   * taken before the first read, so whatever `fn` decides from what it reads still holds when
-   * it commits, for every connection and process sharing the file. Nested calls join it. */
-  write<T>(fn: () => T): T;
+  /** One atomic write, group-committed: the writes that arrive together in one turn of the
+   * event loop run one after the other inside one BEGIN IMMEDIATE … COMMIT, each in its own
+   * savepoint (a write that throws is rolled back alone and its promise rejects), and share one
+   * fsync; each promise settles only after that COMMIT is durable. The write lock is taken
+   * before the first read, so whatever `fn` decides from what it reads still holds when it
+   * commits, for every connection and process sharing the file. Called inside a transaction
+   * (from another write's `fn`), it runs there and then. */
+  write<T>(fn: () => T): Promise<T>;
+  /** One write transaction now (BEGIN IMMEDIATE … COMMIT, ROLLBACK on error), synchronously:
+   * for opening the file (migrations) and for code already inside a write. Nested calls join. */
+  writeNow<T>(fn: () => T): T;
   /** A write transaction that commits without waiting for the disk (synchronous=NORMAL): for
    * bookkeeping whose loss in a power cut is harmless (job leases and completions). Still
    * atomic and isolated; a later durable commit makes it durable too. */
   writeRelaxed<T>(fn: () => T): T;
+  /** A number that changes whenever the rows of `table` may have changed since it was last
+   * read: our own commits that changed that table, and any other connection's commit (SQLite's
+   * data_version says only that something changed, so that moves every table). What read caches
+   * (cache.ts) key their entries with. */
+  generation(table: string): number;
   /** One read snapshot, for reads that take several statements. */
   read<T>(fn: () => T): T;
   close(): void;
@@ -52,6 +64,9 @@ const UNIQUE_RULES: Record<string, string> = {
   'web_sessions.id_hash': 'idHash',
   'preview_cards.url': 'url',
 };
+
+/** The table a write statement changes (none of ours writes through triggers). */
+const WRITE_TARGET = /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+([A-Za-z_][A-Za-z0-9_]*)/i;
 
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
@@ -81,28 +96,112 @@ export function openDb(options: OpenOptions): Db {
     throw error;
   }
 
-  const cache = new Map<string, StatementSync>();
+  /** Tables written in the current transaction, and when each table last changed. */
+  const written = new Set<string>();
+  const changedAt = new Map<string, number>();
+  let tick = 0;
+  let externalAt = 0;
+
+  const cache = new Map<string, { statement: StatementSync; table: string | null }>();
   const stmt = (sql: string): StatementSync => {
     let s = cache.get(sql);
     if (s === undefined) {
       if (cache.size >= MAX_CACHED_STATEMENTS) cache.clear();
-      s = raw.prepare(sql);
-      s.setReadBigInts(true);
+      const statement = raw.prepare(sql);
+      statement.setReadBigInts(true);
+      s = { statement, table: WRITE_TARGET.exec(sql)?.[1]?.toLowerCase() ?? null };
       cache.set(sql, s);
     }
-    return s;
+    if (s.table !== null) {
+      if (raw.isTransaction) written.add(s.table);
+      // A write outside any transaction commits at once.
+      else changedAt.set(s.table, ++tick);
+    }
+    return s.statement;
   };
 
-  const transaction = <T>(begin: string, fn: () => T): T => {
+  const dataVersion = raw.prepare('PRAGMA data_version');
+  dataVersion.setReturnArrays(true);
+  dataVersion.setReadBigInts(false);
+  const totalChanges = raw.prepare('SELECT total_changes()');
+  totalChanges.setReturnArrays(true);
+  totalChanges.setReadBigInts(false);
+  const changesNow = (): number => (totalChanges.get() as unknown as [number])[0];
+  let lastDataVersion = (dataVersion.get() as unknown as [number])[0];
+  let checkedThisRun = false;
+  const endRun = () => {
+    checkedThisRun = false;
+  };
+
+  /** Writes waiting for the next group commit. */
+  let pending: { fn: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+
+  /** Bumps the tables written since the transaction began, if rows changed. */
+  const markWritten = (before: number) => {
+    if (changesNow() !== before) {
+      const at = ++tick;
+      for (const table of written) changedAt.set(table, at);
+    }
+  };
+
+  /** Runs every pending write in one transaction: each in a savepoint, one COMMIT for all. */
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    if (!raw.isOpen) {
+      for (const write of batch) write.reject(new Error('the store is closed'));
+      return;
+    }
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const before = changesNow();
+    written.clear();
+    try {
+      raw.exec('BEGIN IMMEDIATE');
+      for (const write of batch) {
+        raw.exec('SAVEPOINT w');
+        try {
+          outcomes.push({ ok: true, value: write.fn() });
+          raw.exec('RELEASE w');
+        } catch (error) {
+          raw.exec('ROLLBACK TO w');
+          raw.exec('RELEASE w');
+          outcomes.push({ ok: false, error: translateError(error) });
+        }
+      }
+      raw.exec('COMMIT');
+      markWritten(before);
+    } catch (error) {
+      // The lock could not be had, or the commit failed: nothing of the batch was written.
+      if (raw.isTransaction) raw.exec('ROLLBACK');
+      written.clear();
+      for (const write of batch) write.reject(translateError(error));
+      return;
+    }
+    written.clear();
+    batch.forEach((write, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok) write.resolve(outcome.value);
+      else write.reject(outcome?.error);
+    });
+  };
+
+  /** `bumps`: a commit that changed rows makes cached reads stale. */
+  const transaction = <T>(begin: string, fn: () => T, bumps = true): T => {
     if (raw.isTransaction) return fn();
+    const before = bumps ? changesNow() : 0;
+    written.clear();
     raw.exec(begin);
     try {
       const result = fn();
       raw.exec('COMMIT');
+      if (bumps) markWritten(before);
       return result;
     } catch (error) {
       if (raw.isTransaction) raw.exec('ROLLBACK');
       throw translateError(error);
+    } finally {
+      written.clear();
     }
   };
 
@@ -111,18 +210,45 @@ export function openDb(options: OpenOptions): Db {
     all: (sql, ...params) => stmt(sql).all(...params),
     get: (sql, ...params) => stmt(sql).get(...params),
     run: (sql, ...params) => Number(stmt(sql).run(...params).changes),
-    write: (fn) => transaction('BEGIN IMMEDIATE', fn),
+    write<T>(fn: () => T): Promise<T> {
+      if (raw.isTransaction) {
+        try {
+          return Promise.resolve(fn());
+        } catch (error) {
+          return Promise.reject(translateError(error));
+        }
+      }
+      return new Promise<T>((resolve, reject) => {
+        if (pending.length === 0) setImmediate(flush);
+        pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      });
+    },
+    writeNow: (fn) => transaction('BEGIN IMMEDIATE', fn),
+    // Job bookkeeping touches no cached row: it does not move the generation.
     writeRelaxed(fn) {
-      if (raw.isTransaction || durable === 'NORMAL') return transaction('BEGIN IMMEDIATE', fn);
+      if (raw.isTransaction || durable === 'NORMAL') return transaction('BEGIN IMMEDIATE', fn, false);
       raw.exec('PRAGMA synchronous = NORMAL');
       try {
-        return transaction('BEGIN IMMEDIATE', fn);
+        return transaction('BEGIN IMMEDIATE', fn, false);
       } finally {
         raw.exec(`PRAGMA synchronous = ${durable}`);
       }
     },
+    generation(table) {
+      if (!checkedThisRun) {
+        checkedThisRun = true;
+        queueMicrotask(endRun);
+        const version = (dataVersion.get() as unknown as [number])[0];
+        if (version !== lastDataVersion) {
+          lastDataVersion = version;
+          externalAt = ++tick;
+        }
+      }
+      return Math.max(externalAt, changedAt.get(table) ?? 0);
+    },
     read: (fn) => transaction('BEGIN', fn),
     close() {
+      flush();
       cache.clear();
       if (raw.isOpen) raw.close();
     },

@@ -28,7 +28,7 @@ export function filterRepository(db: Db): FilterRepository {
   };
   return {
     async create(f, outbox) {
-      writeWithOutbox(db, outbox, () => {
+      await writeWithOutbox(db, outbox, () => {
         db.run(
           'INSERT INTO filters (id, account_id, title, context, action, expires_at, keywords, statuses, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
           key(f.id), key(f.accountId), f.title, jsonText(f.context), f.action, f.expiresAt, jsonText(f.keywords), jsonText(f.statuses), f.createdAt,

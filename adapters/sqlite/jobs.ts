@@ -43,7 +43,7 @@ export function recordOutbox<R>(db: Db, outbox: Outbox<R> | undefined, result: R
 export function jobQueue(db: Db): JobQueue {
   return {
     async enqueue(jobs, now) {
-      if (jobs.length > 0) db.write(() => enqueueIn(db, jobs, now));
+      if (jobs.length > 0) await db.write(() => enqueueIn(db, jobs, now));
     },
     async claim(now, limit, leaseMs) {
       return db.writeRelaxed(() => {
@@ -74,7 +74,7 @@ export function jobQueue(db: Db): JobQueue {
       });
     },
     async bury(jobId, error, now) {
-      db.write(() => {
+      await db.write(() => {
         db.run(
           `INSERT INTO dead_jobs (id, name, payload, ordering_key, run_at, attempts, last_error, created_at, died_at)
            SELECT id, name, payload, ordering_key, run_at, attempts + 1, ?, created_at, ? FROM jobs WHERE id = ?`,
@@ -111,7 +111,7 @@ export function jobQueue(db: Db): JobQueue {
 }
 
 /** One write transaction whose outbox jobs are inserted with it. */
-export function writeWithOutbox<R>(db: Db, outbox: Outbox<R> | undefined, fn: () => R): R {
+export function writeWithOutbox<R>(db: Db, outbox: Outbox<R> | undefined, fn: () => R): Promise<R> {
   return db.write(() => {
     const result = fn();
     recordOutbox(db, outbox, result);

@@ -22,7 +22,7 @@ export function listRepository(db: Db): ListRepository {
   };
   return {
     async create(l) {
-      db.write(() => {
+      await db.write(() => {
         db.run(
           'INSERT INTO lists (id, account_id, title, replies_policy, exclusive, created_at) VALUES (?, ?, ?, ?, ?, ?)',
           key(l.id), key(l.accountId), l.title, l.repliesPolicy, flag(l.exclusive), l.createdAt,
@@ -72,7 +72,7 @@ export function listRepository(db: Db): ListRepository {
       });
     },
     async removeMembers(listId, accountIds) {
-      db.write(() => db.run('DELETE FROM list_members WHERE list_id = ? AND account_id IN (SELECT value FROM json_each(?))', key(listId), keyList(accountIds)));
+      await db.write(() => db.run('DELETE FROM list_members WHERE list_id = ? AND account_id IN (SELECT value FROM json_each(?))', key(listId), keyList(accountIds)));
     },
     async members(listId, page) {
       return paged(db, 'SELECT id, account_id FROM list_members', 'list_id = ?', [key(listId)], 'id', page, (r) => ({ id: id(r.id), accountId: id(r.account_id) }), true);

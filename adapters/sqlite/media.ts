@@ -75,7 +75,7 @@ export function mediaRepository(db: Db): MediaRepository {
   };
   return {
     async create(m) {
-      db.write(() => {
+      await db.write(() => {
         db.run(
           `INSERT INTO media_attachments (id, account_id, status_id, type, url, preview_url, remote_url, description, blurhash, original, small,
              focus, extra, processed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -57,7 +57,7 @@ export function notificationRepository(db: Db): NotificationRepository {
       return db.write(() => db.run('DELETE FROM notifications WHERE id = ? AND account_id = ?', k, key(accountId)) > 0);
     },
     async clear(accountId) {
-      db.write(() => db.run('DELETE FROM notifications WHERE account_id = ?', key(accountId)));
+      await db.write(() => db.run('DELETE FROM notifications WHERE account_id = ?', key(accountId)));
     },
     async countSince(accountId, sinceId, limit) {
       const cap = Math.max(0, Math.trunc(limit));

@@ -2,6 +2,8 @@ import type { OAuthRepository } from '../../core/ports/storage.ts';
 import type { AccessToken, Application, AuthorizationCode, WebSession } from '../../core/model.ts';
 import { id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, text, textOrNull, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
+import { RowCache } from './cache.ts';
+import { isId } from '../../core/ids.ts';
 
 const APPLICATION = 'SELECT id, name, website, redirect_uris, scopes, client_id, client_secret_hash, created_at FROM applications';
 const TOKEN_COLUMNS = 'id, token_hash, application_id, account_id, scopes, refresh_token_hash, created_at, revoked_at';
@@ -61,10 +63,15 @@ function sessionFromRow(r: Row): WebSession {
   };
 }
 
+const copyApplication = (a: Application): Application => ({ ...a, redirectUris: [...a.redirectUris], scopes: [...a.scopes] });
+const copyToken = (t: AccessToken): AccessToken => ({ ...t, scopes: [...t.scopes] });
+
 export function oauthRepository(db: Db): OAuthRepository {
+  const applications = new RowCache<string, Application>(db, 'applications', 5_000, copyApplication);
+  const tokens = new RowCache<string, AccessToken>(db, 'access_tokens', 20_000, copyToken);
   return {
     async createApplication(a) {
-      db.write(() => {
+      await db.write(() => {
         db.run(
           'INSERT INTO applications (id, name, website, redirect_uris, scopes, client_id, client_secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
           key(a.id), a.name, a.website, jsonText(a.redirectUris), jsonText(a.scopes), a.clientId, a.clientSecretHash, a.createdAt,
@@ -73,18 +80,26 @@ export function oauthRepository(db: Db): OAuthRepository {
     },
     async getApplication(applicationId) {
       const k = lookupKey(applicationId);
-      const r = k === null ? undefined : db.get(`${APPLICATION} WHERE id = ?`, k);
-      return r ? applicationFromRow(r) : null;
+      if (k === null) return null;
+      const hit = applications.get(applicationId);
+      if (hit !== undefined) return hit;
+      const r = db.get(`${APPLICATION} WHERE id = ?`, k);
+      if (!r) return null;
+      const found = applicationFromRow(r);
+      applications.set(applicationId, found);
+      return found;
     },
     async getApplicationsMany(ids) {
-      return db.all(`${APPLICATION} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id DESC`, keyList(ids)).map(applicationFromRow);
+      const wanted = [...new Set(ids.filter(isId))];
+      const found = applications.many(wanted, (missing) => db.all(`${APPLICATION} WHERE id IN (SELECT value FROM json_each(?))`, keyList(missing)).map(applicationFromRow), (a) => a.id);
+      return found.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
     },
     async findApplicationByClientId(clientId) {
       const r = db.get(`${APPLICATION} WHERE client_id = ?`, clientId);
       return r ? applicationFromRow(r) : null;
     },
     async createToken(t) {
-      db.write(() => {
+      await db.write(() => {
         db.run(
           `INSERT INTO access_tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
           key(t.id), t.tokenHash, key(t.applicationId), keyOrNull(t.accountId), jsonText(t.scopes), t.refreshTokenHash, t.createdAt, t.revokedAt,
@@ -92,8 +107,13 @@ export function oauthRepository(db: Db): OAuthRepository {
       });
     },
     async findTokenByHash(tokenHash) {
+      const hit = tokens.get(tokenHash);
+      if (hit !== undefined) return hit;
       const r = db.get(`${TOKEN} WHERE token_hash = ?`, tokenHash);
-      return r ? tokenFromRow(r) : null;
+      if (!r) return null;
+      const found = tokenFromRow(r);
+      tokens.set(tokenHash, found);
+      return found;
     },
     async revokeToken(tokenId, at, outbox) {
       const k = lookupKey(tokenId);
@@ -114,7 +134,7 @@ export function oauthRepository(db: Db): OAuthRepository {
       });
     },
     async createCode(c) {
-      db.write(() => {
+      await db.write(() => {
         db.run(
           `INSERT INTO authorization_codes (${CODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           key(c.id), c.codeHash, key(c.applicationId), key(c.accountId), c.redirectUri, jsonText(c.scopes), c.codeChallenge, c.createdAt,
@@ -132,7 +152,7 @@ export function oauthRepository(db: Db): OAuthRepository {
       });
     },
     async createSession(s) {
-      db.write(() => {
+      await db.write(() => {
         db.run(
           'INSERT INTO web_sessions (id, id_hash, account_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
           key(s.id), s.idHash, keyOrNull(s.accountId), s.csrfToken, s.createdAt, s.expiresAt,
@@ -146,7 +166,7 @@ export function oauthRepository(db: Db): OAuthRepository {
     async deleteSession(sessionId) {
       const k = lookupKey(sessionId);
       if (k === null) return;
-      db.write(() => db.run('DELETE FROM web_sessions WHERE id = ?', k));
+      await db.write(() => db.run('DELETE FROM web_sessions WHERE id = ?', k));
     },
   };
 }

@@ -22,7 +22,7 @@ export function scheduledStatusRepository(db: Db): ScheduledStatusRepository {
   };
   return {
     async create(s) {
-      db.write(() => {
+      await db.write(() => {
         db.run(
           'INSERT INTO scheduled_statuses (id, account_id, scheduled_at, params, claimed_until, created_at) VALUES (?, ?, ?, ?, ?, ?)',
           key(s.id), key(s.accountId), s.scheduledAt, jsonText(s.params), s.claimedUntil, s.createdAt,

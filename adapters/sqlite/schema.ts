@@ -427,7 +427,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Brings the file to SCHEMA_VERSION; refuses a file written by a newer schema. */
 export function migrate(db: Db, now: () => number = Date.now): void {
-  db.write(() => {
+  db.writeNow(() => {
     db.raw.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
     const row = db.get('SELECT max(version) AS v FROM schema_migrations');
     const current = row?.v === null || row?.v === undefined ? 0 : Number(row.v);

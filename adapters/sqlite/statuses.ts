@@ -6,6 +6,7 @@ import {
   flag,
   id,
   idOrNull,
+  inOrder,
   int,
   intOrNull,
   json,
@@ -23,6 +24,8 @@ import {
 } from './db.ts';
 import { attachMedia, checkMedia, storePoll } from './media.ts';
 import { writeWithOutbox } from './jobs.ts';
+import { RowCache } from './cache.ts';
+import { isId } from '../../core/ids.ts';
 
 const COLUMN_NAMES = [
   'id', 'account_id', 'local', 'uri', 'url', 'text', 'content', 'spoiler_text', 'sensitive', 'visibility', 'language', 'in_reply_to_id',
@@ -30,7 +33,6 @@ const COLUMN_NAMES = [
   'edited_at', 'deleted_at', 'replies_count', 'reblogs_count', 'favourites_count',
 ];
 const STATUS = `SELECT ${COLUMN_NAMES.join(', ')} FROM statuses`;
-const STATUS_AS_S = `SELECT ${COLUMN_NAMES.map((c) => `s.${c}`).join(', ')} FROM statuses s`;
 const LIVE = `${STATUS} WHERE deleted_at IS NULL AND`;
 
 export function statusFromRow(r: Row): Status {
@@ -83,6 +85,13 @@ function editFromRow(r: Row): StatusEdit {
 export function bumpStatus(db: Db, statusId: Id, column: 'replies_count' | 'reblogs_count' | 'favourites_count', delta: 1 | -1): void {
   db.run(`UPDATE statuses SET ${column} = max(${column} + ?, 0) WHERE id = ?`, delta, key(statusId));
 }
+
+export function copyStatus(s: Status): Status {
+  return { ...s, mentionIds: [...s.mentionIds], tags: [...s.tags], mediaIds: [...s.mediaIds] };
+}
+
+/** Newest first, as the query orders them. */
+const newestFirst = (a: Status, b: Status): number => (BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0);
 
 function liveStatus(db: Db, k: bigint): Status | null {
   const r = db.get(`${LIVE} id = ?`, k);
@@ -155,6 +164,19 @@ function queryCondition(q: StatusQuery): { sql: string; params: Param[] } {
 }
 
 export function statusRepository(db: Db): StatusRepository {
+  // Live statuses by id (a deleted one is simply not cached: reads of it miss).
+  const cache = new RowCache<Id, Status>(db, 'statuses', 20_000, copyStatus);
+  const cachedLive = (statusId: Id, k: bigint): Status | null => {
+    const hit = cache.get(statusId);
+    if (hit !== undefined) return hit;
+    const found = liveStatus(db, k);
+    if (found !== null) cache.set(statusId, found);
+    return found;
+  };
+  /** Live statuses for ids just selected, in their order: from the cache, the rest in one read.
+   * (Materialising whole rows is most of a query's cost; selecting ids is cheap.) */
+  const liveInOrder = (ids: readonly Id[]): Status[] =>
+    inOrder(ids, cache.many(ids, (missing) => db.all(`${LIVE} id IN (SELECT value FROM json_each(?))`, keyList(missing)).map(statusFromRow), (s) => s.id), (s) => s.id);
   return {
     async create(s, effects, options) {
       return writeWithOutbox(db, options?.outbox, () => {
@@ -207,11 +229,13 @@ export function statusRepository(db: Db): StatusRepository {
 
     async get(statusId) {
       const k = lookupKey(statusId);
-      return k === null ? null : liveStatus(db, k);
+      return k === null ? null : cachedLive(statusId, k);
     },
 
     async getMany(ids) {
-      return db.all(`${LIVE} id IN (SELECT value FROM json_each(?)) ORDER BY id DESC`, keyList(ids)).map(statusFromRow);
+      const wanted = [...new Set(ids.filter(isId))];
+      const found = cache.many(wanted, (missing) => db.all(`${LIVE} id IN (SELECT value FROM json_each(?))`, keyList(missing)).map(statusFromRow), (s) => s.id);
+      return found.sort(newestFirst);
     },
 
     async findReblog(accountId, statusId) {
@@ -286,15 +310,16 @@ export function statusRepository(db: Db): StatusRepository {
 
     async query(q, page) {
       const c = queryCondition(q);
-      return paged(db, STATUS_AS_S, c.sql, c.params, 's.id', page, statusFromRow);
+      return liveInOrder(paged(db, 'SELECT s.id FROM statuses s', c.sql, c.params, 's.id', page, (r) => id(r.id)));
     },
 
     async replies(parentIds) {
-      return db.all(`${LIVE} in_reply_to_id IN (SELECT value FROM json_each(?)) ORDER BY id`, keyList(parentIds)).map(statusFromRow);
+      return liveInOrder(db.all('SELECT id FROM statuses WHERE deleted_at IS NULL AND in_reply_to_id IN (SELECT value FROM json_each(?)) ORDER BY id', keyList(parentIds)).map((r) => id(r.id)));
     },
 
     async reblogs(statusId, visibilities, page) {
-      return paged(db, STATUS, 'deleted_at IS NULL AND reblog_of_id = ? AND visibility IN (SELECT value FROM json_each(?))', [key(statusId), jsonText(visibilities)], 'id', page, statusFromRow);
+      const ids = paged(db, 'SELECT id FROM statuses', 'deleted_at IS NULL AND reblog_of_id = ? AND visibility IN (SELECT value FROM json_each(?))', [key(statusId), jsonText(visibilities)], 'id', page, (r) => id(r.id));
+      return liveInOrder(ids);
     },
 
     async countLocal() {

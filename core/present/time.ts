@@ -1,8 +1,18 @@
 import type { Millis } from '../model.ts';
 
+/** Recently formatted instants: the same statuses and accounts are rendered again and again. */
+const formatted = new Map<Millis, string>();
+const MAX_FORMATTED = 4096;
+
 /** ISO 8601 in UTC with milliseconds, e.g. 2019-12-05T11:34:47.196Z. */
 export function iso(ms: Millis): string {
-  return new Date(ms).toISOString();
+  let text = formatted.get(ms);
+  if (text === undefined) {
+    text = new Date(ms).toISOString();
+    if (formatted.size >= MAX_FORMATTED) formatted.clear();
+    formatted.set(ms, text);
+  }
+  return text;
 }
 
 export function isoOrNull(ms: Millis | null): string | null {

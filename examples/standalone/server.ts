@@ -1,37 +1,61 @@
-// The standalone Rookery instance: the hapi plugin on its own server, with the embedded SQLite
-// store in DATA_DIR. `npm start` runs this file.
+// The standalone Rookery instance: Rookery's node:http handler on its own server (the thinnest
+// transport: hapi is for apps that are hapi apps already), with the embedded SQLite store in
+// DATA_DIR. `npm start` runs this file.
 
 import { mkdirSync } from 'node:fs';
-import Hapi from '@hapi/hapi';
-import { rookeryHapi } from '../../adapters/hapi/index.ts';
+import { createServer } from 'node:http';
+import { createNodeHandler } from '../../adapters/node/handler.ts';
 import { createNodeRookery } from '../../adapters/node/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { readSettings } from './env.ts';
 import { createLogger } from './logger.ts';
+import { listen, ListenError } from './listen.ts';
 
 const log = createLogger();
 const settings = readSettings();
 mkdirSync(settings.dataDir, { recursive: true });
 const storage = openSqliteStorage({ path: settings.databasePath });
 const rookery = await createNodeRookery({ config: settings.config, storage, logger: log });
-const server = Hapi.server({ port: settings.port, host: settings.bind, routes: { timeout: { server: 30_000 } } });
-await server.register({ plugin: rookeryHapi, options: { rookery } });
-server.events.on('response', (request) => {
-  const response = request.response as { statusCode?: number } | null;
-  log.info({ method: request.method.toUpperCase(), path: request.path, status: response?.statusCode, ms: Date.now() - request.info.received }, 'request');
+const handle = createNodeHandler(rookery);
+const requestLog = log.isLevelEnabled('info');
+
+const server = createServer((req, res) => {
+  if (requestLog) {
+    const started = performance.now();
+    // The path only: a query string may carry an access token.
+    const path = (req.url ?? '/').split('?', 1)[0];
+    res.once('finish', () => log.info({ method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request'));
+  }
+  handle(req, res);
 });
-await server.start();
+try {
+  await listen(server, settings, 'PORT');
+} catch (err) {
+  if (!(err instanceof ListenError)) throw err;
+  log.error({}, err.message);
+  console.error(err.message);
+  await rookery.close();
+  process.exit(1);
+}
 const stopJobs = rookery.startJobs();
-log.info({ url: settings.config.baseUrl, listening: server.info.uri, data: settings.databasePath }, `Rookery is up on ${server.info.uri}`);
+const upLine = `Rookery is up on http://${settings.bind}:${settings.port}`;
+// Said whatever the log level: operators and scripts wait for it.
+if (requestLog) log.info({ url: settings.config.baseUrl, data: settings.databasePath }, upLine);
+else console.log(upLine);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, 'shutting down');
-  // Stop taking requests and let the ones in flight finish, then close the store: every
-  // write acknowledged to a client was committed (synchronous=FULL) before its response.
-  await server.stop({ timeout: 10_000 });
+  // Stop taking requests and let the ones in flight finish (at most 10 s), then close the
+  // store: every write acknowledged to a client was committed (synchronous=FULL) before its
+  // response.
+  const closed = new Promise<void>((done) => server.close(() => done()));
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), 10_000);
+  await closed;
+  clearTimeout(force);
   stopJobs();
   await rookery.close();
   log.info({}, 'stopped');

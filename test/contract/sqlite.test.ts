@@ -305,3 +305,75 @@ t.test('sqlite: atomic across two processes hammering one file', async (t) => {
   t.equal(author.statusesCount, 1 + pinTargetIds.length + idempotencyKeys.length, "the author's statusesCount exact");
   await storage.close();
 });
+
+// ---- the read cache: never staler than the file ------------------------------------------------
+
+t.test('sqlite: cached reads see every commit, ours and other connections\', and nothing rolled back', async (t) => {
+  const path = join(dir, 'cache.db');
+  const a = openSqliteStorage({ path });
+  const b = openSqliteStorage({ path });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  const seq = new IdSeq();
+  const alice = account(seq.next());
+  await a.accounts.create(alice);
+  const s = status(seq.next(), alice.id);
+  await a.statuses.create(s, POST);
+  const app = application(seq.next());
+  await a.oauth.createApplication(app);
+  const tok = { id: seq.next(), tokenHash: 'digest', applicationId: app.id, accountId: alice.id, scopes: ['read'], refreshTokenHash: null, createdAt: T0, revokedAt: null };
+  await a.oauth.createToken(tok);
+
+  // Warm every cache on a.
+  t.equal(must(await a.statuses.get(s.id)).favouritesCount, 0);
+  t.equal(must(await a.accounts.get(alice.id)).displayName, alice.displayName);
+  t.equal(must(await a.oauth.findTokenByHash('digest')).revokedAt, null);
+  t.equal((await a.statuses.getMany([s.id]))[0]?.favouritesCount, 0);
+
+  // Another connection (what another process is) commits.
+  await b.interactions.favourite(mark(seq.next(), alice.id, s.id));
+  await b.accounts.update(alice.id, { displayName: 'Renamed elsewhere' });
+  await b.oauth.revokeToken(tok.id, T0 + 1);
+  t.equal(must(await a.statuses.get(s.id)).favouritesCount, 1, "another connection's commit is seen by get");
+  t.equal((await a.statuses.getMany([s.id]))[0]?.favouritesCount, 1, 'and by getMany');
+  t.equal(must(await a.accounts.get(alice.id)).displayName, 'Renamed elsewhere');
+  t.equal(must(await a.oauth.findTokenByHash('digest')).revokedAt, T0 + 1, 'a revocation elsewhere is seen at once');
+
+  // Our own commit.
+  await a.interactions.unfavourite(alice.id, s.id);
+  t.equal(must(await a.statuses.get(s.id)).favouritesCount, 0, 'our own commit is seen');
+
+  // A write that fails leaves the cached row as it was in the file.
+  const other = account(seq.next(), { username: alice.username.toUpperCase() });
+  await a.accounts.create(other).catch(() => undefined);
+  t.equal(await a.accounts.get(other.id), null, 'a rolled-back create is not cached');
+
+  // Copies: changing what a cached read returned changes nothing.
+  const copy = must(await a.statuses.get(s.id));
+  copy.tags.push('changed');
+  copy.favouritesCount = 99;
+  t.strictSame([must(await a.statuses.get(s.id)).tags, must(await a.statuses.get(s.id)).favouritesCount], [[], 0], 'the cache hands out copies');
+});
+
+t.test('sqlite: writes that arrive together commit together, and a failing one fails alone', async (t) => {
+  const path = join(dir, 'group-commit.db');
+  const store = openSqliteStorage({ path });
+  t.teardown(() => store.close());
+  const seq = new IdSeq();
+  const taken = account(seq.next(), { username: 'taken' });
+  await store.accounts.create(taken);
+  const fresh = Array.from({ length: 40 }, (_, i) => account(seq.next(), { username: `user${i}` }));
+  const clash = account(seq.next(), { username: 'TAKEN' });
+  // All of these start in one turn of the event loop: one batch, one COMMIT.
+  const outcomes = await Promise.allSettled([...fresh.slice(0, 20), clash, ...fresh.slice(20)].map((a) => store.accounts.create(a)));
+  const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason);
+  t.equal(refused.length, 1, 'only the clash is refused');
+  t.equal(refused[0]?.rule, 'username', 'as a StorageConflict');
+  t.equal((await store.accounts.getMany(fresh.map((a) => a.id))).length, 40, 'every other write of the batch is there');
+  t.equal(await store.accounts.get(clash.id), null, 'the refused one left nothing');
+  const reopened = openSqliteStorage({ path });
+  t.teardown(() => reopened.close());
+  t.equal((await reopened.accounts.getMany(fresh.map((a) => a.id))).length, 40, 'committed for another connection too');
+});

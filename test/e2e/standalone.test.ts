@@ -103,3 +103,18 @@ t.test('a bad setting fails loudly before listening', async (t) => {
   t.not(result.status, 0);
   t.match(result.stderr, /PORT must be a port number, got "eighty"/);
 });
+
+t.test('a busy port: a clear message naming PORT, no stack', async (t) => {
+  const { createServer } = await import('node:net');
+  const blocker = createServer();
+  const port = await freePort();
+  await new Promise<void>((listening) => blocker.listen(port, '127.0.0.1', () => listening()));
+  const result = spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), {
+    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1', LOG_LEVEL: 'silent' }),
+    encoding: 'utf8',
+  });
+  await new Promise<void>((closed) => blocker.close(() => closed()));
+  t.equal(result.status, 1);
+  t.equal(result.stderr.trim(), `Port ${port} is already in use on 127.0.0.1. Set PORT to a free port (or stop what listens on 127.0.0.1:${port}).`);
+  t.notMatch(result.stderr, /\n\s+at /, 'no stack trace');
+});

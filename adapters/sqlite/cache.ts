@@ -1,0 +1,61 @@
+// A read cache for rows that are read far more often than they change (statuses, accounts,
+// users, applications). It is exactly as fresh as reading the file, with no invalidation
+// messages to lose: every entry belongs to a generation of the data, and the generation moves
+// whenever its table may have changed. Our own commits that changed something move it, and so
+// does SQLite's data_version, which changes when any other connection (another process) has
+// committed. Our own commits move only the tables they wrote. The data_version check is shared by the reads of one synchronous run of code:
+// nothing else can write in between, so they would all see the same data anyway.
+
+import type { Db } from './db.ts';
+
+export class RowCache<K, V> {
+  readonly #db: Db;
+  readonly #table: string;
+  readonly #max: number;
+  readonly #copy: (value: V) => V;
+  readonly #entries = new Map<K, { generation: number; value: V }>();
+
+  /** `table`: the one table the cached rows come from. */
+  constructor(db: Db, table: string, max: number, copy: (value: V) => V) {
+    this.#db = db;
+    this.#table = table;
+    this.#max = max;
+    this.#copy = copy;
+  }
+
+  /** A copy of the cached value, or undefined when it is missing or may be stale. */
+  get(key: K): V | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.generation !== this.#db.generation(this.#table)) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return this.#copy(entry.value);
+  }
+
+  /** Keeps a value read now (inside no write transaction: a rolled-back write must not leave
+   * what it read here). */
+  set(key: K, value: V): void {
+    if (this.#db.raw.isTransaction) return;
+    if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value as K);
+    this.#entries.set(key, { generation: this.#db.generation(this.#table), value: this.#copy(value) });
+  }
+
+  /** Reads through the cache: `load` is called for missing keys only, in one call. */
+  many(keys: readonly K[], load: (missing: K[]) => V[], keyOf: (value: V) => K): V[] {
+    const found: V[] = [];
+    const missing: K[] = [];
+    for (const key of keys) {
+      const hit = this.get(key);
+      if (hit === undefined) missing.push(key);
+      else found.push(hit);
+    }
+    if (missing.length === 0) return found;
+    for (const value of load(missing)) {
+      this.set(keyOf(value), value);
+      found.push(value);
+    }
+    return found;
+  }
+}
