@@ -1,1 +1,2 @@
 export { rookeryHapi, toHapiPath, type RookeryHapiOptions } from './plugin.ts';
+export type { HapiStreamingOptions } from './sse.ts';

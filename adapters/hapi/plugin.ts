@@ -7,9 +7,13 @@ import type { Plugin, Request, ResponseToolkit, RouteOptions, ServerRoute } from
 import { frontTexts } from '../../core/http/front.ts';
 import type { RawHead, RawResponse } from '../../core/http/types.ts';
 import type { Rookery } from '../../core/rookery.ts';
+import { streamingRoutes, type HapiStreamingOptions } from './sse.ts';
 
 export interface RookeryHapiOptions {
   rookery: Rookery;
+  /** Server-sent events on this server's port (default true; false when a streaming server
+   * such as rookery/uws serves them elsewhere). */
+  streaming?: boolean | HapiStreamingOptions;
 }
 
 /** Mastodon-style :params → hapi's {params}. */
@@ -34,8 +38,13 @@ function reply(h: ResponseToolkit, raw: RawResponse) {
 export const rookeryHapi: Plugin<RookeryHapiOptions> = {
   name: 'rookery',
   version: '0.1.0',
-  register(server, { rookery }) {
+  register(server, { rookery, streaming = true }) {
     const { http } = rookery;
+    if (streaming !== false) {
+      const sse = streamingRoutes(rookery, streaming === true ? {} : streaming);
+      server.route(sse.routes);
+      server.ext('onPreStop', () => sse.close());
+    }
     const handler = async (request: Request, h: ResponseToolkit) => {
       const head = headOf(request);
       const body = Buffer.isBuffer(request.payload) && request.payload.length > 0 ? request.payload : null;

@@ -2,6 +2,7 @@ import type { FilterRepository, MarkerRepository } from '../../core/ports/storag
 import type { Filter, Marker, MarkerTimeline } from '../../core/model.ts';
 import { id, int, intOrNull, json, jsonText, key, lookupKey, text, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
+import { RowCache } from './cache.ts';
 
 // ---- filters ----------------------------------------------------------------------------------
 
@@ -21,7 +22,16 @@ function filterFromRow(r: Row): Filter {
   };
 }
 
+const copyFilter = (f: Filter): Filter => ({
+  ...f,
+  context: [...f.context],
+  keywords: f.keywords.map((k) => ({ ...k })),
+  statuses: f.statuses.map((s) => ({ ...s })),
+});
+
 export function filterRepository(db: Db): FilterRepository {
+  // An account's filters, read on every signed-in render (for `filtered`).
+  const byAccount = new RowCache<string, Filter[]>(db, 'filters', 5_000, (list) => list.map(copyFilter));
   const getFilter = (k: bigint): Filter | null => {
     const r = db.get(`${FILTER} WHERE id = ?`, k);
     return r ? filterFromRow(r) : null;
@@ -41,7 +51,11 @@ export function filterRepository(db: Db): FilterRepository {
       return k === null ? null : getFilter(k);
     },
     async listBy(accountId) {
-      return db.all(`${FILTER} WHERE account_id = ? ORDER BY id`, key(accountId)).map(filterFromRow);
+      const hit = byAccount.get(accountId);
+      if (hit !== undefined) return hit;
+      const found = db.all(`${FILTER} WHERE account_id = ? ORDER BY id`, key(accountId)).map(filterFromRow);
+      byAccount.set(accountId, found);
+      return found;
     },
     async replace(f, outbox) {
       const k = lookupKey(f.id);

@@ -9,10 +9,15 @@ export async function lookupToken(core: Core, raw: string | null | undefined): P
   const token = await core.storage.oauth.findTokenByHash(core.secrets.sha256(raw));
   if (token === null) return { kind: 'unknown' };
   if (token.revokedAt !== null) return { kind: 'revoked' };
-  const application = await core.storage.oauth.getApplication(token.applicationId);
+  // The three reads start together (a store may serve them from one snapshot check).
+  const accountId = token.accountId;
+  const [application, account, user] = await Promise.all([
+    core.storage.oauth.getApplication(token.applicationId),
+    accountId === null ? null : core.storage.accounts.get(accountId),
+    accountId === null ? null : core.storage.accounts.getUser(accountId),
+  ]);
   if (application === null) return { kind: 'unknown' };
-  if (token.accountId === null) return { kind: 'valid', token, application, account: null, user: null };
-  const [account, user] = await Promise.all([core.storage.accounts.get(token.accountId), core.storage.accounts.getUser(token.accountId)]);
+  if (accountId === null) return { kind: 'valid', token, application, account: null, user: null };
   if (account === null) return { kind: 'unknown' };
   return { kind: 'valid', token, application, account, user };
 }

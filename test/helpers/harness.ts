@@ -2,7 +2,7 @@
 // the test can move, fast password hashing, and helpers to create signed-in users.
 
 import Hapi from '@hapi/hapi';
-import { rookeryHapi } from '../../adapters/hapi/index.ts';
+import { rookeryHapi, type RookeryHapiOptions } from '../../adapters/hapi/index.ts';
 import { createInProcessBus } from '../../adapters/memory/bus.ts';
 import { createMemoryStorage } from '../../adapters/memory/storage.ts';
 import { createNodeSecrets } from '../../adapters/node/secrets.ts';
@@ -44,6 +44,8 @@ export interface HarnessOptions {
   listen?: boolean;
   /** false: no worker in this Rookery (queued jobs wait); requests then need drain: false. */
   worker?: boolean;
+  /** Options of the hapi plugin's own streaming (SSE on the same port). */
+  streaming?: RookeryHapiOptions['streaming'];
 }
 
 export interface TestUser {
@@ -96,7 +98,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   if (options.signIn) deps.signIn = options.signIn;
   const rookery = await createRookery(deps);
   const server = Hapi.server({ port, host: '127.0.0.1' });
-  await server.register({ plugin: rookeryHapi, options: { rookery } });
+  await server.register({ plugin: rookeryHapi, options: options.streaming === undefined ? { rookery } : { rookery, streaming: options.streaming } });
   const core = rookery.core;
   if (options.listen) await server.start();
   else await server.initialize();
