@@ -76,6 +76,11 @@ function toHapiResponse(h: ResponseToolkit, response: ApiResponse): ResponseObje
     case 'png':
       reply = h.response(Buffer.from(String(response.body), 'base64')).type('image/png');
       break;
+    case 'binary': {
+      const bytes = response.body instanceof Uint8Array ? response.body : new Uint8Array();
+      reply = h.response(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).type(response.headers?.['content-type'] ?? 'application/octet-stream');
+      break;
+    }
     default:
       reply = h.response(response.body === undefined ? {} : (response.body as object)).type('application/json; charset=utf-8');
   }
