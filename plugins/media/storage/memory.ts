@@ -45,12 +45,12 @@ export function memoryMediaRepository(context: MemoryExtensionContext): MediaRep
         .slice(0, Math.max(0, limit))
         .map(clone);
     },
-    attach(accountId, statusId, mediaIds) {
+    attach(accountId, statusId, mediaIds, released = []) {
       return context.prepare({
         check() {
           for (const id of mediaIds) {
             const m = byId.get(id);
-            if (!m || m.accountId !== accountId || (m.statusId !== null && m.statusId !== statusId)) throw new StorageConflict('media');
+            if (!m || m.accountId !== accountId || (m.statusId !== null && m.statusId !== statusId && !released.includes(m.statusId))) throw new StorageConflict('media');
           }
         },
         apply() {

@@ -20,6 +20,7 @@ export interface MediaRepository {
   unattachedBefore(before: Millis, limit: number): Promise<MediaAttachment[]>;
   /** A write for statuses.create/update: its check refuses (StorageConflict 'media', nothing
    * written) unless every media exists, belongs to `accountId` and is unattached or attached to
-   * `statusId`; its apply attaches them to `statusId`. */
-  attach(accountId: Id, statusId: Id, mediaIds: readonly Id[]): StorageWrite;
+   * `statusId` or to one of `released` (deleted statuses, whose media a redraft reuses); its
+   * apply attaches them to `statusId`. */
+  attach(accountId: Id, statusId: Id, mediaIds: readonly Id[], released?: readonly Id[]): StorageWrite;
 }

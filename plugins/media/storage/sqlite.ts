@@ -108,15 +108,15 @@ export function sqliteMediaRepository(context: SqliteExtensionContext): MediaRep
     async unattachedBefore(before, limit) {
       return db.all(`${MEDIA} WHERE status_id IS NULL AND created_at < ? ORDER BY created_at, id LIMIT ?`, before, Math.max(0, Math.trunc(limit))).map(fromRow);
     },
-    attach(accountId, statusId, mediaIds) {
+    attach(accountId, statusId, mediaIds, released = []) {
       const unique = [...new Set(mediaIds)];
       return context.prepare({
         check(tx) {
           if (unique.length === 0) return;
           const r = tx.get(
             `SELECT count(*) AS n FROM media_attachments WHERE id IN (SELECT value FROM json_each(?)) AND account_id = ?
-               AND (status_id IS NULL OR status_id = ?)`,
-            v.keyList(unique), v.key(accountId), v.key(statusId),
+               AND (status_id IS NULL OR status_id = ? OR status_id IN (SELECT value FROM json_each(?)))`,
+            v.keyList(unique), v.key(accountId), v.key(statusId), v.keyList(released),
           );
           if (v.int(r?.n) !== unique.length) throw new StorageConflict('media');
         },
