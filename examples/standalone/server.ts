@@ -6,6 +6,7 @@ import Hapi from '@hapi/hapi';
 import { rookeryHapi } from '../../adapters/hapi/index.ts';
 import { createNodeRookery } from '../../adapters/node/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
+import { cardsPlugin, mediaPlugin, pollsPlugin, scheduledPlugin } from '../../plugins/index.ts';
 import { readSettings } from './env.ts';
 import { createLogger } from './logger.ts';
 
@@ -13,7 +14,8 @@ const log = createLogger();
 const settings = readSettings();
 mkdirSync(settings.dataDir, { recursive: true });
 const storage = openSqliteStorage({ path: settings.databasePath });
-const rookery = await createNodeRookery({ config: settings.config, storage, logger: log });
+const plugins = [mediaPlugin({ directory: `${settings.dataDir}/media` }), pollsPlugin(), scheduledPlugin(), cardsPlugin()];
+const rookery = await createNodeRookery({ config: settings.config, storage, logger: log, plugins });
 const server = Hapi.server({ port: settings.port, host: settings.bind, routes: { timeout: { server: 30_000 } } });
 await server.register({ plugin: rookeryHapi, options: { rookery } });
 server.events.on('response', (request) => {
