@@ -3,7 +3,9 @@
 // Core type can refer to them without tying the modules into a cycle.
 
 import type { Endpoint, Params } from './api/types.ts';
-import type { Account, Id, Poll, Status, Visibility } from './model.ts';
+import type { Account, Id, Millis, Status, StatusEdit, User, Visibility } from './model.ts';
+import type { StorageWrite } from './ports/storage.ts';
+import type { StatusEditJson, StatusJson } from './present/status-json.ts';
 
 /** A status about to be published (or edited), after the core parsed its own parameters. */
 export interface PublishDraft {
@@ -18,19 +20,70 @@ export interface PublishDraft {
   inReplyTo: Status | null;
   applicationId: Id | null;
   idempotencyKey: string | null;
-  /** Set by a media hook: attachments in order. */
+  /** The id the status will have (an edit: its own). */
+  statusId: Id;
+  /** Attachments in order. A media hook sets them; an edit starts from the status's own. */
   mediaIds: Id[];
-  /** Set by a poll hook: the poll to insert with the status. */
-  poll: Poll | null;
+  /** The status's poll. A poll hook sets it; an edit starts from the status's own. */
+  pollId: Id | null;
+  /** The options of that poll, recorded in the edit history; an edit starts from the current ones. */
+  pollOptions: string[] | null;
+  /** Work the plugins' repositories prepared, committed atomically with the status write
+   * (attach the media, insert the poll …). */
+  writes: StorageWrite[];
   /** true for an edit of an existing status. */
   editing: boolean;
+  /** The status being edited (null when publishing). */
+  current: Status | null;
 }
 
 export type PublishOutcome = void | { divert: unknown };
 
 export interface BoundPublishHook {
+  readonly plugin: string;
   readonly params: readonly string[];
+  /** Runs on every edit, parameters present or not (to keep, replace or drop its part). */
+  readonly edits: boolean;
   prepare(draft: PublishDraft): Promise<PublishOutcome>;
+}
+
+/** What renders a status's plugin-owned parts (media, poll, card). */
+export interface DecorateContext {
+  now: Millis;
+  /** A signed-in reader (per-viewer keys such as poll.voted are present), or anonymous. */
+  signedIn: boolean;
+}
+
+export interface BoundStatusDecorator {
+  readonly plugin: string;
+  /** Whether `load` reads something of the viewer's own (their votes): then a status rendered
+   * for one reader after another is loaded again for each. */
+  readonly perViewer: boolean;
+  /** One batched read for everything being rendered (originals of boosts included). */
+  load(statuses: readonly Status[], viewerId: Id | null): Promise<unknown>;
+  /** Fills its part of the JSON (which starts with [] and null). */
+  render(status: Status, loaded: unknown, json: StatusJson, context: DecorateContext): void;
+  /** Texts keyword filters look at (alt texts, poll options). */
+  searchable?(status: Status, loaded: unknown): string[];
+  /** Fills its part of the edit history entries (in the order of `edits`). */
+  renderEdits?(edits: readonly StatusEdit[], json: StatusEditJson[]): Promise<void>;
+}
+
+export type AccountPatch = Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl'>>;
+
+/** A profile edit (update_credentials) after the core read its own parameters. */
+export interface ProfileDraft {
+  account: Account;
+  user: User;
+  params: Params;
+  patch: AccountPatch;
+}
+
+export interface BoundProfileHook {
+  readonly plugin: string;
+  /** The update_credentials parameters it takes over, e.g. ['avatar', 'header']. */
+  readonly params: readonly string[];
+  prepare(draft: ProfileDraft): Promise<void>;
 }
 
 export interface BoundJob {
@@ -42,7 +95,13 @@ export interface BoundJob {
 export interface Hooks {
   readonly endpoints: readonly Endpoint[];
   readonly publishHooks: readonly BoundPublishHook[];
+  readonly decorators: readonly BoundStatusDecorator[];
+  readonly profileHooks: readonly BoundProfileHook[];
+  /** Keys of the instance's `configuration` that plugins state (what they enforce). */
+  readonly instanceConfiguration: Readonly<Record<string, unknown>>;
   readonly jobs: readonly BoundJob[];
   /** The hook that takes over a publish parameter, if any plugin does. */
   hookFor(param: string): BoundPublishHook | undefined;
+  /** The hook that takes over a profile parameter, if any plugin does. */
+  profileHookFor(param: string): BoundProfileHook | undefined;
 }

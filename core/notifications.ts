@@ -11,6 +11,8 @@ export interface NotificationDraft {
   type: NotificationType;
   fromAccountId: Id;
   status: Status | null;
+  /** Also tell the account about its own doing (a poll's author, when the poll ends). */
+  allowSelf?: boolean;
 }
 
 /** A mute hides the muted account's notifications unless it was made with notifications: false. */
@@ -24,10 +26,10 @@ function mutesNotifications(mute: Mute | null, now: number): boolean {
  * that causes it. Returns it, or null when it was not created now. */
 export async function notify(core: Core, eventId: Id, draft: NotificationDraft): Promise<Notification | null> {
   const { storage } = core;
-  if (draft.recipientId === draft.fromAccountId) return null;
+  if (draft.recipientId === draft.fromAccountId && !draft.allowSelf) return null;
   const recipient = await storage.accounts.get(draft.recipientId);
   if (recipient === null || recipient.domain !== null) return null;
-  const [facts] = await storage.relationships.relationships(draft.recipientId, [draft.fromAccountId]);
+  const [facts] = draft.recipientId === draft.fromAccountId ? [] : await storage.relationships.relationships(draft.recipientId, [draft.fromAccountId]);
   if (facts && (facts.blocking || facts.blockedBy || mutesNotifications(facts.muting, core.clock.now()))) return null;
   if (draft.status !== null) {
     const muted = await storage.interactions.conversationMutedBy(draft.status.conversationId, [draft.recipientId]);

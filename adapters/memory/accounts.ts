@@ -46,11 +46,15 @@ export function accountRepository(state: MemoryState): AccountRepository {
       const a = id === undefined ? undefined : accounts.get(id);
       return a ? clone(a) : null;
     },
-    async update(id, patch) {
-      const a = accounts.get(id);
-      if (!a) return null;
-      assignDefined(a, patch);
-      return clone(a);
+    async update(id, patch, options) {
+      return recordOutbox(state.jobs, options?.outbox, (() => {
+        const a = accounts.get(id);
+        if (!a) return null;
+        assignDefined(a, patch);
+        const u = users.get(id);
+        if (options?.settings && u) u.settings = clone(options.settings);
+        return clone(a);
+      })());
     },
     async getUser(accountId) {
       const u = users.get(accountId);

@@ -1,2 +1,2 @@
-export { createMemoryStorage } from './storage.ts';
+export { createMemoryStorage, type MemoryExtensionContext } from './storage.ts';
 export { createInProcessBus } from './bus.ts';

@@ -15,12 +15,8 @@ import type {
   Id,
   List,
   Marker,
-  MediaAttachment,
   Mute,
   Notification,
-  Poll,
-  PreviewCard,
-  ScheduledStatus,
   Status,
   StatusEdit,
   StatusMark,
@@ -78,13 +74,8 @@ export interface MemoryState {
   readonly sessions: Map<Id, WebSession>;
   readonly sessionByHash: Map<string, Id>;
 
-  readonly mediaById: Map<Id, MediaAttachment>;
-  readonly polls: Map<Id, Poll>;
-  readonly pollVotes: Map<string, number[]>; // pair(poll, account) → choices
-  readonly scheduledById: Map<Id, ScheduledStatus>;
-  readonly cards: Map<Id, PreviewCard>;
-  readonly cardByUrl: Map<string, Id>;
-  readonly statusCards: Map<Id, Id>; // status id → card id
+  /** Private state of each storage extension (plugin), by its name. */
+  readonly extensions: Map<string, Record<string, unknown>>;
 
   readonly jobs: JobState;
 }
@@ -131,13 +122,7 @@ export function createMemoryState(): MemoryState {
     sessions: new Map(),
     sessionByHash: new Map(),
 
-    mediaById: new Map(),
-    polls: new Map(),
-    pollVotes: new Map(),
-    scheduledById: new Map(),
-    cards: new Map(),
-    cardByUrl: new Map(),
-    statusCards: new Map(),
+    extensions: new Map(),
 
     jobs: createJobState(),
   };

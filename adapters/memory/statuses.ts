@@ -1,8 +1,7 @@
 import { compareIds } from '../../core/ids.ts';
-import { StorageConflict, type StatusQuery, type StatusRepository } from '../../core/ports/storage.ts';
+import { runWritesSync, StorageConflict, type StatusQuery, type StatusRepository } from '../../core/ports/storage.ts';
 import type { Id, Status } from '../../core/model.ts';
 import { addToAccount } from './accounts.ts';
-import { attachMedia, checkMedia, storePoll } from './media.ts';
 import { assignDefined, clone, decrement, newestFirst, paginate, pair, uniqueIds } from './shared.ts';
 import type { MemoryState } from './state.ts';
 import { recordOutbox } from './jobs.ts';
@@ -49,8 +48,9 @@ function matches(s: Status, q: StatusQuery, followed: Set<Id> | null, members: S
   return true;
 }
 
-export function statusRepository(state: MemoryState): StatusRepository {
-  const { statuses, liveBoosts, idempotency, edits, editIds, accounts, polls, pins, follows, memberships } = state;
+/** `store`: the identity the StorageWrites of this store carry (storage.ts). */
+export function statusRepository(state: MemoryState, store: object): StatusRepository {
+  const { statuses, liveBoosts, idempotency, edits, editIds, accounts, pins, follows, memberships } = state;
   return {
     async create(s, effects, options) {
       return recordOutbox(state.jobs, options?.outbox, (() => {
@@ -62,12 +62,10 @@ export function statusRepository(state: MemoryState): StatusRepository {
             return { created: false, existing: first ? clone(first) : null };
           }
         }
-        checkMedia(state, s.accountId, s.mediaIds, null);
-        const p = options?.poll;
-        if (p && polls.has(p.id)) throw new StorageConflict('id');
+        if (statuses.has(s.id)) throw new StorageConflict('id');
+        runWritesSync(options?.writes, store, 'check', undefined);
         const stored = insertStatus(state, s);
-        attachMedia(state, s.id, s.mediaIds);
-        if (p) storePoll(state, p, false);
+        runWritesSync(options?.writes, store, 'apply', undefined);
         if (effects.countForAuthor) {
           addToAccount(state, s.accountId, 'statusesCount', 1);
           const a = accounts.get(s.accountId);
@@ -136,17 +134,16 @@ export function statusRepository(state: MemoryState): StatusRepository {
       return recordOutbox(state.jobs, options?.outbox, (() => {
         const s = live(state, id);
         if (!s) return null;
-        checkMedia(state, s.accountId, patch.mediaIds, s.id);
         for (const r of revisions) if (editIds.has(r.id)) throw new StorageConflict('id');
+        runWritesSync(options?.writes, store, 'check', undefined);
         assignDefined(s, patch);
-        attachMedia(state, s.id, patch.mediaIds);
         const history = edits.get(id) ?? [];
         for (const r of revisions) {
           history.push(clone(r));
           editIds.add(r.id);
         }
         edits.set(id, history);
-        if (options?.poll) storePoll(state, options.poll, true);
+        runWritesSync(options?.writes, store, 'apply', undefined);
         return clone(s);
       })());
     },

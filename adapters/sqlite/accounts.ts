@@ -116,7 +116,7 @@ export function accountRepository(db: Db): AccountRepository {
       const r = db.get(`${ACCOUNT} WHERE lower(username) = lower(?) AND ifnull(lower(domain), '') = ifnull(lower(?), '')`, username, domain);
       return r ? accountFromRow(r) : null;
     },
-    async update(accountId, patch) {
+    async update(accountId, patch, options) {
       const k = lookupKey(accountId);
       if (k === null) return null;
       const set = setClause(patch, {
@@ -129,9 +129,11 @@ export function accountRepository(db: Db): AccountRepository {
         avatarUrl: ['avatar_url', asIs],
         headerUrl: ['header_url', asIs],
       });
-      return db.write(() => {
+      return writeWithOutbox(db, options?.outbox, () => {
         if (set.sql !== '') db.run(`UPDATE accounts SET ${set.sql} WHERE id = ?`, ...set.params, k);
-        return getAccount(k);
+        const updated = getAccount(k);
+        if (updated !== null && options?.settings) db.run('UPDATE users SET settings = ? WHERE account_id = ?', jsonText(options.settings), k);
+        return updated;
       });
     },
     async getUser(accountId) {

@@ -1,3 +1,4 @@
-export { openSqliteStorage } from './storage.ts';
-export type { SqliteStorageOptions } from './storage.ts';
+export { openSqliteStorage, sqliteValues } from './storage.ts';
+export type { SqliteExtensionContext, SqliteStorageOptions } from './storage.ts';
+export type { Db as SqliteDb, Row as SqliteRow, Param as SqliteParam } from './db.ts';
 export { SCHEMA_VERSION } from './schema.ts';

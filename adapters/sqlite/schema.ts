@@ -421,6 +421,15 @@ export const MIGRATIONS: readonly string[] = [
     UNIQUE (account_id, domain)
   ) STRICT;
   `,
+  // 4: plugins' own migrations, numbered per storage extension (SqliteExtensionContext.migrate).
+  `
+  CREATE TABLE extension_migrations (
+    extension TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    applied_at INTEGER NOT NULL,
+    PRIMARY KEY (extension, version)
+  ) STRICT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -437,6 +446,23 @@ export function migrate(db: Db, now: () => number = Date.now): void {
     for (let v = current + 1; v <= SCHEMA_VERSION; v += 1) {
       db.raw.exec(MIGRATIONS[v - 1] as string);
       db.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', v, now());
+    }
+  });
+}
+
+/** Brings one storage extension's own tables to its latest migration, in one write transaction
+ * (two processes opening the file at once apply each version once); refuses a file on which a
+ * newer version of the extension ran. */
+export function migrateExtension(db: Db, extension: string, migrations: readonly string[], now: () => number = Date.now): void {
+  db.writeNow(() => {
+    const row = db.get('SELECT max(version) AS v FROM extension_migrations WHERE extension = ?', extension);
+    const current = row?.v === null || row?.v === undefined ? 0 : Number(row.v);
+    if (current > migrations.length) {
+      throw new Error(`this database has version ${current} of the "${extension}" storage; this plugin knows versions up to ${migrations.length}`);
+    }
+    for (let v = current + 1; v <= migrations.length; v += 1) {
+      db.raw.exec(migrations[v - 1] as string);
+      db.run('INSERT INTO extension_migrations (extension, version, applied_at) VALUES (?, ?, ?)', extension, v, now());
     }
   });
 }

@@ -1,4 +1,4 @@
-import type { StatusQuery, StatusRepository } from '../../core/ports/storage.ts';
+import { runWritesSync, type StatusQuery, type StatusRepository } from '../../core/ports/storage.ts';
 import type { Id, Status, StatusEdit } from '../../core/model.ts';
 import { bumpAccount } from './accounts.ts';
 import {
@@ -22,7 +22,6 @@ import {
   type Param,
   type Row,
 } from './db.ts';
-import { attachMedia, checkMedia, storePoll } from './media.ts';
 import { writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';
 import { isId } from '../../core/ids.ts';
@@ -163,7 +162,8 @@ function queryCondition(q: StatusQuery): { sql: string; params: Param[] } {
   return { sql: parts.join(' AND '), params };
 }
 
-export function statusRepository(db: Db): StatusRepository {
+/** `store`: the identity the StorageWrites of this store carry (storage.ts). */
+export function statusRepository(db: Db, store: object): StatusRepository {
   // Live statuses by id (a deleted one is simply not cached: reads of it miss).
   const cache = new RowCache<Id, Status>(db, 'statuses', 20_000, copyStatus);
   const cachedLive = (statusId: Id, k: bigint): Status | null => {
@@ -188,10 +188,9 @@ export function statusRepository(db: Db): StatusRepository {
             return { created: false as const, existing: first ? statusFromRow(first) : null };
           }
         }
-        checkMedia(db, s.accountId, s.mediaIds, null);
+        runWritesSync(options?.writes, store, 'check', db);
         insertStatus(db, s);
-        attachMedia(db, s.id, s.mediaIds);
-        if (options?.poll) storePoll(db, options.poll, false);
+        runWritesSync(options?.writes, store, 'apply', db);
         if (effects.countForAuthor) {
           db.run('UPDATE accounts SET statuses_count = statuses_count + 1, last_status_at = ? WHERE id = ?', s.createdAt, key(s.accountId));
         }
@@ -272,7 +271,7 @@ export function statusRepository(db: Db): StatusRepository {
       return writeWithOutbox(db, options?.outbox, () => {
         const s = liveStatus(db, k);
         if (!s) return null;
-        checkMedia(db, s.accountId, patch.mediaIds, s.id);
+        runWritesSync(options?.writes, store, 'check', db);
         db.run(
           `UPDATE statuses SET text = ?, content = ?, spoiler_text = ?, sensitive = ?, language = ?, mention_ids = ?, tags = ?, media_ids = ?,
              has_media = ?, poll_id = ?, edited_at = ? WHERE id = ?`,
@@ -282,7 +281,6 @@ export function statusRepository(db: Db): StatusRepository {
         db.run('DELETE FROM status_mentions WHERE status_id = ?', k);
         db.run('DELETE FROM status_tags WHERE status_id = ?', k);
         writeMentionsAndTags(db, { id: s.id, mentionIds: patch.mentionIds, tags: patch.tags });
-        attachMedia(db, s.id, patch.mediaIds);
         for (const r of revisions) {
           db.run(
             `INSERT INTO status_edits (id, status_id, account_id, text, content, spoiler_text, sensitive, media_ids, poll_options, created_at)
@@ -291,7 +289,7 @@ export function statusRepository(db: Db): StatusRepository {
             r.pollOptions === null ? null : jsonText(r.pollOptions), r.createdAt,
           );
         }
-        if (options?.poll) storePoll(db, options.poll, true);
+        runWritesSync(options?.writes, store, 'apply', db);
         return anyStatus(db, k);
       });
     },

@@ -1,21 +1,21 @@
 // Storage on node:sqlite (the embedded default): one file, WAL, durable by default
 // (synchronous=FULL: an acknowledged write survives power loss). Every write method is one
 // BEGIN IMMEDIATE transaction, so it is atomic even when several processes share the file.
+// Plugins bring their own repositories through `extend`, built on a SqliteExtensionContext.
 
-import type { Storage } from '../../core/ports/storage.ts';
+import type { NewJob, Outbox } from '../../core/ports/queue.ts';
+import { extensionRegistry, type Storage, type StorageWrite } from '../../core/ports/storage.ts';
 import { accountRepository } from './accounts.ts';
-import { cardRepository } from './cards.ts';
-import { openDb } from './db.ts';
+import * as values from './db.ts';
+import { openDb, type Db } from './db.ts';
 import { filterRepository, markerRepository } from './filters.ts';
 import { interactionRepository } from './interactions.ts';
 import { listRepository } from './lists.ts';
-import { mediaRepository, pollRepository } from './media.ts';
 import { notificationRepository } from './notifications.ts';
 import { oauthRepository } from './oauth.ts';
 import { relationshipRepository } from './relationships.ts';
-import { scheduledStatusRepository } from './scheduled.ts';
-import { jobQueue } from './jobs.ts';
-import { migrate } from './schema.ts';
+import { enqueueIn, jobQueue, writeWithOutbox } from './jobs.ts';
+import { migrate, migrateExtension } from './schema.ts';
 import { statusRepository } from './statuses.ts';
 
 export interface SqliteStorageOptions {
@@ -23,6 +23,50 @@ export interface SqliteStorageOptions {
   path: string;
   /** 'full' (default): durable across power loss. 'normal': durable across crashes of the process only, faster. */
   synchronous?: 'full' | 'normal';
+}
+
+/** The conversions between rows and model values a plugin's SQLite repository uses (ids are
+ * INTEGER columns read as BigInt; see db.ts). */
+export const sqliteValues = {
+  key: values.key,
+  keyOrNull: values.keyOrNull,
+  lookupKey: values.lookupKey,
+  keyList: values.keyList,
+  flag: values.flag,
+  jsonText: values.jsonText,
+  id: values.id,
+  idOrNull: values.idOrNull,
+  int: values.int,
+  intOrNull: values.intOrNull,
+  num: values.num,
+  bool: values.bool,
+  text: values.text,
+  textOrNull: values.textOrNull,
+  json: values.json,
+  jsonOrNull: values.jsonOrNull,
+  inOrder: values.inOrder,
+  paged: values.paged,
+  setClause: values.setClause,
+};
+
+/** What a plugin's SQLite repository is built on. */
+export interface SqliteExtensionContext {
+  readonly engine: 'sqlite';
+  /** The identity this store's StorageWrites carry. */
+  readonly store: object;
+  /** The connection: write (BEGIN IMMEDIATE), read (one snapshot), all/get/run. */
+  readonly db: Db;
+  readonly values: typeof sqliteValues;
+  /** Applies the plugin's own numbered migrations (tracked per extension name in
+   * extension_migrations): version n is migrations[n - 1]; never edit a released one. */
+  migrate(migrations: readonly string[]): void;
+  /** A StorageWrite for statuses.create/update of this store: its steps run synchronously in
+   * the status's transaction (checks before the status write, applies after it). */
+  prepare(write: { check?(db: Db): void; apply(db: Db): void }): StorageWrite;
+  /** One write transaction that also inserts the jobs its outbox returns. */
+  writeWithOutbox<R>(outbox: Outbox<R> | undefined, write: () => R): Promise<R>;
+  /** Inserts jobs inside the current transaction (what an apply records with the status write). */
+  enqueue(jobs: readonly NewJob[]): void;
 }
 
 export function openSqliteStorage(options: SqliteStorageOptions): Storage {
@@ -33,9 +77,29 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     db.close();
     throw error;
   }
+  const store = {};
+  const contextFor = (name: string): SqliteExtensionContext => ({
+    engine: 'sqlite',
+    store,
+    db,
+    values: sqliteValues,
+    migrate: (migrations) => migrateExtension(db, name, migrations),
+    prepare: (write) => {
+      const prepared: StorageWrite = { store, apply: (tx) => write.apply(tx as Db) };
+      const check = write.check;
+      return check === undefined ? prepared : { ...prepared, check: (tx) => check.call(write, tx as Db) };
+    },
+    writeWithOutbox: (outbox, write) => writeWithOutbox(db, outbox, write),
+    enqueue: (jobs) => {
+      if (!db.raw.isTransaction) throw new Error('enqueue belongs inside a write transaction');
+      if (jobs.length > 0) enqueueIn(db, jobs, 0);
+    },
+  });
   return {
+    engine: 'sqlite',
+    extend: extensionRegistry('sqlite', contextFor),
     accounts: accountRepository(db),
-    statuses: statusRepository(db),
+    statuses: statusRepository(db, store),
     interactions: interactionRepository(db),
     relationships: relationshipRepository(db),
     notifications: notificationRepository(db),
@@ -43,10 +107,6 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     filters: filterRepository(db),
     markers: markerRepository(db),
     oauth: oauthRepository(db),
-    media: mediaRepository(db),
-    polls: pollRepository(db),
-    scheduled: scheduledStatusRepository(db),
-    cards: cardRepository(db),
     jobs: jobQueue(db),
     async close() {
       db.close();

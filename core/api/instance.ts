@@ -27,8 +27,8 @@ const png = async (): Promise<ApiResponse> => ({
 export function instanceEndpoints(core: Core): Endpoint[] {
   const { config } = core;
   return [
-    open('/api/v2/instance', async () => json(renderInstanceV2(config, await statsOf(core)))),
-    open('/api/v1/instance', async () => json(renderInstanceV1(config, await statsOf(core)))),
+    open('/api/v2/instance', async () => json(renderInstanceV2(config, await statsOf(core), core.hooks.instanceConfiguration))),
+    open('/api/v1/instance', async () => json(renderInstanceV1(config, await statsOf(core), core.hooks.instanceConfiguration))),
     open('/api/v1/instance/peers', async () => json([])),
     open('/api/v1/instance/activity', async () => json([])),
     open('/api/v1/instance/rules', async () => json([])),

@@ -5,8 +5,7 @@ import type { Core } from '../core.ts';
 import { notFound, unprocessable } from '../errors.ts';
 import { isId } from '../ids.ts';
 import { page, strArray, type Params } from '../params.ts';
-import { presentAccounts, presentStatus, presentStatuses } from '../present/load.ts';
-import { renderCard } from '../present/media.ts';
+import { pluginParts, presentAccounts, presentStatus, presentStatuses } from '../present/load.ts';
 import { renderStatusEdit } from '../present/status-edit.ts';
 import { bookmark, unbookmark } from '../statuses/bookmark.ts';
 import { statusContext } from '../statuses/context.ts';
@@ -18,7 +17,7 @@ import { muteConversation, unmuteConversation } from '../statuses/mute.ts';
 import { pin, unpin } from '../statuses/pin.ts';
 import { publish, type Author } from '../statuses/publish.ts';
 import { reblog, unreblog } from '../statuses/reblog.ts';
-import { statusCard, viewStatus } from '../statuses/view.ts';
+import { viewStatus } from '../statuses/view.ts';
 import { filterVisible } from '../viewer.ts';
 import { linkHeader } from './links.ts';
 import { json, type ApiRequest, type ApiResponse, type Endpoint } from './types.ts';
@@ -141,9 +140,10 @@ export function statusEndpoints(core: Core): Endpoint[] {
       path: '/api/v1/statuses/:id/card',
       auth: 'optional',
       scopes: READ,
+      // The core has no cards: {} for a visible status. The cards plugin takes this path over.
       handle: async (request) => {
-        const card = await statusCard(core, request.caller.account, id(request));
-        return json(card === null ? {} : renderCard(card));
+        await viewStatus(core, request.caller.account, id(request));
+        return json({});
       },
     },
     {
@@ -162,8 +162,18 @@ export function statusEndpoints(core: Core): Endpoint[] {
         const { status, edits } = await statusHistory(core, request.caller.account, id(request));
         const author = await core.storage.accounts.get(status.accountId);
         if (author === null) throw notFound();
-        const media = new Map((await core.storage.media.getMany(edits.flatMap((e) => e.mediaIds))).map((m) => [m.id, m]));
-        return json(edits.map((edit) => renderStatusEdit(core.config, edit, author, media)));
+        if (edits === null) {
+          // Never edited: one entry, the status as it is, its plugin parts as they render it.
+          const parts = await pluginParts(core, status);
+          const entry = renderStatusEdit(core.config, { ...status, statusId: status.id, pollOptions: null }, author);
+          entry.media_attachments = parts.media_attachments;
+          const poll = parts.poll as { options?: { title: string }[] } | null;
+          entry.poll = poll?.options ? { options: poll.options.map((o) => ({ title: o.title })) } : null;
+          return json([entry]);
+        }
+        const entries = edits.map((edit) => renderStatusEdit(core.config, edit, author));
+        for (const decorator of core.hooks.decorators) await decorator.renderEdits?.(edits, entries);
+        return json(entries);
       },
     },
     {

@@ -49,9 +49,10 @@ export interface ApiRequest {
 
 export interface ApiResponse {
   status: number;
-  /** A JSON value, or the text of an html/text/binary response. */
+  /** A JSON value, the text of an html/text response, or the bytes (Uint8Array) of a binary
+   * one (its content-type in `headers`). */
   body: unknown;
-  type?: 'json' | 'html' | 'text' | 'png';
+  type?: 'json' | 'html' | 'text' | 'png' | 'binary';
   headers?: Record<string, string>;
   /** Set-Cookie values. */
   cookies?: string[];

@@ -8,6 +8,10 @@ import type { Account, Filter, Follow, Id, Notification, Status } from '../model
 export type DomainEvent =
   | { type: 'status.created'; status: Status }
   | { type: 'status.updated'; status: Status }
+  /** What readers see of a status changed without an edit (its preview card arrived). */
+  | { type: 'status.refreshed'; status: Status }
+  /** A profile changed (display name, note, images, fields …), for federation and plugins. */
+  | { type: 'account.updated'; account: Account }
   | { type: 'status.deleted'; status: Status; boosts: Status[] }
   | { type: 'status.reblogged'; boost: Status; original: Status }
   | { type: 'status.unreblogged'; boost: Status; original: Status }
@@ -31,8 +35,11 @@ export function orderingKeyOf(event: DomainEvent): string {
   switch (event.type) {
     case 'status.created':
     case 'status.updated':
+    case 'status.refreshed':
     case 'status.deleted':
       return `status:${event.status.reblogOfId ?? event.status.id}`;
+    case 'account.updated':
+      return `account:${event.account.id}`;
     case 'status.reblogged':
     case 'status.unreblogged':
       return `status:${event.original.id}`;

@@ -8,7 +8,7 @@
 import type { Core } from '../core.ts';
 import type { Id, Status } from '../model.ts';
 import type { StatusFacts, StreamMessage } from '../ports/bus.ts';
-import { blankViewer, loadStatusBundle, presentNotifications } from '../present/load.ts';
+import { blankViewer, decoratorsFor, loadStatusBundle, presentNotifications } from '../present/load.ts';
 import { renderStatus, searchableText, type StatusBundle, type StatusJson } from '../present/status.ts';
 import type { EventHandler } from '../queue/registry.ts';
 import { audienceOf } from './audience.ts';
@@ -19,6 +19,7 @@ import { routeStatus, type RouteKind } from './routing.ts';
 export const STREAMED_EVENTS: readonly DomainEventType[] = [
   'status.created',
   'status.updated',
+  'status.refreshed',
   'status.deleted',
   'status.reblogged',
   'status.unreblogged',
@@ -37,7 +38,8 @@ export function streamHandler(core: Core): EventHandler {
   return async ({ event }) => {
     switch (event.type) {
       case 'status.created':
-      case 'status.updated': {
+      case 'status.updated':
+      case 'status.refreshed': {
         // Rendered as it is now: an edit or a delete may have happened since.
         const status = await core.storage.statuses.get(event.status.id);
         if (status !== null) await publishStatus(core, status, event.type === 'status.created' ? 'update' : 'status.update');
@@ -142,12 +144,11 @@ async function publishStatus(core: Core, status: Status, kind: Exclude<RouteKind
 async function renderForReader(core: Core, status: Status, bundle: StatusBundle, readerId: Id): Promise<string | null> {
   const ids = [...bundle.statuses.keys()];
   const conversations = [...new Set([...bundle.statuses.values()].map((s) => s.conversationId))];
-  const pollIds = [...bundle.polls.keys()];
-  const [state, pollVotes] = await Promise.all([
+  const [state, decorators] = await Promise.all([
     core.storage.interactions.viewerState(readerId, ids, conversations),
-    pollIds.length === 0 ? Promise.resolve(new Map<Id, number[]>()) : core.storage.polls.votesBy(readerId, pollIds),
+    decoratorsFor(core, bundle, readerId),
   ]);
-  return encode(renderStatus(core.config, status, { ...bundle, viewer: { ...blankViewer(), state, pollVotes } }, { omitFiltered: true }));
+  return encode(renderStatus(core.config, status, { ...bundle, decorators, viewer: { ...blankViewer(), state } }, { omitFiltered: true }));
 }
 
 async function publishDelete(core: Core, status: Status): Promise<void> {

@@ -12,6 +12,7 @@ const CONTENT_TYPES = {
   html: 'text/html; charset=utf-8',
   text: 'text/plain; charset=utf-8',
   png: 'image/png',
+  binary: 'application/octet-stream',
 } as const;
 
 export const SERVER_ERROR = 'Internal server error';
@@ -27,6 +28,8 @@ export function render(response: ApiResponse): RawResponse {
   let body: string | Uint8Array;
   if (type === 'json') body = JSON.stringify(response.body === undefined ? {} : response.body);
   else if (type === 'png') body = fromBase64(String(response.body));
+  // Bytes as they are (media files); the endpoint names their content type in its headers.
+  else if (type === 'binary') body = response.body instanceof Uint8Array ? response.body : new Uint8Array();
   else body = String(response.body);
   return { status: response.status, headers, body };
 }

@@ -13,14 +13,30 @@
 //   minId = the `limit` items immediately newer than minId (still returned newest first).
 // - Returned objects are copies: mutating them never changes the store.
 // - Uniqueness violations throw StorageConflict with the name of the broken rule: 'username',
-//   'email', 'media', 'id' (a taken primary id), 'reblog', 'clientId', 'tokenHash',
-//   'refreshTokenHash', 'codeHash', 'idHash'.
+//   'email', 'id' (a taken primary id), 'reblog', 'clientId', 'tokenHash', 'refreshTokenHash',
+//   'codeHash', 'idHash'; plugins' checks add their own ('media', 'scheduled' …).
 // - A write that takes an `outbox` records the jobs it returns in the same atomic step as the
 //   write itself (ports/queue.ts): a committed write never lacks its events, and a write that
 //   fails leaves none behind. On an engine without multi-document transactions the adapter must
 //   still give that guarantee, for instance by storing the pending jobs inside the document the
 //   write changes (one atomic document update) and moving them to the queue afterwards, with a
 //   sweep that finishes any move a crash interrupted.
+// - Plugin-owned storage. A feature plugin (media, polls, scheduled statuses, cards …) brings
+//   its own repository through `extend`: one factory per engine, given that engine's extension
+//   context (each adapter exports its context type: the SQLite one runs the plugin's own
+//   migrations, the memory one hands out a private state bag). A plugin's repository may
+//   prepare StorageWrites: work that must commit atomically with a status being created or
+//   edited (attach media, insert a poll, remove the scheduled row it came from). The adapter
+//   runs every `check` before it writes anything, then its own write, then every `apply`, all
+//   in the same transaction; a check that throws (StorageConflict, say) leaves nothing behind.
+//   A write is stamped with the identity of the store its context came from, and another
+//   store refuses it. On an engine without multi-document transactions the adapter must still
+//   give that guarantee, in the outbox's way: the status document carries the pending writes
+//   (a "pending" marker plus what each apply must do), is inserted in one atomic document
+//   write after the checks passed, and the applies are then run idempotently, with a sweep that
+//   finishes what a crash interrupted; readers treat a status whose writes are pending as not
+//   yet there. Checks must then be re-validated by the applies (conditional updates), so that
+//   two racing writes cannot both pass.
 
 import type {
   AccessToken,
@@ -35,18 +51,15 @@ import type {
   List,
   MarkerTimeline,
   Marker,
-  MediaAttachment,
   Millis,
   Mute,
   Notification,
   NotificationType,
-  Poll,
-  PreviewCard,
-  ScheduledStatus,
   Status,
   StatusEdit,
   StatusMark,
   User,
+  UserSettings,
   Visibility,
   WebSession,
 } from '../model.ts';
@@ -79,9 +92,12 @@ export interface AccountRepository {
   getMany(ids: readonly Id[]): Promise<Account[]>;
   /** Case-insensitive (ASCII) on username and domain; domain null = local. */
   findByUsername(username: string, domain: string | null): Promise<Account | null>;
+  /** With `settings`, the user's settings are replaced in the same atomic step (a profile edit
+   * that also changes the posting defaults); null when the account does not exist. */
   update(
     id: Id,
     patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl'>>,
+    options?: { settings?: UserSettings; outbox?: Outbox<Account | null> },
   ): Promise<Account | null>;
   getUser(accountId: Id): Promise<User | null>;
   /** Case-insensitive (ASCII). */
@@ -134,16 +150,33 @@ export interface DeletedStatus {
   boosts: Status[];
 }
 
+/** Work a plugin's repository prepared, to commit atomically with a status write (see the top
+ * of this file). `store` is the identity of the store it was prepared for; `tx` is what the
+ * engine hands its writes (SQLite: the Db inside its transaction). On SQLite both run
+ * synchronously inside BEGIN IMMEDIATE, and a returned promise is an error; so on memory. */
+export interface StorageWrite {
+  readonly store: object;
+  check?(tx: unknown): void | Promise<void>;
+  apply(tx: unknown): void | Promise<void>;
+}
+
+/** A plugin's storage: its name (the plugin's) and one factory per engine it supports, given
+ * that engine's extension context (adapters export the context types). */
+export interface StorageExtension<T> {
+  name: string;
+  engines: { [engine: string]: ((context: never) => T) | undefined };
+}
+
 export interface StatusRepository {
-  /** ATOMIC. Inserts a status with its mentions and tags, applies the counter effects, attaches
-   * its media (status.mediaIds: each must belong to the author and be unattached, else
-   * StorageConflict 'media' and nothing is written) and inserts its poll when given.
-   * With an idempotency key: when (author, key) was used at or after `notBefore`, nothing is
-   * written and the first status is returned instead; concurrent calls with one key create one. */
+  /** ATOMIC. Inserts a status with its mentions and tags, applies the counter effects, and
+   * runs the plugins' writes (checks first, applies after the insert) in the same step: a
+   * check that throws leaves nothing written. With an idempotency key: when (author, key) was
+   * used at or after `notBefore`, nothing is written (and no write is checked) and the first
+   * status is returned instead; concurrent calls with one key create one. */
   create(
     status: Status,
     effects: CounterEffects,
-    options?: { idempotency?: { key: string; notBefore: Millis }; poll?: Poll; outbox?: Outbox<CreateStatusResult> },
+    options?: { idempotency?: { key: string; notBefore: Millis }; writes?: readonly StorageWrite[]; outbox?: Outbox<CreateStatusResult> },
   ): Promise<CreateStatusResult>;
   /** The status an idempotency key of this account was first used for at or after `notBefore`
    * ({status: null} when that status was since deleted), or null when the key is unused. */
@@ -163,12 +196,13 @@ export interface StatusRepository {
    * the status are removed. */
   delete(id: Id, deletedAt: Millis, effects: CounterEffects, outbox?: Outbox<DeletedStatus | null>): Promise<DeletedStatus | null>;
   /** ATOMIC. Applies an edit to a live status and appends the given revisions to its history;
-   * replaces its mentions and tags and re-attaches media as create does. */
+   * replaces its mentions and tags and runs the plugins' writes as create does (checks before,
+   * applies after the update; none of them when the status is not live). */
   update(
     id: Id,
     patch: Pick<Status, 'text' | 'content' | 'spoilerText' | 'sensitive' | 'language' | 'mentionIds' | 'tags' | 'mediaIds' | 'pollId' | 'editedAt'>,
     revisions: readonly StatusEdit[],
-    options?: { poll?: Poll; outbox?: Outbox<Status | null> },
+    options?: { writes?: readonly StorageWrite[]; outbox?: Outbox<Status | null> },
   ): Promise<Status | null>;
   /** Oldest first. */
   edits(statusId: Id): Promise<StatusEdit[]>;
@@ -373,53 +407,6 @@ export interface OAuthRepository {
   deleteSession(id: Id): Promise<void>;
 }
 
-export interface MediaRepository {
-  create(media: MediaAttachment): Promise<void>;
-  get(id: Id): Promise<MediaAttachment | null>;
-  /** In the order of `ids`; missing ids skipped. */
-  getMany(ids: readonly Id[]): Promise<MediaAttachment[]>;
-  update(
-    id: Id,
-    patch: Partial<Pick<MediaAttachment, 'description' | 'focus' | 'url' | 'previewUrl' | 'blurhash' | 'original' | 'small' | 'extra' | 'processed' | 'type'>>,
-  ): Promise<MediaAttachment | null>;
-  /** Unattached only; true when deleted. */
-  deleteUnattached(id: Id): Promise<boolean>;
-}
-
-export interface PollRepository {
-  get(id: Id): Promise<Poll | null>;
-  getMany(ids: readonly Id[]): Promise<Poll[]>;
-  /** ATOMIC. Records the votes unless the account already voted ('already'); updates the
-   * option counts, votesCount and votersCount. */
-  vote(pollId: Id, accountId: Id, choices: readonly number[]): Promise<'voted' | 'already'>;
-  /** The option indexes each of these polls got from the account. */
-  votesBy(accountId: Id, pollIds: readonly Id[]): Promise<Map<Id, number[]>>;
-}
-
-export interface ScheduledStatusRepository {
-  create(scheduled: ScheduledStatus): Promise<void>;
-  get(id: Id): Promise<ScheduledStatus | null>;
-  /** Paged by id. */
-  listBy(accountId: Id, page: Page): Promise<ScheduledStatus[]>;
-  update(id: Id, scheduledAt: Millis): Promise<ScheduledStatus | null>;
-  delete(id: Id): Promise<boolean>;
-  /** Pending statuses of the account scheduled in [from, to). */
-  countBetween(accountId: Id, from: Millis, to: Millis): Promise<number>;
-  countPending(accountId: Id): Promise<number>;
-  /** ATOMIC. Leases up to `limit` due statuses (scheduledAt <= now, no live lease) until
-   * now + leaseMs; two processes never lease the same one at once. Oldest first. */
-  claimDue(now: Millis, leaseMs: number, limit: number): Promise<ScheduledStatus[]>;
-}
-
-export interface CardRepository {
-  /** Inserts or replaces the card with this url; returns the stored card (its id kept on replace). */
-  upsert(card: PreviewCard): Promise<PreviewCard>;
-  findByUrl(url: string): Promise<PreviewCard | null>;
-  attach(statusId: Id, cardId: Id): Promise<void>;
-  /** statusId → card for those of `statusIds` that have one. */
-  forStatuses(statusIds: readonly Id[]): Promise<Map<Id, PreviewCard>>;
-}
-
 export interface Storage {
   accounts: AccountRepository;
   statuses: StatusRepository;
@@ -430,12 +417,55 @@ export interface Storage {
   filters: FilterRepository;
   markers: MarkerRepository;
   oauth: OAuthRepository;
-  media: MediaRepository;
-  polls: PollRepository;
-  scheduled: ScheduledStatusRepository;
-  cards: CardRepository;
+  /** Which engine this store runs on ('memory', 'sqlite', 'mongodb' …): the key of the factory
+   * `extend` picks. */
+  readonly engine: string;
+  /** A plugin's repository on this store, made once per extension (a second call returns the
+   * same instance). Throws, naming the plugin and the engine, when the plugin has no
+   * implementation for this engine. */
+  extend<T>(extension: StorageExtension<T>): T;
   /** The store's own durable job queue; writes with an outbox enqueue into it. */
   jobs: JobQueue;
   /** Flushes and releases the store; acknowledged writes survive a reopen. */
   close(): Promise<void>;
+}
+
+/** For adapters whose transactions are synchronous (SQLite, memory): runs the `check` (or
+ * `apply`) of every write, in order, refusing a write prepared for another store and a
+ * returned promise (which would run outside the transaction). */
+export function runWritesSync(writes: readonly StorageWrite[] | undefined, store: object, phase: 'check' | 'apply', tx: unknown): void {
+  for (const write of writes ?? []) {
+    if (write.store !== store) throw new Error('a StorageWrite prepared for another store was given to this one');
+    const step = phase === 'check' ? write.check : write.apply;
+    if (step === undefined) continue;
+    const result: unknown = step.call(write, tx);
+    if (result instanceof Promise) {
+      result.catch(() => undefined);
+      throw new Error(`a StorageWrite's ${phase} returned a promise: this engine runs writes synchronously inside its transaction`);
+    }
+  }
+}
+
+/** For adapters: `Storage.extend` over a context maker. One repository per extension (and one
+ * extension per name); an engine the plugin has no factory for is a clear error. */
+export function extensionRegistry(engine: string, contextFor: (name: string) => unknown): <T>(extension: StorageExtension<T>) => T {
+  const made = new Map<string, { extension: StorageExtension<unknown>; repository: unknown }>();
+  return <T>(extension: StorageExtension<T>): T => {
+    const existing = made.get(extension.name);
+    if (existing !== undefined) {
+      if (existing.extension !== extension) throw new Error(`another storage extension named "${extension.name}" is already in use on this store`);
+      return existing.repository as T;
+    }
+    const factory = Object.hasOwn(extension.engines, engine) ? extension.engines[engine] : undefined;
+    if (factory === undefined) {
+      const supported = Object.keys(extension.engines).filter((name) => extension.engines[name] !== undefined);
+      throw new Error(
+        `the plugin "${extension.name}" has no storage for the "${engine}" engine` +
+          (supported.length > 0 ? ` (it supports: ${supported.join(', ')})` : ''),
+      );
+    }
+    const repository = factory(contextFor(extension.name) as never);
+    made.set(extension.name, { extension: extension as StorageExtension<unknown>, repository });
+    return repository;
+  };
 }

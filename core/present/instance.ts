@@ -30,9 +30,10 @@ export function streamingUrlOf(config: RookeryConfig): string {
   return config.streamingUrl ?? config.baseUrl.replace(/^http/, 'ws');
 }
 
-function statusLimits(config: RookeryConfig) {
+/** The status, media and poll limits; a plugin that enforces a part states its own values. */
+function statusLimits(config: RookeryConfig, plugins: Readonly<Record<string, unknown>>) {
   const limits = config.limits;
-  return {
+  const stock = {
     statuses: {
       max_characters: limits.maxCharacters,
       max_media_attachments: limits.maxMediaAttachments,
@@ -45,6 +46,11 @@ function statusLimits(config: RookeryConfig) {
       min_expiration: limits.minPollExpiration,
       max_expiration: limits.maxPollExpiration,
     },
+  };
+  return {
+    statuses: stock.statuses,
+    media_attachments: (plugins['media_attachments'] ?? stock.media_attachments) as typeof stock.media_attachments,
+    polls: (plugins['polls'] ?? stock.polls) as typeof stock.polls,
   };
 }
 
@@ -60,7 +66,7 @@ function accountLimits(config: RookeryConfig) {
 
 const thumbnailOf = (config: RookeryConfig) => `${config.baseUrl}${MISSING_HEADER_PATH}`;
 
-export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats) {
+export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats, plugins: Readonly<Record<string, unknown>> = {}) {
   return {
     domain: config.domain,
     title: config.title,
@@ -75,7 +81,7 @@ export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats) {
       urls: { streaming: streamingUrlOf(config), status: null, about: null, privacy_policy: null, terms_of_service: null },
       vapid: { public_key: '' },
       accounts: accountLimits(config),
-      ...statusLimits(config),
+      ...statusLimits(config, plugins),
       translation: { enabled: false },
       limited_federation: config.limitedFederation,
     },
@@ -93,7 +99,7 @@ export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats) {
   };
 }
 
-export function renderInstanceV1(config: RookeryConfig, stats: InstanceStats) {
+export function renderInstanceV1(config: RookeryConfig, stats: InstanceStats, plugins: Readonly<Record<string, unknown>> = {}) {
   return {
     uri: config.domain,
     title: config.title,
@@ -108,7 +114,7 @@ export function renderInstanceV1(config: RookeryConfig, stats: InstanceStats) {
     registrations: config.registrations.open,
     approval_required: config.registrations.approvalRequired,
     invites_enabled: false,
-    configuration: { accounts: accountLimits(config), ...statusLimits(config) },
+    configuration: { accounts: accountLimits(config), ...statusLimits(config, plugins) },
     contact_account: null,
     rules: [],
   };

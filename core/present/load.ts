@@ -6,16 +6,33 @@ import { notFound } from '../errors.ts';
 import type { Account, Id, Notification, Status } from '../model.ts';
 import { renderAccount, type AccountJson } from './account.ts';
 import { isActive, keywordMatcher } from './filter.ts';
-import { renderStatus, type RenderOptions, type StatusBundle, type StatusJson, type ViewerBundle } from './status.ts';
+import { renderStatus, type LoadedDecorator, type RenderOptions, type StatusBundle, type StatusJson, type ViewerBundle } from './status.ts';
 import { iso } from './time.ts';
 
 function unique(ids: Iterable<Id>): Id[] {
   return [...new Set(ids)];
 }
 
-/** Most statuses have no media, poll or boosted original: skip those reads entirely. */
+/** Most statuses have no application or boosted original: skip those reads entirely. */
 function many<T>(ids: readonly Id[], read: (ids: readonly Id[]) => Promise<T[]>): Promise<T[]> {
   return ids.length === 0 ? Promise.resolve([]) : read(ids);
+}
+
+/** Every plugin decorator's batched read for these statuses. */
+export async function loadDecorators(core: Core, statuses: readonly Status[], viewerId: Id | null): Promise<LoadedDecorator[]> {
+  const decorators = core.hooks.decorators;
+  if (decorators.length === 0) return [];
+  const loaded = await Promise.all(decorators.map((decorator) => decorator.load(statuses, viewerId)));
+  return decorators.map((decorator, i) => ({ decorator, loaded: loaded[i] }));
+}
+
+/** The decorators of `bundle` as one more reader sees them: those that read something of the
+ * viewer's own (poll votes) load again for that reader; the others are shared. */
+export async function decoratorsFor(core: Core, bundle: StatusBundle, readerId: Id): Promise<LoadedDecorator[]> {
+  const statuses = [...bundle.statuses.values()];
+  return Promise.all(
+    bundle.decorators.map(async (entry) => (entry.decorator.perViewer ? { decorator: entry.decorator, loaded: await entry.decorator.load(statuses, readerId) } : entry)),
+  );
 }
 
 export async function loadStatusBundle(core: Core, statuses: readonly Status[], viewer: Account | null): Promise<StatusBundle> {
@@ -25,32 +42,26 @@ export async function loadStatusBundle(core: Core, statuses: readonly Status[], 
   const originals = await many(missingOriginals, (ids) => storage.statuses.getMany(ids));
   const all = [...statuses, ...originals];
   const byId = new Map(all.map((s) => [s.id, s]));
-  const pollIds = unique(all.flatMap((s) => (s.pollId === null ? [] : [s.pollId])));
-  const [accounts, applications, media, polls, cards] = await Promise.all([
+  const [accounts, applications, decorators] = await Promise.all([
     storage.accounts.getMany(unique(all.flatMap((s) => [s.accountId, ...s.mentionIds]))),
     many(unique(all.flatMap((s) => (s.applicationId === null ? [] : [s.applicationId]))), (ids) => storage.oauth.getApplicationsMany(ids)),
-    many(unique(all.flatMap((s) => s.mediaIds)), (ids) => storage.media.getMany(ids)),
-    many(pollIds, (ids) => storage.polls.getMany(ids)),
-    storage.cards.forStatuses(unique(all.map((s) => s.id))),
+    loadDecorators(core, [...byId.values()], viewer?.id ?? null),
   ]);
   const now = core.clock.now();
   let viewerBundle: StatusBundle['viewer'] = null;
   if (viewer !== null) {
-    const [state, pollVotes, filters] = await Promise.all([
+    const [state, filters] = await Promise.all([
       storage.interactions.viewerState(viewer.id, [...byId.keys()], unique(all.map((s) => s.conversationId))),
-      pollIds.length === 0 ? Promise.resolve(new Map<Id, number[]>()) : storage.polls.votesBy(viewer.id, pollIds),
       storage.filters.listBy(viewer.id),
     ]);
     const active = filters.filter((f) => isActive(f, now));
-    viewerBundle = { state, pollVotes, filters: active, keywords: keywordMatcher(active) };
+    viewerBundle = { state, filters: active, keywords: keywordMatcher(active) };
   }
   return {
     accounts: new Map(accounts.map((a) => [a.id, a])),
     statuses: byId,
     applications: new Map(applications.map((a) => [a.id, a])),
-    media: new Map(media.map((m) => [m.id, m])),
-    polls: new Map(polls.map((p) => [p.id, p])),
-    cards,
+    decorators,
     viewer: viewerBundle,
     now,
   };
@@ -123,8 +134,24 @@ export async function presentNotifications(core: Core, notifications: readonly N
 export function blankViewer(): ViewerBundle {
   return {
     state: { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set(), mutedConversations: new Set() },
-    pollVotes: new Map(),
     filters: [],
     keywords: keywordMatcher([]),
   };
+}
+
+/** A status's plugin-owned parts as an anonymous reader sees them (the poll's option titles, the
+ * media): what the edit history records of a revision the core cannot read itself. */
+export async function pluginParts(core: Core, status: Status): Promise<Pick<StatusJson, 'media_attachments' | 'poll' | 'card'>> {
+  const json = { media_attachments: [], poll: null, card: null } as unknown as StatusJson;
+  const context = { now: core.clock.now(), signedIn: false };
+  for (const { decorator, loaded } of await loadDecorators(core, [status], null)) decorator.render(status, loaded, json, context);
+  return { media_attachments: json.media_attachments, poll: json.poll, card: json.card };
+}
+
+/** The poll options of a status as its poll plugin renders them; null without a poll (or
+ * without the plugin that owns it). */
+export async function currentPollOptions(core: Core, status: Status): Promise<string[] | null> {
+  if (status.pollId === null) return null;
+  const poll = (await pluginParts(core, status)).poll as { options?: { title: string }[] } | null;
+  return poll?.options ? poll.options.map((o) => o.title) : null;
 }

@@ -28,6 +28,8 @@ export function renderMedia(media: MediaAttachment) {
 }
 
 export type MediaJson = ReturnType<typeof renderMedia>;
+export type PollJson = ReturnType<typeof renderPoll>;
+export type CardJson = ReturnType<typeof renderCard>;
 
 /** `ownVotes` is null for an anonymous viewer. Totals stay hidden until the poll ends when asked. */
 export function renderPoll(poll: Poll, now: number, ownVotes: number[] | null) {

@@ -1,11 +1,12 @@
 import type { RookeryConfig } from '../config.ts';
-import type { Account, Id, MediaAttachment, StatusEdit } from '../model.ts';
+import type { Account, StatusEdit } from '../model.ts';
 import { renderAccount } from './account.ts';
-import { renderMedia } from './media.ts';
+import type { StatusEditJson } from './status-json.ts';
 import { iso } from './time.ts';
 
-/** One entry of GET /api/v1/statuses/:id/history. */
-export function renderStatusEdit(config: RookeryConfig, edit: StatusEdit, author: Account, media: Map<Id, MediaAttachment>) {
+/** One entry of GET /api/v1/statuses/:id/history; plugins fill media_attachments
+ * (decorators' renderEdits). */
+export function renderStatusEdit(config: RookeryConfig, edit: StatusEdit, author: Account): StatusEditJson {
   return {
     content: edit.content,
     spoiler_text: edit.spoilerText,
@@ -13,10 +14,7 @@ export function renderStatusEdit(config: RookeryConfig, edit: StatusEdit, author
     created_at: iso(edit.createdAt),
     account: renderAccount(config, author),
     poll: edit.pollOptions === null ? null : { options: edit.pollOptions.map((title) => ({ title })) },
-    media_attachments: edit.mediaIds.flatMap((id) => {
-      const item = media.get(id);
-      return item ? [renderMedia(item)] : [];
-    }),
+    media_attachments: [],
     emojis: [],
   };
 }

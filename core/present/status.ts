@@ -2,21 +2,27 @@
 // beforehand into a StatusBundle (present/load.ts does that in a few batched reads).
 
 import type { RookeryConfig } from '../config.ts';
-import type { Account, Application, Filter, Id, MediaAttachment, Millis, Poll, PreviewCard, Status } from '../model.ts';
+import type { BoundStatusDecorator } from '../hooks.ts';
+import type { Account, Application, Filter, Id, Millis, Status } from '../model.ts';
 import type { ViewerState } from '../ports/storage.ts';
 import { acct, accountUrl, statusUri, statusUrl, tagUrl } from '../urls.ts';
-import { renderAccount, type AccountJson } from './account.ts';
+import { renderAccount } from './account.ts';
 import type { KeywordMatcher } from '../text/keywords.ts';
-import { matchFilters, type FilterResultJson } from './filter.ts';
-import { renderCard, renderMedia, renderPoll, type MediaJson } from './media.ts';
+import { matchFilters } from './filter.ts';
+import type { StatusJson } from './status-json.ts';
 import { iso, isoOrNull } from './time.ts';
 
 export interface ViewerBundle {
   state: ViewerState;
-  pollVotes: Map<Id, number[]>;
   filters: Filter[];
   /** The filters' keywords, compiled (present/filter.ts keywordMatcher). */
   keywords: KeywordMatcher;
+}
+
+/** A plugin's decorator with what it loaded for this render. */
+export interface LoadedDecorator {
+  decorator: BoundStatusDecorator;
+  loaded: unknown;
 }
 
 export interface StatusBundle {
@@ -24,10 +30,8 @@ export interface StatusBundle {
   /** Originals of the boosts being rendered. */
   statuses: Map<Id, Status>;
   applications: Map<Id, Application>;
-  media: Map<Id, MediaAttachment>;
-  polls: Map<Id, Poll>;
-  /** By status id. */
-  cards: Map<Id, PreviewCard>;
+  /** The plugins' parts (media, poll, card), each with its batched read. */
+  decorators: LoadedDecorator[];
   /** null for an anonymous viewer: no per-user flags at all. */
   viewer: ViewerBundle | null;
   now: Millis;
@@ -40,39 +44,7 @@ export interface RenderOptions {
   omitFiltered?: boolean;
 }
 
-export interface StatusJson {
-  id: string;
-  created_at: string;
-  in_reply_to_id: string | null;
-  in_reply_to_account_id: string | null;
-  sensitive: boolean;
-  spoiler_text: string;
-  visibility: string;
-  language: string | null;
-  uri: string;
-  url: string;
-  replies_count: number;
-  reblogs_count: number;
-  favourites_count: number;
-  edited_at: string | null;
-  favourited?: boolean;
-  reblogged?: boolean;
-  muted?: boolean;
-  bookmarked?: boolean;
-  pinned?: boolean;
-  filtered?: FilterResultJson[];
-  content?: string;
-  text?: string;
-  reblog: StatusJson | null;
-  application: { name: string; website: string | null } | null;
-  account: AccountJson;
-  media_attachments: MediaJson[];
-  mentions: { id: string; username: string; url: string; acct: string }[];
-  tags: { name: string; url: string }[];
-  emojis: never[];
-  card: ReturnType<typeof renderCard> | null;
-  poll: ReturnType<typeof renderPoll> | null;
-}
+export type { StatusJson } from './status-json.ts';
 
 /** Returns null when the status cannot be rendered (its author or boosted original is gone). */
 export function renderStatus(config: RookeryConfig, status: Status, bundle: StatusBundle, options: RenderOptions = {}): StatusJson | null {
@@ -126,27 +98,23 @@ export function renderStatus(config: RookeryConfig, status: Status, bundle: Stat
   json.reblog = reblog;
   const app = status.applicationId === null ? undefined : bundle.applications.get(status.applicationId);
   json.application = app ? { name: app.name, website: app.website } : null;
-  json.media_attachments = status.mediaIds.flatMap((id) => {
-    const media = bundle.media.get(id);
-    return media ? [renderMedia(media)] : [];
-  });
   json.mentions = status.mentionIds.flatMap((id) => {
     const account = bundle.accounts.get(id);
     return account ? [{ id: account.id, username: account.username, url: accountUrl(config, account), acct: acct(account) }] : [];
   });
   json.tags = status.tags.map((name) => ({ name, url: tagUrl(config, name) }));
-  const card = bundle.cards.get(status.id);
-  json.card = card ? renderCard(card) : null;
-  const poll = status.pollId === null ? undefined : bundle.polls.get(status.pollId);
-  json.poll = poll ? renderPoll(poll, bundle.now, viewer === null ? null : (viewer.pollVotes.get(poll.id) ?? [])) : null;
+  // The plugins' parts; a boost has none of its own (clients read them from `reblog`).
+  if (!isBoost) {
+    const context = { now: bundle.now, signedIn: viewer !== null };
+    for (const { decorator, loaded } of bundle.decorators) decorator.render(status, loaded, json, context);
+  }
   return json;
 }
 
-/** What keyword filters look at: the text, the content warning, alt texts and poll options. */
-export function searchableText(status: Status, bundle: Pick<StatusBundle, 'media' | 'polls'>): string {
+/** What keyword filters look at: the text, the content warning, and what the plugins add
+ * (alt texts, poll options). */
+export function searchableText(status: Status, bundle: Pick<StatusBundle, 'decorators'>): string {
   const parts = [status.spoilerText, status.text];
-  for (const id of status.mediaIds) parts.push(bundle.media.get(id)?.description ?? '');
-  const poll = status.pollId === null ? undefined : bundle.polls.get(status.pollId);
-  if (poll) parts.push(...poll.options);
+  for (const { decorator, loaded } of bundle.decorators) if (decorator.searchable) parts.push(...decorator.searchable(status, loaded));
   return parts.join('\n');
 }

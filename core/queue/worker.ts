@@ -7,7 +7,10 @@
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Job, JobQueue } from '../ports/queue.ts';
-import type { JobRegistry } from './registry.ts';
+import { defaultBackoff, type JobRegistry } from './registry.ts';
+
+/** Runs of a job nobody here handles before it goes to the dead letters. */
+const UNKNOWN_JOB_ATTEMPTS = 5;
 
 export interface WorkerOptions {
   queue: JobQueue;
@@ -50,8 +53,17 @@ export function createWorker(options: WorkerOptions): Worker {
   async function runOne(job: Job): Promise<boolean> {
     const registered = registry.get(job.name);
     if (registered === undefined) {
-      logger.error({ job: job.name, id: job.id }, 'no handler for job: moved to the dead letters');
-      await queue.bury(job.id, `no handler registered for "${job.name}"`, clock.now());
+      // Perhaps a process with another set of plugins queued it (a deploy half done): it is
+      // retried like a failure, and buried only when nobody took it for that long.
+      const attempt = job.attempts + 1;
+      const error = `no handler registered for "${job.name}"`;
+      if (attempt >= UNKNOWN_JOB_ATTEMPTS) {
+        logger.error({ job: job.name, id: job.id, attempts: attempt }, 'no handler for job: moved to the dead letters');
+        await queue.bury(job.id, error, clock.now());
+      } else {
+        logger.warn({ job: job.name, id: job.id, attempt }, 'no handler for job in this process; it will be retried');
+        await queue.retry(job.id, clock.now() + defaultBackoff(attempt), error);
+      }
       return false;
     }
     try {

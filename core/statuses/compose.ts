@@ -25,10 +25,15 @@ export function refuseUnhandledParams(core: Core, params: Params, names: readonl
   }
 }
 
-/** Runs the hooks that took over parameters present in the request; returns a diversion. */
+/** Runs the hooks that took over parameters present in the request, and on an edit every hook
+ * that handles edits (it keeps, replaces or drops its part); returns a diversion. */
 export async function runPublishHooks(core: Core, draft: PublishDraft, names: readonly string[]): Promise<{ divert: unknown } | null> {
-  for (const hook of core.hooks.publishHooks) {
-    if (!hook.params.some((name) => names.includes(name) && present(draft.params, name))) continue;
+  // In the order of `names` (a hook that diverts, scheduled_at, comes after those that validate).
+  const rank = (params: readonly string[]) => Math.min(...params.map((p) => (names.includes(p) ? names.indexOf(p) : names.length)));
+  const hooks = [...core.hooks.publishHooks].sort((a, b) => rank(a.params) - rank(b.params));
+  for (const hook of hooks) {
+    const asked = hook.params.some((name) => names.includes(name) && present(draft.params, name));
+    if (!asked && !(draft.editing && hook.edits)) continue;
     const outcome = await hook.prepare(draft);
     if (outcome && 'divert' in outcome) return outcome;
   }

@@ -1,6 +1,8 @@
 // Editing a status (PUT /api/v1/statuses/:id), its history and its source. Own statuses
 // only; visibility and reply target never change; publish's validations apply. The first edit
 // also records the original, so the history always starts with what was first published.
+// Media and polls belong to plugins: the draft starts from the status's own, and every hook
+// that handles edits keeps, replaces or drops its part, with writes that commit with the edit.
 
 import type { Core } from '../core.ts';
 import { notFound } from '../errors.ts';
@@ -8,9 +10,10 @@ import { normalizeLanguage } from '../languages.ts';
 import type { Account, Status, StatusEdit } from '../model.ts';
 import { str, type Params } from '../params.ts';
 import type { PublishDraft } from '../hooks.ts';
+import { currentPollOptions } from '../present/load.ts';
 import { findLive, findVisible } from '../viewer.ts';
 import { readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
-import type { Author } from './publish.ts';
+import { conflictError, type Author } from './publish.ts';
 
 const PLUGIN_PARAMS = ['media_ids', 'poll'] as const;
 
@@ -19,7 +22,7 @@ export async function editStatus(core: Core, author: Author, id: string, params:
   if (status.accountId !== author.account.id || status.reblogOfId !== null) throw notFound();
   refuseUnhandledParams(core, params, PLUGIN_PARAMS);
   const parts = readText(params, status.sensitive, status);
-  const poll = status.pollId === null ? null : await core.storage.polls.get(status.pollId);
+  const pollOptions = await currentPollOptions(core, status);
   const draft: PublishDraft = {
     account: author.account,
     params,
@@ -29,9 +32,13 @@ export async function editStatus(core: Core, author: Author, id: string, params:
     inReplyTo: null,
     applicationId: status.applicationId,
     idempotencyKey: null,
-    mediaIds: status.mediaIds,
-    poll,
+    statusId: status.id,
+    mediaIds: [...status.mediaIds],
+    pollId: status.pollId,
+    pollOptions,
+    writes: [],
     editing: true,
+    current: status,
   };
   await runPublishHooks(core, draft, PLUGIN_PARAMS);
   validateText(core, draft, draft.mediaIds.length > 0);
@@ -42,12 +49,13 @@ export async function editStatus(core: Core, author: Author, id: string, params:
     draft.sensitive === status.sensitive &&
     draft.language === status.language &&
     draft.mediaIds.join() === status.mediaIds.join() &&
-    (draft.poll?.id ?? null) === status.pollId;
+    draft.pollId === status.pollId &&
+    draft.writes.length === 0;
   if (unchanged) return status;
 
   const rendered = await renderText(core, draft.text);
   const now = core.clock.now();
-  const revision = (from: Pick<Status, 'text' | 'content' | 'spoilerText' | 'sensitive' | 'mediaIds'>, pollOptions: string[] | null, at: number): StatusEdit => ({
+  const revision = (from: Pick<Status, 'text' | 'content' | 'spoilerText' | 'sensitive' | 'mediaIds'>, options: string[] | null, at: number): StatusEdit => ({
     id: core.ids.next(),
     statusId: status.id,
     accountId: status.accountId,
@@ -56,60 +64,48 @@ export async function editStatus(core: Core, author: Author, id: string, params:
     spoilerText: from.spoilerText,
     sensitive: from.sensitive,
     mediaIds: from.mediaIds,
-    pollOptions,
+    pollOptions: options,
     createdAt: at,
   });
   const revisions: StatusEdit[] = [];
-  if (status.editedAt === null) revisions.push(revision(status, poll?.options ?? null, status.createdAt));
-  revisions.push(revision({ ...draft, content: rendered.content }, draft.poll?.options ?? null, now));
+  if (status.editedAt === null) revisions.push(revision(status, pollOptions, status.createdAt));
+  revisions.push(revision({ ...draft, content: rendered.content }, draft.pollId === null ? null : draft.pollOptions, now));
   const options: Parameters<Core['storage']['statuses']['update']>[3] & object = {
     outbox: (edited) => (edited === null ? [] : core.record({ type: 'status.updated', status: edited })),
   };
-  if (draft.poll && draft.poll.id !== status.pollId) options.poll = { ...draft.poll, statusId: status.id };
-  const updated = await core.storage.statuses.update(
-    status.id,
-    {
-      text: draft.text,
-      content: rendered.content,
-      spoilerText: draft.spoilerText,
-      sensitive: draft.sensitive,
-      language: draft.language,
-      mentionIds: rendered.mentionIds,
-      tags: rendered.tags,
-      mediaIds: draft.mediaIds,
-      pollId: draft.poll?.id ?? null,
-      editedAt: now,
-    },
-    revisions,
-    options,
-  );
+  if (draft.writes.length > 0) options.writes = draft.writes;
+  let updated: Status | null;
+  try {
+    updated = await core.storage.statuses.update(
+      status.id,
+      {
+        text: draft.text,
+        content: rendered.content,
+        spoilerText: draft.spoilerText,
+        sensitive: draft.sensitive,
+        language: draft.language,
+        mentionIds: rendered.mentionIds,
+        tags: rendered.tags,
+        mediaIds: draft.mediaIds,
+        pollId: draft.pollId,
+        editedAt: now,
+      },
+      revisions,
+      options,
+    );
+  } catch (err) {
+    throw conflictError(err, draft);
+  }
   if (updated === null) throw notFound();
   return updated;
 }
 
-/** Oldest first, the original included; an unedited status has one entry. */
-export async function statusHistory(core: Core, viewer: Account | null, id: string): Promise<{ status: Status; edits: StatusEdit[] }> {
+/** Oldest first, the original included; an unedited status has one entry (null: build it
+ * from the status as it is). */
+export async function statusHistory(core: Core, viewer: Account | null, id: string): Promise<{ status: Status; edits: StatusEdit[] | null }> {
   const { status } = await findVisible(core, viewer, id);
   const edits = await core.storage.statuses.edits(status.id);
-  if (edits.length > 0) return { status, edits };
-  const poll = status.pollId === null ? null : await core.storage.polls.get(status.pollId);
-  return {
-    status,
-    edits: [
-      {
-        id: status.id,
-        statusId: status.id,
-        accountId: status.accountId,
-        text: status.text,
-        content: status.content,
-        spoilerText: status.spoilerText,
-        sensitive: status.sensitive,
-        mediaIds: status.mediaIds,
-        pollOptions: poll?.options ?? null,
-        createdAt: status.createdAt,
-      },
-    ],
-  };
+  return { status, edits: edits.length > 0 ? edits : null };
 }
 
 export async function statusSource(core: Core, viewer: Account, id: string): Promise<Status> {

@@ -10,7 +10,7 @@ import { VISIBILITIES, type Account, type Id, type Status, type User, type Visib
 import { str, type Params } from '../params.ts';
 import type { PublishDraft } from '../hooks.ts';
 import { countsAsReply, countsForAuthor } from '../policy.ts';
-import { StorageConflict } from '../ports/storage.ts';
+import { StorageConflict, type StorageWrite } from '../ports/storage.ts';
 import { findVisible } from '../viewer.ts';
 import { readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
 import { newStatus } from './new-status.ts';
@@ -23,7 +23,7 @@ export interface Author {
 
 export type PublishResult = { kind: 'status'; status: Status } | { kind: 'diverted'; body: unknown };
 
-const PLUGIN_PARAMS = ['scheduled_at', 'media_ids', 'poll'] as const;
+const PLUGIN_PARAMS = ['media_ids', 'poll', 'scheduled_at'] as const;
 
 export function readVisibility(params: Params, fallback: Visibility): Visibility {
   const value = str(params, 'visibility');
@@ -48,7 +48,20 @@ async function replyTarget(core: Core, account: Account, params: Params): Promis
   }
 }
 
-export async function publish(core: Core, author: Author, params: Params, idempotencyKey: string | null): Promise<PublishResult> {
+/** A plugin's check refused the write: the 422 Mastodon gives for it. */
+export function conflictError(err: unknown, draft: PublishDraft): unknown {
+  if (err instanceof StorageConflict && err.rule === 'media') {
+    return unprocessable(`Media ${draft.mediaIds.join(', ')} not found or already attached to another post`);
+  }
+  return err;
+}
+
+export interface PublishOptions {
+  /** More writes to commit with the status (a scheduled status's row, removed as it is published). */
+  writes?: readonly StorageWrite[];
+}
+
+export async function publish(core: Core, author: Author, params: Params, idempotencyKey: string | null, publishOptions: PublishOptions = {}): Promise<PublishResult> {
   const { account, user } = author;
   const inReplyTo = await replyTarget(core, account, params);
   const notBefore = core.clock.now() - core.config.limits.idempotencySeconds * 1000;
@@ -73,18 +86,22 @@ export async function publish(core: Core, author: Author, params: Params, idempo
     inReplyTo,
     applicationId: author.applicationId,
     idempotencyKey,
+    statusId: core.ids.next(),
     mediaIds: [],
-    poll: null,
+    pollId: null,
+    pollOptions: null,
+    writes: [],
     editing: false,
+    current: null,
   };
   const diverted = await runPublishHooks(core, draft, PLUGIN_PARAMS);
   if (diverted) return { kind: 'diverted', body: diverted.divert };
   validateText(core, draft, draft.mediaIds.length > 0);
 
   const rendered = await renderText(core, draft.text);
-  const id = core.ids.next();
+  const id = draft.statusId;
   const status = newStatus(core, account, {
-    id,
+    id: draft.statusId,
     text: draft.text,
     content: rendered.content,
     spoilerText: draft.spoilerText,
@@ -98,11 +115,12 @@ export async function publish(core: Core, author: Author, params: Params, idempo
     mentionIds: rendered.mentionIds,
     tags: rendered.tags,
     mediaIds: draft.mediaIds,
-    pollId: draft.poll?.id ?? null,
+    pollId: draft.pollId,
   });
   const options: Parameters<Core['storage']['statuses']['create']>[2] = {};
   if (idempotencyKey !== null) options.idempotency = { key: idempotencyKey, notBefore };
-  if (draft.poll) options.poll = { ...draft.poll, statusId: id };
+  const writes = [...draft.writes, ...(publishOptions.writes ?? [])];
+  if (writes.length > 0) options.writes = writes;
   options.outbox = (outcome) => (outcome.created ? core.record({ type: 'status.created', status: outcome.status }) : []);
   let result;
   try {
@@ -112,10 +130,7 @@ export async function publish(core: Core, author: Author, params: Params, idempo
       options,
     );
   } catch (err) {
-    if (err instanceof StorageConflict && err.rule === 'media') {
-      throw unprocessable(`Media ${draft.mediaIds.join(', ')} not found or already attached to another post`);
-    }
-    throw err;
+    throw conflictError(err, draft);
   }
   if (!result.created) {
     if (result.existing === null) throw notFound();

@@ -13,6 +13,7 @@ import { OOB_REDIRECT_URI, registerApplication } from '../../core/oauth/apps.ts'
 import { isSubset, parseScopes, ALL_SCOPES } from '../../core/oauth/scopes.ts';
 import { issueToken } from '../../core/oauth/tokens.ts';
 import { readSettings } from './env.ts';
+import { standalonePlugins } from './plugins.ts';
 
 const USAGE = `Usage: npm run rookery -- <command>
 
@@ -114,8 +115,9 @@ async function run(core: Core, argv: string[]): Promise<string> {
 const settings = readSettings();
 mkdirSync(settings.dataDir, { recursive: true });
 // No worker here: the jobs this command records are run by the server's workers, whose buses
-// reach the live streams.
-const rookery = await createNodeRookery({ config: settings.config, storage: openSqliteStorage({ path: settings.databasePath }), worker: false });
+// reach the live streams. The same plugins as the server: the jobs of an event are named after
+// the handlers the recording process knows.
+const rookery = await createNodeRookery({ config: settings.config, storage: openSqliteStorage({ path: settings.databasePath }), worker: false, plugins: standalonePlugins(settings.dataDir) });
 let code = 0;
 try {
   console.log(await run(rookery.core, process.argv.slice(2)));

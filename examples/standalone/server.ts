@@ -10,12 +10,13 @@ import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { readSettings } from './env.ts';
 import { createLogger } from './logger.ts';
 import { listen, ListenError } from './listen.ts';
+import { standalonePlugins } from './plugins.ts';
 
 const log = createLogger();
 const settings = readSettings();
 mkdirSync(settings.dataDir, { recursive: true });
 const storage = openSqliteStorage({ path: settings.databasePath });
-const rookery = await createNodeRookery({ config: settings.config, storage, logger: log });
+const rookery = await createNodeRookery({ config: settings.config, storage, logger: log, plugins: standalonePlugins(settings.dataDir) });
 const handle = createNodeHandler(rookery);
 const requestLog = log.isLevelEnabled('info');
 

@@ -21,6 +21,8 @@ import type { Id } from '../../core/model.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { IdSeq, POST, T0, boost, follow, mark, status } from '../../adapters/testing/fixtures.ts';
+import { pollStorage } from '../../plugins/polls/storage/index.ts';
+import { scheduledStorage } from '../../plugins/scheduled/storage/index.ts';
 
 export interface HammerSetup {
   authorId: Id;
@@ -131,9 +133,9 @@ export async function hammer(storage: Storage, setup: HammerSetup, role: 'parent
       if ((await storage.interactions.pin(mark(seq.next(), setup.authorId, target), PIN_MAX)) === 'added') r.pinAdded += 1;
     } else if (await storage.interactions.unpin(setup.authorId, target)) r.pinRemoved += 1;
     r.markerVersions.push((await storage.markers.set(setup.authorId, 'home', setup.statusId, Date.now())).version);
-    for (const s of await storage.scheduled.claimDue(T0 + 3_600_000, 600_000, 1)) r.claimed.push(s.id);
+    for (const s of await storage.extend(scheduledStorage).claimDue(T0 + 3_600_000, 600_000, 1)) r.claimed.push(s.id);
     const voter = once.voters[round];
-    if (voter !== undefined && (await storage.polls.vote(setup.pollId, voter, [round % 3])) === 'voted') r.voted += 1;
+    if (voter !== undefined && (await storage.extend(pollStorage).vote(setup.pollId, voter, [round % 3])) === 'voted') r.voted += 1;
     const codeHash = once.codes[round];
     if (codeHash !== undefined) {
       const c = await storage.oauth.consumeCode(codeHash, T0 + 1);

@@ -14,6 +14,10 @@ import { openDb, type Db } from '../../adapters/sqlite/db.ts';
 import { IdSeq, POST, T0, account, application, boost, code, mark, poll, scheduled, status } from '../../adapters/testing/fixtures.ts';
 import { PIN_MAX, hammer, type HammerResult, type HammerSetup } from './sqlite-hammer.ts';
 import { storageContract } from '../../adapters/testing/index.ts';
+import { pollStorage } from '../../plugins/polls/storage/index.ts';
+import { scheduledStorage } from '../../plugins/scheduled/storage/index.ts';
+import { mediaStorage } from '../../plugins/media/storage/index.ts';
+import { media } from '../../adapters/testing/fixtures.ts';
 
 function must<T>(value: T | null | undefined): T {
   if (value === null || value === undefined) throw new Error('expected a value');
@@ -98,6 +102,36 @@ t.test('sqlite: a version-1 file is upgraded in place and keeps its data', async
   await storage.close();
 });
 
+t.test('sqlite: a file written before the plugins owned their tables keeps its rows; extension migrations run once', async (t) => {
+  const path = join(dir, 'v3.db');
+  const raw = new DatabaseSync(path);
+  raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
+  for (let v = 1; v <= 3; v += 1) {
+    raw.exec(must(MIGRATIONS[v - 1]));
+    raw.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)').run(v);
+  }
+  const old = media('777', '5');
+  raw.prepare(`INSERT INTO media_attachments (id, account_id, status_id, type, url, preview_url, remote_url, description, blurhash, original, small, focus, extra, processed, created_at)
+    VALUES (777, 5, NULL, 'image', ?, ?, NULL, NULL, ?, ?, ?, NULL, '{}', 1, ?)`).run(old.url, old.previewUrl, old.blurhash, JSON.stringify(old.original), JSON.stringify(old.small), old.createdAt);
+  raw.close();
+  for (let i = 0; i < 2; i += 1) {
+    const storage = openSqliteStorage({ path });
+    t.strictSame(await storage.extend(mediaStorage).get('777'), old, `open ${i + 1}: the upload made under core migration 1 reads through the plugin`);
+    await storage.close();
+  }
+  const check = new DatabaseSync(path, { readBigInts: true });
+  t.strictSame(
+    check.prepare("SELECT extension, version FROM extension_migrations ORDER BY extension, version").all().map((r) => `${r.extension}@${r.version}`),
+    ['media@1', 'media@2'],
+    'each of the plugin\'s migrations recorded once',
+  );
+  check.prepare("INSERT INTO extension_migrations (extension, version, applied_at) VALUES ('media', 3, 0)").run();
+  check.close();
+  const storage = openSqliteStorage({ path });
+  t.throws(() => storage.extend(mediaStorage), { message: 'this database has version 3 of the "media" storage; this plugin knows versions up to 2' }, 'a newer plugin schema is refused');
+  await storage.close();
+});
+
 t.test('sqlite: ids are stored as 64-bit INTEGERs', async (t) => {
   const path = join(dir, 'ids.db');
   const storage = openSqliteStorage({ path });
@@ -159,10 +193,12 @@ t.test('sqlite: a decision waits for a write transaction held by another process
   }
   const [p1, p2, p3, p4, p5, p6] = posts as [Status, Status, Status, Status, Status, Status];
   for (const p of [p1, p2, p3, p4]) await storage.interactions.pin(mark(seq.next(), alice.id, p.id), 5);
+  const scheduledRepo = storage.extend(scheduledStorage);
+  const polls = storage.extend(pollStorage);
   const sc = scheduled(seq.next(), alice.id, T0);
-  await storage.scheduled.create(sc);
+  await scheduledRepo.create(sc);
   const pl = poll(seq.next(), alice.id, p1.id);
-  await storage.statuses.create(status(seq.next(), alice.id, { pollId: pl.id }), POST, { poll: pl });
+  await storage.statuses.create(status(seq.next(), alice.id, { pollId: pl.id }), POST, { writes: [polls.store(pl)] });
   const app = application(seq.next());
   await storage.oauth.createApplication(app);
   const c = code(seq.next(), app.id, alice.id);
@@ -188,7 +224,7 @@ t.test('sqlite: a decision waits for a write transaction held by another process
   t.equal((await storage.interactions.pinsBy(alice.id)).length, 5, 'pin: five pins, not six');
 
   const claimed = await whileHeld('claimDue', `UPDATE scheduled_statuses SET claimed_until = ${T0 + 10 * 3_600_000} WHERE id = ${sc.id}`, () =>
-    storage.scheduled.claimDue(T0 + 3_600_000, 60_000, 10),
+    scheduledRepo.claimDue(T0 + 3_600_000, 60_000, 10),
   );
   t.strictSame(claimed, [], 'claimDue: the row leased by the other process is not claimed twice');
 
@@ -196,10 +232,10 @@ t.test('sqlite: a decision waits for a write transaction held by another process
     'vote',
     `INSERT INTO poll_votes (poll_id, account_id, choices) VALUES (${pl.id}, ${carol.id}, '[1]');
      UPDATE polls SET votes = '[0,1,0]', votes_count = votes_count + 1, voters_count = voters_count + 1 WHERE id = ${pl.id}`,
-    () => storage.polls.vote(pl.id, bob.id, [0]),
+    () => polls.vote(pl.id, bob.id, [0]),
   );
   t.equal(voted, 'voted', 'vote: recorded');
-  const after = await storage.polls.get(pl.id);
+  const after = await polls.get(pl.id);
   t.strictSame([after?.votes, after?.votesCount, after?.votersCount], [[1, 1, 0], 2, 2], "vote: no lost update of the other process's vote");
 
   const boostId = seq.next();
@@ -238,7 +274,7 @@ t.test('sqlite: atomic across two processes hammering one file', async (t) => {
   for (let i = 0; i < 60; i += 1) voterIds.push(await newAccount());
   const s = status(seq.next(), authorId);
   const p = poll(seq.next(), authorId, s.id);
-  await storage.statuses.create({ ...s, pollId: p.id }, POST, { poll: p });
+  await storage.statuses.create({ ...s, pollId: p.id }, POST, { writes: [storage.extend(pollStorage).store(p)] });
   const app = application(seq.next());
   await storage.oauth.createApplication(app);
   const codeHashes: string[] = [];
@@ -248,7 +284,7 @@ t.test('sqlite: atomic across two processes hammering one file', async (t) => {
     codeHashes.push(c.codeHash);
   }
   const scheduledCount = 60;
-  for (let i = 0; i < scheduledCount; i += 1) await storage.scheduled.create(scheduled(seq.next(), authorId, T0 + i));
+  for (let i = 0; i < scheduledCount; i += 1) await storage.extend(scheduledStorage).create(scheduled(seq.next(), authorId, T0 + i));
   const pinTargetIds: Id[] = [];
   for (let i = 0; i < 4; i += 1) {
     const target = status(seq.next(), authorId);
@@ -295,7 +331,7 @@ t.test('sqlite: atomic across two processes hammering one file', async (t) => {
   t.equal(pins.length, both('pinAdded') - both('pinRemoved'), 'pins stored = pins added - pins removed');
   const versions = [...mine.markerVersions, ...theirs.markerVersions].sort((x, y) => x - y);
   t.strictSame(versions, Array.from({ length: 2 * rounds }, (_, i) => i), 'marker versions 0..2*rounds-1, none repeated');
-  const pl = must(await storage.polls.get(p.id));
+  const pl = must(await storage.extend(pollStorage).get(p.id));
   t.strictSame([both('voted'), pl.votersCount, pl.votesCount, pl.votes.reduce((x, y) => x + y, 0)], Array(4).fill(voterIds.length), 'one vote per voter, poll counts exact');
   const codes = [...mine.codes, ...theirs.codes];
   t.strictSame([codes.length, new Set(codes).size], [codeHashes.length, codeHashes.length], 'every code consumed exactly once');

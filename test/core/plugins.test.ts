@@ -6,23 +6,32 @@ import { json } from '../../core/api/types.ts';
 import { obj, strArray } from '../../core/params.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import { harness } from '../helpers/harness.ts';
+import type { MediaAttachment } from '../../core/model.ts';
+import { renderMedia } from '../../core/present/media.ts';
+import { mediaStorage } from '../../plugins/media/storage/index.ts';
 
 t.test('a publish hook takes over media_ids and attaches media atomically with the status', async (t) => {
   const media: RookeryPlugin = {
     name: 'test-media',
     register(host) {
+      const repo = host.storage(mediaStorage);
       host.onPublish({
         params: ['media_ids'],
         async prepare(draft) {
           draft.mediaIds = strArray(draft.params, 'media_ids') ?? [];
+          draft.writes.push(repo.attach(draft.account.id, draft.statusId, draft.mediaIds));
         },
+      });
+      host.decorateStatuses<Map<string, MediaAttachment>>({
+        load: async (statuses) => new Map((await repo.getMany(statuses.flatMap((s) => s.mediaIds))).map((m) => [m.id, m])),
+        render: (status, loaded, json) => void (json.media_attachments = status.mediaIds.flatMap((id) => (loaded.has(id) ? [renderMedia(loaded.get(id) as MediaAttachment)] : []))),
       });
     },
   };
   const h = await harness({ plugins: [media] });
   const alice = await h.user('alice');
   const id = h.core.ids.next();
-  await h.core.storage.media.create({
+  await h.core.storage.extend(mediaStorage).create({
     id, accountId: alice.account.id, statusId: null, type: 'image', url: 'https://rookery.test/m.png', previewUrl: 'https://rookery.test/s.png',
     remoteUrl: null, description: 'a cat', blurhash: null, original: { width: 4, height: 3 }, small: null, focus: null, extra: {}, processed: true, createdAt: Date.now(),
   });

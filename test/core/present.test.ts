@@ -6,7 +6,7 @@ import type { MediaAttachment, Poll, PreviewCard, ScheduledStatus } from '../../
 import { renderAccount } from '../../core/present/account.ts';
 import { renderCard, renderMedia, renderPoll } from '../../core/present/media.ts';
 import { renderScheduledStatus } from '../../core/present/scheduled.ts';
-import { renderStatus, type StatusBundle } from '../../core/present/status.ts';
+import { renderStatus, type LoadedDecorator, type StatusBundle } from '../../core/present/status.ts';
 import type { ViewerState } from '../../core/ports/storage.ts';
 import { account, status } from '../helpers/fixtures.ts';
 import { keywordMatcher } from '../../core/present/filter.ts';
@@ -25,9 +25,7 @@ function bundle(overrides: Partial<StatusBundle> = {}): StatusBundle {
     accounts: new Map([[alice.id, alice], [bob.id, bob]]),
     statuses: new Map(),
     applications: new Map(),
-    media: new Map(),
-    polls: new Map(),
-    cards: new Map(),
+    decorators: [],
     viewer: null,
     now: Date.UTC(2024, 0, 3),
     ...overrides,
@@ -103,7 +101,7 @@ t.test('Status, signed-in view: every per-user flag, as booleans', async (t) => 
   state.favourited.add(post.id);
   state.bookmarked.add(post.id);
   state.mutedConversations.add(post.conversationId);
-  const json = renderStatus(config, post, bundle({ viewer: { state, pollVotes: new Map(), filters: [], keywords: keywordMatcher([]) } })) as unknown as Record<string, unknown>;
+  const json = renderStatus(config, post, bundle({ viewer: { state, filters: [], keywords: keywordMatcher([]) } })) as unknown as Record<string, unknown>;
   t.equal(json['favourited'], true);
   t.equal(json['reblogged'], false);
   t.equal(json['muted'], true);
@@ -142,8 +140,18 @@ t.test('Status: application, media, poll and card inlined', async (t) => {
     focus: { x: 0.1, y: -0.2 }, extra: {}, processed: true, createdAt: 0,
   };
   const post = status(alice, { mediaIds: ['11'], applicationId: '5' });
+  // The media plugin's part, as a decorator renders it (plugins/media does the same from its storage).
+  const mediaDecorator: LoadedDecorator = {
+    decorator: {
+      plugin: 'test-media',
+      perViewer: false,
+      load: async () => null,
+      render: (s, _loaded, out) => void (out.media_attachments = s.mediaIds.flatMap((id) => (id === media.id ? [renderMedia(media)] : []))),
+    },
+    loaded: null,
+  };
   const json = renderStatus(config, post, bundle({
-    media: new Map([['11', media]]),
+    decorators: [mediaDecorator],
     applications: new Map([['5', { id: '5', name: 'Tusky', website: null, redirectUris: [], scopes: [], clientId: 'x', clientSecretHash: 'y', createdAt: 0 }]]),
   }));
   t.same(json?.application, { name: 'Tusky', website: null });

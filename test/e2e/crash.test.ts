@@ -16,6 +16,7 @@ import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { resolveConfig } from '../../core/config.ts';
 import type { Notification } from '../../core/model.ts';
 import { createRookery } from '../../core/rookery.ts';
+import { standalonePlugins } from '../../examples/standalone/plugins.ts';
 import { TestClock } from '../helpers/harness.ts';
 import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
 
@@ -149,6 +150,7 @@ t.test(`${CYCLES} kills under load: every acknowledged write keeps its notificat
     bus: createInProcessBus(),
     clock,
     secrets: createNodeSecrets({ scryptN: 1024 }),
+    plugins: standalonePlugins(dataDir),
   });
   await rookery.drain();
   const author = await rookery.core.storage.accounts.findByUsername('author', null);

@@ -2,6 +2,7 @@
 // the preview card (17), the batch read, and limited-federation (whitelist) mode.
 
 import t from 'tap';
+import { cardsPlugin, cardStorage, type PageFetcher } from '../../../plugins/cards/index.ts';
 import { harness, type TestUser } from '../../helpers/harness.ts';
 import { act, followInStore, post, view } from '../../helpers/api.ts';
 
@@ -91,19 +92,35 @@ t.test('favourited_by and reblogged_by: newest first, Link paging, only public a
   await h.close();
 });
 
-t.test('card (operation 17): {} without a card, the card when there is one, 404 when not visible', async (t) => {
+t.test('card (operation 17) without the cards plugin: {} for a visible status, 404 otherwise', async (t) => {
   const h = await harness();
   const alice = await h.user('alice');
   const s = await post(h, alice, 'see https://example.com/page');
   const none = await view(h, null, s.id, '/card');
   t.equal(none.statusCode, 200);
   t.same(none.json, {});
-  const card = await h.core.storage.cards.upsert({
+  t.equal((await view(h, null, s.id)).json.card, null);
+  const secret = await post(h, alice, { status: 'secret', visibility: 'private' });
+  t.equal((await view(h, null, secret.id, '/card')).statusCode, 404);
+  t.same((await view(h, null, '12345', '/card')).json, { error: 'Record not found' });
+  await h.close();
+});
+
+t.test('card (operation 17): {} without a card, the card when there is one, 404 when not visible', async (t) => {
+  const refuse: PageFetcher = { fetch: async () => Promise.reject(new Error('no network in this test')) };
+  const h = await harness({ plugins: [cardsPlugin({ fetcher: refuse })] });
+  const cards = h.core.storage.extend(cardStorage);
+  const alice = await h.user('alice');
+  const s = await post(h, alice, 'see https://example.com/page');
+  const none = await view(h, null, s.id, '/card');
+  t.equal(none.statusCode, 200);
+  t.same(none.json, {});
+  const card = await cards.upsert({
     id: h.core.ids.next(), url: 'https://example.com/page', title: 'Example', description: 'A page', type: 'link', authorName: '', authorUrl: '',
     providerName: 'Example', providerUrl: 'https://example.com', html: '', width: 0, height: 0, image: null, imageDescription: '',
     embedUrl: '', blurhash: null, language: 'en', publishedAt: null, fetchedAt: Date.now(),
   });
-  await h.core.storage.cards.attach(s.id, card.id);
+  await cards.attach(s.id, card.id);
   const withCard = await view(h, null, s.id, '/card');
   t.equal(withCard.json.url, 'https://example.com/page');
   t.equal(withCard.json.title, 'Example');

@@ -94,13 +94,18 @@ t.test('after its last attempt a job goes to the dead letters, logged; a job wit
     await worker.drain();
     clock.advance(10);
   }
+  t.equal(await queue.size(), 1, 'a job nobody here handles waits for another process for a while');
+  for (let i = 0; i < 5; i++) {
+    clock.advance(3_600_000);
+    await worker.drain();
+  }
   t.equal(await queue.size(), 0, 'nothing left queued');
   const dead = await queue.deadLetters(10);
   t.strictSame(
     dead.map((j) => [j.name, j.attempts, j.lastError, j.payload]).sort(),
     [
       ['doomed', 3, 'TypeError: never works', { x: 1 }],
-      ['unknown', 1, 'no handler registered for "unknown"', null],
+      ['unknown', 5, 'no handler registered for "unknown"', null],
     ],
   );
   t.strictSame(logged.filter((l) => l.level === 'error').map((l) => l.msg).sort(), ['job failed for the last time: moved to the dead letters', 'no handler for job: moved to the dead letters']);

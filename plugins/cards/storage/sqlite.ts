@@ -1,12 +1,46 @@
-import type { CardRepository } from '../../core/ports/storage.ts';
-import type { Id, PreviewCard } from '../../core/model.ts';
-import { id, int, intOrNull, key, keyList, num, text, textOrNull, type Db, type Param, type Row } from './db.ts';
+import type { Id, PreviewCard } from '../../../core/model.ts';
+import type { SqliteExtensionContext, SqliteParam, SqliteRow } from '../../../adapters/sqlite/index.ts';
+import type { CardRepository } from './port.ts';
+
+/** The plugin's own migrations; 1 is the shape core migration 1 created them with. */
+export const CARD_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE IF NOT EXISTS preview_cards (
+    id INTEGER PRIMARY KEY,
+    url TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    type TEXT NOT NULL,
+    author_name TEXT NOT NULL,
+    author_url TEXT NOT NULL,
+    provider_name TEXT NOT NULL,
+    provider_url TEXT NOT NULL,
+    html TEXT NOT NULL,
+    width REAL NOT NULL,
+    height REAL NOT NULL,
+    image TEXT,
+    image_description TEXT NOT NULL,
+    embed_url TEXT NOT NULL,
+    blurhash TEXT,
+    language TEXT,
+    published_at INTEGER,
+    fetched_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE TABLE IF NOT EXISTS status_cards (
+    status_id INTEGER PRIMARY KEY,
+    card_id INTEGER NOT NULL
+  ) STRICT;
+  `,
+];
 
 const CARD_COLUMNS = `id, url, title, description, type, author_name, author_url, provider_name, provider_url, html, width, height, image,
   image_description, embed_url, blurhash, language, published_at, fetched_at`;
 
-function cardFromRow(r: Row): PreviewCard {
-  return {
+export function sqliteCardRepository(context: SqliteExtensionContext): CardRepository {
+  const { db, values: v } = context;
+  const { id, int, intOrNull, key, keyList, num, text, textOrNull } = v;
+  context.migrate(CARD_MIGRATIONS);
+  const cardFromRow = (r: SqliteRow): PreviewCard => ({
     id: id(r.id),
     url: text(r.url),
     title: text(r.title),
@@ -26,18 +60,13 @@ function cardFromRow(r: Row): PreviewCard {
     language: textOrNull(r.language),
     publishedAt: intOrNull(r.published_at),
     fetchedAt: int(r.fetched_at),
-  };
-}
+  });
 
-/** Every column but id and url, in CARD_COLUMNS order. */
-function cardValues(c: PreviewCard): Param[] {
-  return [
+  /** Every column but id and url, in CARD_COLUMNS order. */
+  const cardValues = (c: PreviewCard): SqliteParam[] => [
     c.title, c.description, c.type, c.authorName, c.authorUrl, c.providerName, c.providerUrl, c.html, c.width, c.height, c.image,
     c.imageDescription, c.embedUrl, c.blurhash, c.language, c.publishedAt, c.fetchedAt,
   ];
-}
-
-export function cardRepository(db: Db): CardRepository {
   const byId = (k: bigint): PreviewCard => {
     const r = db.get(`SELECT ${CARD_COLUMNS} FROM preview_cards WHERE id = ?`, k);
     if (!r) throw new Error(`card ${k} vanished inside its own transaction`);
@@ -65,8 +94,8 @@ export function cardRepository(db: Db): CardRepository {
       const r = db.get(`SELECT ${CARD_COLUMNS} FROM preview_cards WHERE url = ?`, url);
       return r ? cardFromRow(r) : null;
     },
-    async attach(statusId, cardId) {
-      await db.write(() => {
+    async attach(statusId, cardId, outbox) {
+      await context.writeWithOutbox(outbox, () => {
         db.run(
           'INSERT INTO status_cards (status_id, card_id) VALUES (?, ?) ON CONFLICT (status_id) DO UPDATE SET card_id = excluded.card_id',
           key(statusId), key(cardId),

@@ -1,0 +1,71 @@
+// A storage extension for the contract suite: it records, in its own storage, the writes it was
+// asked to apply, and logs the order of checks and applies. It shows what a plugin's storage
+// needs of an adapter (adapters that are not memory or SQLite skip the tests that use it).
+
+import type { MemoryExtensionContext } from '../memory/storage.ts';
+import type { SqliteExtensionContext } from '../sqlite/storage.ts';
+import { StorageConflict, type StorageExtension, type StorageWrite } from '../../core/ports/storage.ts';
+
+export interface ProbeOptions {
+  /** The check throws StorageConflict 'probe'. */
+  fail?: boolean;
+  /** The apply returns a promise (what a synchronous engine must refuse). */
+  async?: boolean;
+  /** Where to log 'check <key>' and 'apply <key>'. */
+  seen?: string[];
+}
+
+export interface ProbeRepository {
+  write(key: string, options?: ProbeOptions): StorageWrite;
+  written(): Promise<string[]>;
+}
+
+function memoryProbe(context: MemoryExtensionContext): ProbeRepository {
+  const rows = (context.state['rows'] ??= []) as string[];
+  return {
+    write(key, options = {}) {
+      return context.prepare({
+        check() {
+          options.seen?.push(`check ${key}`);
+          if (options.fail) throw new StorageConflict('probe');
+        },
+        apply() {
+          options.seen?.push(`apply ${key}`);
+          if (options.async) return Promise.resolve() as unknown as void;
+          rows.push(key);
+        },
+      });
+    },
+    async written() {
+      return [...rows];
+    },
+  };
+}
+
+function sqliteProbe(context: SqliteExtensionContext): ProbeRepository {
+  context.migrate(['CREATE TABLE contract_probe (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL) STRICT']);
+  const { db } = context;
+  return {
+    write(key, options = {}) {
+      return context.prepare({
+        check() {
+          options.seen?.push(`check ${key}`);
+          if (options.fail) throw new StorageConflict('probe');
+        },
+        apply(tx) {
+          options.seen?.push(`apply ${key}`);
+          if (options.async) return Promise.resolve() as unknown as void;
+          tx.run('INSERT INTO contract_probe (key) VALUES (?)', key);
+        },
+      });
+    },
+    async written() {
+      return db.all('SELECT key FROM contract_probe ORDER BY seq').map((r) => String(r.key));
+    },
+  };
+}
+
+export const probeStorage: StorageExtension<ProbeRepository> = {
+  name: 'contract-probe',
+  engines: { memory: memoryProbe, sqlite: sqliteProbe },
+};

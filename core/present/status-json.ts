@@ -1,0 +1,51 @@
+// The JSON shapes of a Status and of a StatusEdit (spec part 2), apart from their renderers so
+// that the plugin hooks that fill parts of them (hooks.ts) can name them without a cycle.
+
+import type { AccountJson } from './account.ts';
+import type { FilterResultJson } from './filter.ts';
+import type { MediaJson, PollJson, CardJson } from './media.ts';
+
+export interface StatusJson {
+  id: string;
+  created_at: string;
+  in_reply_to_id: string | null;
+  in_reply_to_account_id: string | null;
+  sensitive: boolean;
+  spoiler_text: string;
+  visibility: string;
+  language: string | null;
+  uri: string;
+  url: string;
+  replies_count: number;
+  reblogs_count: number;
+  favourites_count: number;
+  edited_at: string | null;
+  favourited?: boolean;
+  reblogged?: boolean;
+  muted?: boolean;
+  bookmarked?: boolean;
+  pinned?: boolean;
+  filtered?: FilterResultJson[];
+  content?: string;
+  text?: string;
+  reblog: StatusJson | null;
+  application: { name: string; website: string | null } | null;
+  account: AccountJson;
+  media_attachments: MediaJson[];
+  mentions: { id: string; username: string; url: string; acct: string }[];
+  tags: { name: string; url: string }[];
+  emojis: never[];
+  card: CardJson | null;
+  poll: PollJson | null;
+}
+
+export interface StatusEditJson {
+  content: string;
+  spoiler_text: string;
+  sensitive: boolean;
+  created_at: string;
+  account: AccountJson;
+  poll: { options: { title: string }[] } | null;
+  media_attachments: MediaJson[];
+  emojis: never[];
+}

@@ -1,0 +1,6 @@
+// The feature plugins shipped with Rookery, each also importable alone (rookery/plugins/media …).
+
+export { cardsPlugin, cardStorage, nodeFetcher, FetchRefused, type CardsPluginOptions, type PageFetcher, type FetchedPage, type FetcherOptions } from './cards/index.ts';
+export { mediaPlugin, mediaStorage, diskMediaStore, memoryMediaStore, type MediaPluginOptions, type MediaStore, type StoredFile } from './media/index.ts';
+export { pollsPlugin, pollStorage } from './polls/index.ts';
+export { scheduledPlugin, scheduledStorage } from './scheduled/index.ts';

@@ -1,0 +1,321 @@
+// Media attachments (reference supporting-api.md, statuses.md §4, limits.md): uploads through
+// POST /api/v1/media (processed at once, 200) and /api/v2/media (202, processed by a job; GET
+// answers 206 until it is done, then 200), GET/PUT /api/v1/media/:id (description, focus),
+// media_ids on publish and edit with Mastodon's rules and texts, the attachments inlined on the
+// Status, avatar and header images for update_credentials, files through a MediaStore (local
+// disk by default, served here with their type and long-lived cache headers), and uploads left
+// unattached removed after a day (a delayed job queued with the upload).
+
+import { RookeryError, unprocessable } from '../../core/errors.ts';
+import { isId } from '../../core/ids.ts';
+import type { Id, MediaAttachment, MediaType } from '../../core/model.ts';
+import { present, str, strArray, type Params } from '../../core/params.ts';
+import type { RookeryPlugin } from '../../core/plugin-host.ts';
+import { renderMedia } from '../../core/present/media.ts';
+import { json, type ApiRequest, type ApiResponse, type Endpoint, type UploadedFile } from '../../core/api/types.ts';
+import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processProfileImage } from './process.ts';
+import { sniff, SUPPORTED_MIME_TYPES } from './sniff.ts';
+import { diskMediaStore, isMediaKey, MEDIA_PATH, memoryMediaStore, type MediaStore } from './store.ts';
+import { mediaStorage } from './storage/index.ts';
+
+export { mediaStorage, type MediaPatch, type MediaRepository } from './storage/index.ts';
+export { diskMediaStore, memoryMediaStore, type MediaStore, type StoredFile } from './store.ts';
+
+export const IMAGE_SIZE_LIMIT = 16_777_216;
+export const VIDEO_SIZE_LIMIT = 103_809_024;
+export const PROFILE_IMAGE_LIMIT = 8 * 1024 * 1024;
+export const DESCRIPTION_LIMIT = 1500;
+const DAY = 86_400_000;
+
+export const mediaTexts = {
+  fileBlank: "Validation failed: File can't be blank",
+  fileType: 'Validation failed: File content type is invalid',
+  notVerified: 'File type of uploaded media could not be verified',
+  imageTooBig: 'Validation failed: File file size must be less than 16 MB',
+  videoTooBig: 'Validation failed: File file size must be less than 99 MB',
+  dimensions: 'Validation failed: File dimensions are too large (at most 33177600 pixels)',
+  descriptionTooLong: `Validation failed: Description is too long (maximum is ${DESCRIPTION_LIMIT} characters)`,
+  tooMany: 'Cannot attach more than 4 files',
+  notFound: (ids: readonly string[]) => `Media ${ids.join(', ')} not found or already attached to another post`,
+  videoWithImages: 'Cannot attach a video to a post that already contains images',
+  notReady: 'Cannot attach files that have not finished processing. Try again in a moment!',
+  profileTooBig: (field: string) => `Validation failed: ${field} file size must be less than 8 MB`,
+  profileType: (field: string) => `Validation failed: ${field} content type is invalid`,
+} as const;
+
+export interface MediaPluginOptions {
+  /** Where files go. Default: `directory` on local disk, or memory when no directory is given. */
+  store?: MediaStore;
+  /** The local directory of the default store (the standalone instance: DATA_DIR/media). */
+  directory?: string;
+}
+
+const WRITE = ['write', 'write:media'];
+
+function fileParam(params: Params, name: string): UploadedFile | null {
+  const value = params[name];
+  if (value !== null && typeof value === 'object' && 'data' in value && (value as UploadedFile).data instanceof Uint8Array) return value as UploadedFile;
+  return null;
+}
+
+/** "x,y" with each in −1..1 (clamped); null when absent or unreadable. */
+function readFocus(value: string | undefined): { x: number; y: number } | null {
+  if (value === undefined || !value.includes(',')) return null;
+  const [x, y] = value.split(',').map((n) => Number(n.trim()));
+  if (x === undefined || y === undefined || !Number.isFinite(x) || !Number.isFinite(y)) return null;
+  const clamp = (n: number) => Math.max(-1, Math.min(1, n));
+  return { x: clamp(x), y: clamp(y) };
+}
+
+function readDescription(params: Params): string | null | undefined {
+  const value = str(params, 'description');
+  if (value === undefined) return undefined;
+  if (value.length > DESCRIPTION_LIMIT) throw unprocessable(mediaTexts.descriptionTooLong);
+  return value === '' ? null : value;
+}
+
+export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
+  return {
+    name: 'media',
+    register(host) {
+      const { core } = host;
+      const media = host.storage(mediaStorage);
+      const store = options.store ?? (options.directory ? diskMediaStore({ directory: options.directory, baseUrl: core.config.baseUrl }) : memoryMediaStore({ baseUrl: core.config.baseUrl }));
+
+      /** Processes an uploaded image (or keeps a video/audio file as it is) into the row's fields. */
+      const process = async (id: Id, data: Uint8Array): Promise<Partial<MediaAttachment>> => {
+        const kind = sniff(data);
+        if (kind === null) throw unprocessable(mediaTexts.fileType);
+        if (kind.kind !== 'image') {
+          const url = await store.put(`${id}-original.${kind.ext}`, data, kind.mime);
+          return { type: kind.kind as MediaType, url, previewUrl: null, original: null, small: null, blurhash: null, processed: true };
+        }
+        let processed;
+        try {
+          processed = await processImage(data, kind.ext as 'jpg');
+        } catch (error) {
+          if (error instanceof ImageError) throw unprocessable(error.message === 'too large' ? mediaTexts.dimensions : mediaTexts.notVerified);
+          throw error;
+        }
+        const url = await store.put(`${id}-original.${processed.original.ext}`, processed.original.data, processed.original.mime);
+        const previewUrl = await store.put(`${id}-small.jpg`, processed.small.data, 'image/jpeg');
+        return {
+          type: 'image',
+          url,
+          previewUrl,
+          original: processed.original.dimensions,
+          small: processed.small.dimensions,
+          blurhash: processed.blurhash,
+          processed: true,
+        };
+      };
+
+      const processJob = host.handleJob('process', async (payload) => {
+        const { id, key } = payload as { id: Id; key: string };
+        const row = await media.get(id);
+        if (row === null || row.processed) return;
+        const upload = await store.get(key);
+        if (upload === null) return;
+        let fields: Partial<MediaAttachment>;
+        try {
+          fields = await process(id, upload.data);
+        } catch (error) {
+          if (!(error instanceof RookeryError)) throw error;
+          // Not an image after all: it stays unprocessed, and the cleanup removes it.
+          core.logger.warn({ media: id, error: error.message }, 'an upload could not be processed');
+          return;
+        }
+        await media.update(id, fields);
+        await store.delete(key);
+      });
+      const expireJob = host.handleJob('expire', async (payload) => {
+        const { id } = payload as { id: Id };
+        const row = await media.get(id);
+        if (row === null || row.statusId !== null) return;
+        if (await media.deleteUnattached(id)) await removeFiles(store, row);
+      });
+
+      /** An upload of POST /api/v1/media (now) or /api/v2/media (later, by a job). */
+      const upload = async (request: ApiRequest, async: boolean): Promise<ApiResponse> => {
+        const account = request.caller.account;
+        if (account === null) throw new Error('the user guard lets no request through without an account');
+        const params = { ...request.query, ...request.body };
+        const file = fileParam(params, 'file');
+        if (file === null || file.data.length === 0) throw unprocessable(mediaTexts.fileBlank);
+        const kind = sniff(file.data);
+        if (kind === null) throw unprocessable(mediaTexts.fileType);
+        if (kind.kind === 'image' && file.data.length > IMAGE_SIZE_LIMIT) throw unprocessable(mediaTexts.imageTooBig);
+        if (file.data.length > VIDEO_SIZE_LIMIT) throw unprocessable(mediaTexts.videoTooBig);
+        const description = readDescription(params) ?? null;
+        const focus = readFocus(str(params, 'focus'));
+        const id = core.ids.next();
+        const now = core.clock.now();
+        const row: MediaAttachment = {
+          id, accountId: account.id, statusId: null, type: kind.kind === 'image' ? 'image' : kind.kind, url: null, previewUrl: null, remoteUrl: null,
+          description, blurhash: null, original: null, small: null, focus, extra: {}, processed: false, createdAt: now,
+        };
+        const expire = { name: expireJob, payload: { id }, runAt: now + DAY };
+        if (async && kind.kind === 'image') {
+          const key = `${id}-upload.${kind.ext}`;
+          await store.put(key, file.data, kind.mime);
+          await media.create(row, () => [{ name: processJob, payload: { id, key } }, expire]);
+          return json(renderMedia(row), 202);
+        }
+        const fields = await process(id, file.data);
+        const done = { ...row, ...fields };
+        await media.create(done, () => [expire]);
+        return json(renderMedia(done));
+      };
+
+      const own = async (request: ApiRequest): Promise<MediaAttachment> => {
+        const id = request.params['id'] ?? '';
+        const row = isId(id) ? await media.get(id) : null;
+        if (row === null || row.accountId !== request.caller.account?.id) throw new RookeryError(404, 'Record not found');
+        return row;
+      };
+
+      const endpoints: Endpoint[] = [
+        { method: 'POST', path: '/api/v1/media', auth: 'user', scopes: WRITE, payload: { maxBytes: VIDEO_SIZE_LIMIT + 1_048_576 }, handle: (request) => upload(request, false) },
+        { method: 'POST', path: '/api/v2/media', auth: 'user', scopes: WRITE, payload: { maxBytes: VIDEO_SIZE_LIMIT + 1_048_576 }, handle: (request) => upload(request, true) },
+        {
+          method: 'GET',
+          path: '/api/v1/media/:id',
+          auth: 'user',
+          scopes: WRITE,
+          handle: async (request) => {
+            const row = await own(request);
+            return json(renderMedia(row), row.processed ? 200 : 206);
+          },
+        },
+        {
+          method: 'PUT',
+          path: '/api/v1/media/:id',
+          auth: 'user',
+          scopes: WRITE,
+          handle: async (request) => {
+            const row = await own(request);
+            const params = { ...request.query, ...request.body };
+            const description = readDescription(params);
+            const focus = readFocus(str(params, 'focus'));
+            const patch: Partial<MediaAttachment> = {};
+            if (description !== undefined) patch.description = description;
+            if (focus !== null) patch.focus = focus;
+            const updated = (await media.update(row.id, patch)) ?? row;
+            return json(renderMedia(updated), updated.processed ? 200 : 206);
+          },
+        },
+        {
+          method: 'GET',
+          path: `${MEDIA_PATH}/:key`,
+          auth: 'public',
+          scopes: [],
+          handle: async (request) => {
+            const key = request.params['key'] ?? '';
+            const file = isMediaKey(key) ? await store.get(key) : null;
+            if (file === null) throw new RookeryError(404, 'Not Found');
+            return { status: 200, type: 'binary', body: file.data, headers: { 'content-type': file.contentType, 'cache-control': 'public, max-age=31536000, immutable' } };
+          },
+        },
+      ];
+      for (const endpoint of endpoints) host.addEndpoint(endpoint);
+
+      host.onPublish({
+        params: ['media_ids'],
+        edits: true,
+        async prepare(draft) {
+          const asked = Object.hasOwn(draft.params, 'media_ids');
+          // An edit without media_ids has no media (as Mastodon's UpdateStatusService has it).
+          const ids = asked ? (strArray(draft.params, 'media_ids') ?? []) : [];
+          if (ids.length === 0) {
+            if (draft.editing) draft.mediaIds = [];
+            return;
+          }
+          if (ids.length > core.config.limits.maxMediaAttachments || present(draft.params, 'poll')) throw unprocessable(mediaTexts.tooMany);
+          const unique = [...new Set(ids)];
+          const found = await media.getMany(unique.filter(isId));
+          // Media of a deleted status of the author's are free again: delete and redraft.
+          const elsewhere = [...new Set(found.flatMap((m) => (m.statusId !== null && m.statusId !== draft.statusId ? [m.statusId] : [])))];
+          const live = new Set((await core.storage.statuses.getMany(elsewhere)).map((s) => s.id));
+          const released = elsewhere.filter((id) => !live.has(id));
+          const usable = new Map(
+            found.filter((m) => m.accountId === draft.account.id && (m.statusId === null || m.statusId === draft.statusId || released.includes(m.statusId))).map((m) => [m.id, m]),
+          );
+          const missing = unique.filter((id) => !usable.has(id));
+          if (missing.length > 0) throw unprocessable(mediaTexts.notFound(missing));
+          const items = unique.map((id) => usable.get(id) as MediaAttachment);
+          if (items.length > 1 && items.some((m) => m.type === 'video' || m.type === 'audio' || m.type === 'gifv')) throw unprocessable(mediaTexts.videoWithImages);
+          if (items.some((m) => !m.processed)) throw unprocessable(mediaTexts.notReady);
+          if (draft.editing && unique.join() === draft.mediaIds.join()) return;
+          draft.mediaIds = unique;
+          draft.writes.push(media.attach(draft.account.id, draft.statusId, unique, released));
+        },
+      });
+
+      host.decorateStatuses<Map<Id, MediaAttachment>>({
+        async load(statuses) {
+          const ids = [...new Set(statuses.flatMap((s) => s.mediaIds))];
+          return ids.length === 0 ? new Map() : new Map((await media.getMany(ids)).map((m) => [m.id, m]));
+        },
+        render(status, loaded, json) {
+          json.media_attachments = status.mediaIds.flatMap((id) => {
+            const item = loaded.get(id);
+            return item ? [renderMedia(item)] : [];
+          });
+        },
+        searchable(status, loaded) {
+          return status.mediaIds.map((id) => loaded.get(id)?.description ?? '');
+        },
+        async renderEdits(edits, entries) {
+          const ids = [...new Set(edits.flatMap((e) => e.mediaIds))];
+          if (ids.length === 0) return;
+          const byId = new Map((await media.getMany(ids)).map((m) => [m.id, m]));
+          edits.forEach((edit, i) => {
+            const entry = entries[i];
+            if (entry) entry.media_attachments = edit.mediaIds.flatMap((id) => (byId.has(id) ? [renderMedia(byId.get(id) as MediaAttachment)] : []));
+          });
+        },
+      });
+
+      host.onProfileUpdate({
+        params: ['avatar', 'header'],
+        async prepare(draft) {
+          for (const [param, field, width, height] of [['avatar', 'Avatar', 400, 400], ['header', 'Header', 1500, 500]] as const) {
+            const file = fileParam(draft.params, param);
+            if (file === null) continue;
+            if (file.data.length > PROFILE_IMAGE_LIMIT) throw unprocessable(mediaTexts.profileTooBig(field));
+            const kind = sniff(file.data);
+            if (kind === null || kind.kind !== 'image') throw unprocessable(mediaTexts.profileType(field));
+            let image: Uint8Array;
+            try {
+              image = await processProfileImage(file.data, width, height);
+            } catch {
+              throw unprocessable(mediaTexts.profileType(field));
+            }
+            const url = await store.put(`${draft.account.id}-${param}-${core.ids.next()}.png`, image, 'image/png');
+            if (param === 'avatar') draft.patch.avatarUrl = url;
+            else draft.patch.headerUrl = url;
+          }
+        },
+      });
+
+      host.configureInstance('media_attachments', {
+        supported_mime_types: SUPPORTED_MIME_TYPES,
+        description_limit: DESCRIPTION_LIMIT,
+        image_size_limit: IMAGE_SIZE_LIMIT,
+        image_matrix_limit: IMAGE_MATRIX_LIMIT,
+        video_size_limit: VIDEO_SIZE_LIMIT,
+        video_frame_rate_limit: 120,
+        video_matrix_limit: 8_294_400,
+      });
+    },
+  };
+}
+
+async function removeFiles(store: MediaStore, row: MediaAttachment): Promise<void> {
+  for (const url of [row.url, row.previewUrl]) {
+    if (url === null) continue;
+    const key = url.slice(url.lastIndexOf('/') + 1);
+    if (isMediaKey(key)) await store.delete(key);
+  }
+}
+

@@ -1,0 +1,13 @@
+// The media plugin's storage extension: one repository per engine.
+
+import type { StorageExtension } from '../../../core/ports/storage.ts';
+import { memoryMediaRepository } from './memory.ts';
+import type { MediaRepository } from './port.ts';
+import { sqliteMediaRepository } from './sqlite.ts';
+
+export type { MediaPatch, MediaRepository } from './port.ts';
+
+export const mediaStorage: StorageExtension<MediaRepository> = {
+  name: 'media',
+  engines: { memory: memoryMediaRepository, sqlite: sqliteMediaRepository },
+};

@@ -1,0 +1,23 @@
+// The polls plugin's repository: polls, inserted (or replaced by an edit) atomically with the
+// status they belong to, and their votes. Contract: polls/storage/contract.ts.
+
+import type { Id, Poll } from '../../../core/model.ts';
+import type { NewJob } from '../../../core/ports/queue.ts';
+import type { StorageWrite } from '../../../core/ports/storage.ts';
+
+export interface PollRepository {
+  get(id: Id): Promise<Poll | null>;
+  /** Missing ids skipped; newest first. */
+  getMany(ids: readonly Id[]): Promise<Poll[]>;
+  /** ATOMIC. Records the votes unless the account already voted ('already'); updates the
+   * option counts, votesCount and votersCount. */
+  vote(pollId: Id, accountId: Id, choices: readonly number[]): Promise<'voted' | 'already'>;
+  /** The option indexes each of these polls got from the account. */
+  votesBy(accountId: Id, pollIds: readonly Id[]): Promise<Map<Id, number[]>>;
+  /** The accounts that voted in a poll, in no particular order. */
+  voters(pollId: Id): Promise<Id[]>;
+  /** A write for statuses.create/update that inserts the poll (StorageConflict 'id' when its id
+   * is taken) or, with `replace`, overwrites the poll of that id (its recorded votes dropped when
+   * the given poll has no voters: it was reset), and records `jobs` in the same transaction. */
+  store(poll: Poll, options?: { replace?: boolean; jobs?: readonly NewJob[] }): StorageWrite;
+}

@@ -1,0 +1,13 @@
+// The scheduled statuses plugin's storage extension: one repository per engine.
+
+import type { StorageExtension } from '../../../core/ports/storage.ts';
+import { memoryScheduledRepository } from './memory.ts';
+import type { ScheduledStatusRepository } from './port.ts';
+import { sqliteScheduledRepository } from './sqlite.ts';
+
+export type { ScheduledStatusRepository } from './port.ts';
+
+export const scheduledStorage: StorageExtension<ScheduledStatusRepository> = {
+  name: 'scheduled',
+  engines: { memory: memoryScheduledRepository, sqlite: sqliteScheduledRepository },
+};

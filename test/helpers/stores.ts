@@ -1,0 +1,53 @@
+// Stores for contract suites: memory, a SQLite file (reopen and a second connection), and a
+// private SQLite :memory: database.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMemoryStorage } from '../../adapters/memory/index.ts';
+import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
+import type { OpenStore } from '../../adapters/testing/index.ts';
+import type { Storage } from '../../core/ports/storage.ts';
+
+export const openMemory: OpenStore = async () => {
+  const storage = createMemoryStorage();
+  return { storage, cleanup: () => storage.close() };
+};
+
+/** A SQLite file per call in a directory removed by `teardown`. */
+export function sqliteFiles(teardown: (fn: () => void) => void): OpenStore {
+  const dir = mkdtempSync(join(tmpdir(), 'rookery-plugin-contract-'));
+  teardown(() => rmSync(dir, { recursive: true, force: true }));
+  let files = 0;
+  return async () => {
+    files += 1;
+    const path = join(dir, `store-${files}.db`);
+    const open: Storage[] = [];
+    const openOne = (): Storage => {
+      const s = openSqliteStorage({ path });
+      open.push(s);
+      return s;
+    };
+    const handle = {
+      storage: openOne(),
+      async reopen() {
+        await handle.storage.close();
+        handle.storage = openOne();
+        return handle.storage;
+      },
+      async connect() {
+        return openOne();
+      },
+      async cleanup() {
+        for (const s of open) await s.close();
+        for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+      },
+    };
+    return handle;
+  };
+}
+
+export const openSqliteMemory: OpenStore = async () => {
+  const storage = openSqliteStorage({ path: ':memory:', synchronous: 'normal' });
+  return { storage, cleanup: () => storage.close() };
+};
