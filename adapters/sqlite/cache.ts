@@ -10,15 +10,15 @@ import type { Db } from './db.ts';
 
 export class RowCache<K, V> {
   readonly #db: Db;
-  readonly #table: string;
+  readonly #tables: readonly string[];
   readonly #max: number;
   readonly #copy: (value: V) => V;
   readonly #entries = new Map<K, { generation: number; value: V }>();
 
-  /** `table`: the one table the cached rows come from. */
-  constructor(db: Db, table: string, max: number, copy: (value: V) => V) {
+  /** `tables`: the table (or the tables of a join) the cached values are read from. */
+  constructor(db: Db, tables: string | readonly string[], max: number, copy: (value: V) => V) {
     this.#db = db;
-    this.#table = table;
+    this.#tables = typeof tables === 'string' ? [tables] : tables;
     this.#max = max;
     this.#copy = copy;
   }
@@ -27,7 +27,7 @@ export class RowCache<K, V> {
   get(key: K): V | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    if (entry.generation !== this.#db.generation(this.#table)) {
+    if (entry.generation !== this.#generation()) {
       this.#entries.delete(key);
       return undefined;
     }
@@ -39,7 +39,14 @@ export class RowCache<K, V> {
   set(key: K, value: V): void {
     if (this.#db.raw.isTransaction) return;
     if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value as K);
-    this.#entries.set(key, { generation: this.#db.generation(this.#table), value: this.#copy(value) });
+    this.#entries.set(key, { generation: this.#generation(), value: this.#copy(value) });
+  }
+
+  /** Generations only grow: the largest of the tables' moves when any of them does. */
+  #generation(): number {
+    let latest = 0;
+    for (const table of this.#tables) latest = Math.max(latest, this.#db.generation(table));
+    return latest;
   }
 
   /** Reads through the cache: `load` is called for missing keys only, in one call. */

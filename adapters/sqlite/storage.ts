@@ -17,6 +17,7 @@ import { relationshipRepository } from './relationships.ts';
 import { enqueueIn, jobQueue, writeWithOutbox } from './jobs.ts';
 import { migrate, migrateExtension } from './schema.ts';
 import { statusRepository } from './statuses.ts';
+import { RowCache } from './cache.ts';
 
 export interface SqliteStorageOptions {
   /** A file path, or ':memory:' for a private in-memory database. */
@@ -67,6 +68,8 @@ export interface SqliteExtensionContext {
   writeWithOutbox<R>(outbox: Outbox<R> | undefined, write: () => R): Promise<R>;
   /** Inserts jobs inside the current transaction (what an apply records with the status write). */
   enqueue(jobs: readonly NewJob[]): void;
+  /** A read cache as fresh as the file (cache.ts) over the given tables. */
+  cache<K, V>(tables: string | readonly string[], max: number, copy: (value: V) => V): RowCache<K, V>;
 }
 
 export function openSqliteStorage(options: SqliteStorageOptions): Storage {
@@ -90,6 +93,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
       return check === undefined ? prepared : { ...prepared, check: (tx) => check.call(write, tx as Db) };
     },
     writeWithOutbox: (outbox, write) => writeWithOutbox(db, outbox, write),
+    cache: (tables, max, copy) => new RowCache(db, tables, max, copy),
     enqueue: (jobs) => {
       if (!db.raw.isTransaction) throw new Error('enqueue belongs inside a write transaction');
       if (jobs.length > 0) enqueueIn(db, jobs, 0);

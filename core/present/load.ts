@@ -39,21 +39,25 @@ export async function loadStatusBundle(core: Core, statuses: readonly Status[], 
   const { storage } = core;
   const known = new Map(statuses.map((s) => [s.id, s]));
   const missingOriginals = unique(statuses.flatMap((s) => (s.reblogOfId !== null && !known.has(s.reblogOfId) ? [s.reblogOfId] : [])));
-  const originals = await many(missingOriginals, (ids) => storage.statuses.getMany(ids));
+  // Every read below starts in one go (a store can check its freshness once for all of them).
+  const originals = missingOriginals.length === 0 ? [] : await storage.statuses.getMany(missingOriginals);
   const all = [...statuses, ...originals];
   const byId = new Map(all.map((s) => [s.id, s]));
-  const [accounts, applications, decorators] = await Promise.all([
+  const [accounts, applications, decorators, viewerReads] = await Promise.all([
     storage.accounts.getMany(unique(all.flatMap((s) => [s.accountId, ...s.mentionIds]))),
     many(unique(all.flatMap((s) => (s.applicationId === null ? [] : [s.applicationId]))), (ids) => storage.oauth.getApplicationsMany(ids)),
     loadDecorators(core, [...byId.values()], viewer?.id ?? null),
+    viewer === null
+      ? null
+      : Promise.all([
+          storage.interactions.viewerState(viewer.id, [...byId.keys()], unique(all.map((s) => s.conversationId))),
+          storage.filters.listBy(viewer.id),
+        ]),
   ]);
   const now = core.clock.now();
   let viewerBundle: StatusBundle['viewer'] = null;
-  if (viewer !== null) {
-    const [state, filters] = await Promise.all([
-      storage.interactions.viewerState(viewer.id, [...byId.keys()], unique(all.map((s) => s.conversationId))),
-      storage.filters.listBy(viewer.id),
-    ]);
+  if (viewerReads !== null) {
+    const [state, filters] = viewerReads;
     const active = filters.filter((f) => isActive(f, now));
     viewerBundle = { state, filters: active, keywords: keywordMatcher(active) };
   }

@@ -38,6 +38,7 @@ const CARD_COLUMNS = `id, url, title, description, type, author_name, author_url
 
 export function sqliteCardRepository(context: SqliteExtensionContext): CardRepository {
   const { db, values: v } = context;
+  const byStatus = context.cache<Id, PreviewCard | null>(['status_cards', 'preview_cards'], 20_000, (card) => (card === null ? null : { ...card }));
   const { id, int, intOrNull, key, keyList, num, text, textOrNull } = v;
   context.migrate(CARD_MIGRATIONS);
   const cardFromRow = (r: SqliteRow): PreviewCard => ({
@@ -104,12 +105,21 @@ export function sqliteCardRepository(context: SqliteExtensionContext): CardRepos
     },
     async forStatuses(statusIds) {
       const out = new Map<Id, PreviewCard>();
+      const missing: Id[] = [];
+      for (const statusId of new Set(statusIds)) {
+        const hit = byStatus.get(statusId);
+        if (hit === undefined) missing.push(statusId);
+        else if (hit !== null) out.set(statusId, hit);
+      }
+      if (missing.length === 0) return out;
       const rows = db.all(
         `SELECT sc.status_id AS status_id, ${CARD_COLUMNS.split(',').map((c) => `pc.${c.trim()}`).join(', ')}
          FROM status_cards sc JOIN preview_cards pc ON pc.id = sc.card_id WHERE sc.status_id IN (SELECT value FROM json_each(?))`,
-        keyList(statusIds),
+        keyList(missing),
       );
       for (const r of rows) out.set(id(r.status_id), cardFromRow(r));
+      // Most statuses have no card: that answer is cached too.
+      for (const statusId of missing) byStatus.set(statusId, out.get(statusId) ?? null);
       return out;
     },
   };
