@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const token = await seed(join(dataDir, 'rookery.sqlite3'), port);
   const server = spawn(process.execPath, [join(root, 'examples/standalone/server.ts')], {
-    env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), STREAMING_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     stdio: 'inherit',
   });
   const base = `http://127.0.0.1:${port}`;

@@ -8,6 +8,7 @@ import { createNodeRookery } from '../../adapters/node/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { readSettings } from './env.ts';
 import { createLogger } from './logger.ts';
+import { startStandaloneStreaming } from './streaming.ts';
 
 const log = createLogger();
 const settings = readSettings();
@@ -20,6 +21,7 @@ server.events.on('response', (request) => {
   const response = request.response as { statusCode?: number } | null;
   log.info({ method: request.method.toUpperCase(), path: request.path, status: response?.statusCode, ms: Date.now() - request.info.received }, 'request');
 });
+const streaming = await startStandaloneStreaming(rookery, settings, log);
 await server.start();
 const stopJobs = rookery.startJobs();
 log.info({ url: settings.config.baseUrl, listening: server.info.uri, data: settings.databasePath }, `Rookery is up on ${server.info.uri}`);
@@ -31,6 +33,7 @@ async function shutdown(signal: string): Promise<void> {
   log.info({ signal }, 'shutting down');
   // Stop taking requests and let the ones in flight finish, then close the store: every
   // write acknowledged to a client was committed (synchronous=FULL) before its response.
+  await streaming.close();
   await server.stop({ timeout: 10_000 });
   stopJobs();
   await rookery.close();
