@@ -5,6 +5,7 @@
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { startStreamingServer, type StreamingServer, type StreamingServerOptions } from '../../adapters/uws/index.ts';
+import type { StreamHub } from '../../core/streaming/hub.ts';
 import type { Harness } from './harness.ts';
 
 export interface Streaming {
@@ -272,4 +273,26 @@ export function stalledClient(port: number, request: string, until: string): Pro
     socket.once('connect', () => socket.write(request));
     socket.once('close', () => reject(new Error(`closed before ${JSON.stringify(until)}: ${text.slice(0, 300)}`)));
   });
+}
+
+/** Watches the hub for completed subscriptions, for clients (masto.js, megalodon) that give no
+ * sign that theirs is in place: wraps hub.connect so each connection's subscribe reports back. */
+export function watchSubscriptions(hub: StreamHub): { subscribed(accountId: string, name: string): Promise<void> } {
+  const done: { accountId: string; name: string }[] = [];
+  const waiters = new Waiters();
+  const connect = hub.connect.bind(hub);
+  hub.connect = (identity, output) => {
+    const connection = connect(identity, output);
+    const subscribe = connection.subscribe.bind(connection);
+    connection.subscribe = async (name, params) => {
+      const refused = await subscribe(name, params);
+      if (refused === null) done.push({ accountId: identity.accountId, name });
+      waiters.notify();
+      return refused;
+    };
+    return connection;
+  };
+  return {
+    subscribed: (accountId, name) => waiters.wait(() => done.some((d) => d.accountId === accountId && d.name === name), `waiting for ${accountId} to subscribe to ${name}`),
+  };
 }
