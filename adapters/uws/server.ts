@@ -26,6 +26,8 @@ export interface StreamingServerOptions {
   maxBackpressure?: number;
   /** Largest client message, in bytes (default 16 KiB); a bigger one closes the socket. */
   maxPayloadLength?: number;
+  /** Subscriptions one WebSocket may hold (default 256); asking for more closes it with 1008. */
+  maxSubscriptions?: number;
   /** Default: the Rookery's logger. */
   logger?: Logger;
 }
@@ -41,7 +43,7 @@ export interface StreamingServer {
   close(): Promise<void>;
 }
 
-const DEFAULTS = { host: '127.0.0.1', heartbeatMs: 15_000, pingMs: 30_000, maxBackpressure: 1024 * 1024, maxPayloadLength: 16 * 1024 };
+const DEFAULTS = { host: '127.0.0.1', heartbeatMs: 15_000, pingMs: 30_000, maxBackpressure: 1024 * 1024, maxPayloadLength: 16 * 1024, maxSubscriptions: 256 };
 
 const HEALTH_PATH = '/api/v1/streaming/health';
 const NOT_FOUND = JSON.stringify({ error: 'Not Found' });
@@ -63,6 +65,7 @@ export async function startStreamingServer(rookery: Rookery, options: StreamingS
     logger,
     maxBackpressure: options.maxBackpressure ?? DEFAULTS.maxBackpressure,
     maxPayloadLength: options.maxPayloadLength ?? DEFAULTS.maxPayloadLength,
+    maxSubscriptions: options.maxSubscriptions ?? DEFAULTS.maxSubscriptions,
     compression: uws.DISABLED,
     sse,
     ws: new Set<WsClient>(),

@@ -4,7 +4,8 @@
 // sends its token in, turns subscribe/unsubscribe messages into hub calls (one at a time, in
 // order), writes the hub's pre-encoded frames, pings, and closes what it must: binary frames
 // (1003), a killed token (1000), a client that did not answer the last ping, one too slow to
-// read (past uWS's maxBackpressure), or one that piles up unanswered messages (1008).
+// read (past uWS's maxBackpressure), or one that piles up unanswered messages or asks for more
+// subscriptions than maxSubscriptions (1008).
 
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
 import { wsError } from '../../core/streaming/encode.ts';
@@ -21,6 +22,8 @@ const MAX_PENDING_MESSAGES = 64;
 export interface WsContext extends TransportContext {
   ws: Set<WsClient>;
   maxPayloadLength: number;
+  /** Subscriptions one socket may hold; a subscribe beyond them closes it (1008). */
+  maxSubscriptions: number;
   /** uWS.DISABLED: the frames are shared, pre-encoded bytes; compressing them per socket would
    * undo that (and cost memory per connection). */
   compression: number;
@@ -145,7 +148,14 @@ export class WsClient implements StreamOutput {
       this.#context.logger.error({ err, command, stream: name }, 'a WebSocket subscription failed');
       refused = UNEXPECTED;
     }
-    if (refused === null) return;
+    if (refused === null) {
+      // Counted after the fact: a duplicate or a refused subscribe adds nothing.
+      if (connection.subscriptionCount > this.#context.maxSubscriptions) {
+        this.#context.logger.warn({ accountId: this.identity.accountId, limit: this.#context.maxSubscriptions }, 'WebSocket client asked for too many subscriptions: closed');
+        this.end(1008);
+      }
+      return;
+    }
     // Unsubscribe errors carry no status on the wire (reference §4).
     this.#send(command === 'subscribe' ? wsError(refused.error, refused.status) : wsError(refused.error));
   }

@@ -167,7 +167,8 @@ export class WsReader {
     });
     socket.on('close', (code, reason) => {
       this.closed = { code, reason: String(reason) };
-      this.#waiters.notify();
+      // Whatever else was awaited will not come now: fail fast rather than time out.
+      this.#waiters.fail(new Error(`the socket closed with ${code}`));
     });
     socket.on('error', () => {});
   }
@@ -295,4 +296,81 @@ export function watchSubscriptions(hub: StreamHub): { subscribed(accountId: stri
   return {
     subscribed: (accountId, name) => waiters.wait(() => done.some((d) => d.accountId === accountId && d.name === name), `waiting for ${accountId} to subscribe to ${name}`),
   };
+}
+
+/** A WebSocket client on a raw socket, for what a library will not do: put several frames in
+ * one write, so that the server reads them together. Text frames only, in both directions. */
+export class RawWebSocket {
+  readonly socket: Socket;
+  /** Text frames received, in order. */
+  readonly frames: string[] = [];
+  readonly #waiters = new Waiters();
+  #buffer = Buffer.alloc(0);
+  #upgraded = false;
+
+  private constructor(socket: Socket) {
+    this.socket = socket;
+  }
+
+  static open(port: number, path: string): Promise<RawWebSocket> {
+    const socket = connect(port, '127.0.0.1');
+    const client = new RawWebSocket(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => client.#waiters.fail(new Error('the socket closed')));
+    socket.on('data', (chunk: Buffer) => client.#read(chunk));
+    socket.once('connect', () => {
+      socket.write(
+        [`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Upgrade: websocket', 'Connection: Upgrade', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version: 13', '', ''].join('\r\n'),
+      );
+    });
+    return client.#waiters.wait(() => client.#upgraded, 'waiting for 101').then(() => client);
+  }
+
+  #read(chunk: Buffer): void {
+    this.#buffer = Buffer.concat([this.#buffer, chunk]);
+    if (!this.#upgraded) {
+      const end = this.#buffer.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      if (!this.#buffer.subarray(0, end).toString('latin1').startsWith('HTTP/1.1 101 ')) {
+        this.#waiters.fail(new Error(`not upgraded: ${this.#buffer.subarray(0, end).toString('latin1')}`));
+        return;
+      }
+      this.#upgraded = true;
+      this.#buffer = this.#buffer.subarray(end + 4);
+    }
+    // Unmasked server frames: FIN + opcode, then a 7- or 16-bit length.
+    while (this.#buffer.length >= 2) {
+      let length = (this.#buffer[1] ?? 0) & 0x7f;
+      let offset = 2;
+      if (length === 126) {
+        if (this.#buffer.length < 4) break;
+        length = this.#buffer.readUInt16BE(2);
+        offset = 4;
+      }
+      if (this.#buffer.length < offset + length) break;
+      if (((this.#buffer[0] ?? 0) & 0x0f) === 1) this.frames.push(this.#buffer.subarray(offset, offset + length).toString('utf8'));
+      this.#buffer = this.#buffer.subarray(offset + length);
+    }
+    this.#waiters.notify();
+  }
+
+  /** Sends every message as a masked text frame, all in one write. */
+  sendTogether(messages: unknown[]): void {
+    const frames = messages.map((message) => {
+      const payload = Buffer.from(typeof message === 'string' ? message : JSON.stringify(message));
+      if (payload.length > 125) throw new Error('RawWebSocket sends short frames only');
+      const mask = Buffer.from([1, 2, 3, 4]);
+      const masked = Buffer.from(payload.map((byte, i) => byte ^ (mask[i % 4] ?? 0)));
+      return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]);
+    });
+    this.socket.write(Buffer.concat(frames));
+  }
+
+  frameCount(n: number): Promise<void> {
+    return this.#waiters.wait(() => this.frames.length >= n, `waiting for ${n} frame(s)`);
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
 }

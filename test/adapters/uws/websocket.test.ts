@@ -10,7 +10,7 @@ import { follow, post } from '../../helpers/api.ts';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { PASSWORD, registerApp, tokenRequest } from '../../helpers/oauth.ts';
 import { openStream } from '../../helpers/streams.ts';
-import { rawUpgrade, SseReader, startStreaming, WsReader, type Streaming } from '../../helpers/uws.ts';
+import { RawWebSocket, rawUpgrade, SseReader, startStreaming, WsReader, type Streaming } from '../../helpers/uws.ts';
 
 let h: Harness;
 let s: Streaming;
@@ -278,4 +278,71 @@ t.test('closing the server: sockets get 1001, SSE responses end, nothing is left
     () => 'refused',
   );
   t.equal(refused, 'refused', 'it no longer listens');
+});
+
+t.test('bounded input: more subscriptions than allowed, or a message too big, closes the socket', async (t) => {
+  const bounded = await startStreaming(h, { maxSubscriptions: 3, maxPayloadLength: 1024 });
+  t.teardown(() => bounded.server.close());
+  const client = await WsReader.open(`${bounded.ws}/api/v1/streaming?access_token=${bob.token}&stream=public`);
+  clients.push(client);
+  client.send({ type: 'subscribe', stream: 'hashtag', tag: 'one' });
+  client.send({ type: 'subscribe', stream: 'hashtag', tag: 'two' });
+  client.send({ type: 'subscribe', stream: 'public' });
+  await client.sync();
+  t.equal(h.rookery.streaming.stats().subscriptions, 3, 'up to the limit: public, #one, #two (public again is a no-op)');
+  client.send({ type: 'subscribe', stream: 'hashtag', tag: 'three' });
+  t.equal((await client.whenClosed()).code, 1008, 'one more: closed as a policy violation');
+  t.strictSame(h.rookery.streaming.stats(), { connections: 0, subscriptions: 0, channels: 0 });
+  const big = await WsReader.open(`${bounded.ws}/api/v1/streaming?access_token=${bob.token}`);
+  clients.push(big);
+  big.send({ type: 'subscribe', stream: 'hashtag', tag: 'x'.repeat(1024) });
+  t.equal((await big.whenClosed()).code, 1006, 'a message over maxPayloadLength: the socket is cut');
+  t.equal(bounded.server.stats().websocket, 0);
+});
+
+t.test('commands are handled one at a time, in order; a client that piles them up is closed (1008)', async (t) => {
+  const list = (await h.request('POST', '/api/v1/lists', { token: bob.token, payload: { title: 'mine' } })).json;
+  // The list lookup of a subscribe waits until the test lets it go.
+  const lists = h.core.storage.lists;
+  const get = lists.get.bind(lists);
+  let release = (): void => {};
+  let reached = (): void => {};
+  let lookups = 0;
+  const hold = (): Promise<void> => {
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const atStore = new Promise<void>((resolve) => (reached = resolve));
+    lookups = 0;
+    lists.get = async (id) => {
+      lookups += 1;
+      reached();
+      await gate;
+      return get(id);
+    };
+    return atStore;
+  };
+
+  const ordered = await RawWebSocket.open(s.server.port, `/api/v1/streaming?access_token=${bob.token}`);
+  t.teardown(() => ordered.close());
+  let atStore = hold();
+  // One write: the server reads the three frames together, while the first waits on the store.
+  ordered.sendTogether([
+    { type: 'subscribe', stream: 'list', list: list.id },
+    { type: 'unsubscribe', stream: 'list', list: list.id },
+    { type: 'subscribe', stream: 'nonsense' },
+  ]);
+  await atStore;
+  // Let the rest of that read (the other two frames) be handled before the store answers.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  release();
+  await ordered.frameCount(1);
+  t.strictSame(ordered.frames.map((f) => JSON.parse(f)), [{ error: 'Unknown stream type', status: 400 }]);
+  t.equal(h.rookery.streaming.stats().subscriptions, 0, 'the unsubscribe ran after the subscribe it followed');
+
+  atStore = hold();
+  const flooding = await open(`/api/v1/streaming?access_token=${bob.token}`);
+  for (let i = 0; i < 70; i++) flooding.send({ type: 'subscribe', stream: 'list', list: list.id });
+  t.equal((await flooding.whenClosed()).code, 1008, 'more than 64 waiting commands: closed');
+  await atStore;
+  release();
+  t.equal(lookups, 1, 'only the first had reached the hub');
 });
