@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rookery-bench-'));
   const port = await freePort();
   const token = await seed(join(dataDir, 'rookery.sqlite3'), port);
-  const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'false' };
+  const env = { ...process.env, PORT: String(port), STREAMING_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'false' };
   const server = await startOnCore0([join(root, 'examples/standalone/server.ts')], env, 'Rookery is up');
   server.stdout?.removeAllListeners('data');
   server.stdout?.resume();

@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
-# The browser test drives Debian's Chromium (playwright-core never downloads a browser here).
-# Installs it with apt-get when it is missing and we may; otherwise says exactly what to do.
+# System packages the project needs, named as arguments (default: chromium):
+#   chromium  the browser test drives Debian's Chromium (playwright-core never downloads one);
+#   gcc, patchelf  scripts/uws-glibc-compat.mjs builds and links a shim so that uWebSockets.js
+#             loads on a glibc older than 2.38 (it asks for them only there).
+# Installs what is missing with apt-get when it may (root); otherwise says exactly what to do.
 set -u
-browser="${CHROMIUM_PATH:-/usr/bin/chromium}"
-[ -x "$browser" ] && exit 0
+[ $# -eq 0 ] && set -- chromium
+
+missing=()
+for tool in "$@"; do
+  case "$tool" in
+    chromium) [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium) ;;
+    *) command -v "$tool" >/dev/null 2>&1 || missing+=("$tool") ;;
+  esac
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "Installing Chromium for the browser test (apt-get install chromium)…"
+  echo "Installing ${missing[*]} (apt-get install ${missing[*]})…"
   export DEBIAN_FRONTEND=noninteractive
-  { apt-get install -y --no-install-recommends chromium || { apt-get update && apt-get install -y --no-install-recommends chromium; }; } >/tmp/rookery-apt.log 2>&1 \
-    || { echo "apt-get could not install chromium; see /tmp/rookery-apt.log" >&2; exit 1; }
+  { apt-get install -y --no-install-recommends "${missing[@]}" || { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; }; } >/tmp/rookery-apt.log 2>&1 \
+    || { echo "apt-get could not install ${missing[*]}; see /tmp/rookery-apt.log" >&2; exit 1; }
   exit 0
 fi
-echo "The browser test needs Chromium at $browser: run 'sudo apt-get install chromium' or set CHROMIUM_PATH." >&2
+for tool in "${missing[@]}"; do
+  case "$tool" in
+    chromium) echo "The browser test needs Chromium at ${CHROMIUM_PATH:-/usr/bin/chromium}: run 'sudo apt-get install chromium' or set CHROMIUM_PATH." >&2 ;;
+    *) echo "$tool is needed (uWebSockets.js on glibc < 2.38): run 'sudo apt-get install $tool'." >&2 ;;
+  esac
+done
 exit 1

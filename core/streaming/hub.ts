@@ -46,6 +46,8 @@ export interface StreamIdentity {
 
 export interface StreamConnection {
   readonly identity: StreamIdentity;
+  /** How many subscriptions it holds (a transport bounds what one client may hold). */
+  readonly subscriptionCount: number;
   /** null when subscribed (or already subscribed), else the refusal for the client. */
   subscribe(name: string, params: StreamParams): Promise<StreamRefusal | null>;
   unsubscribe(name: string, params: StreamParams): Promise<StreamRefusal | null>;
@@ -289,6 +291,9 @@ export function createStreamHub(core: Core): StreamHub {
       output,
       subscriptions: new Map(),
       closed: false,
+      get subscriptionCount() {
+        return connection.subscriptions.size;
+      },
       async subscribe(name, params) {
         if (connection.closed) return null;
         const stream = resolveStream(name, params, identity.accountId, identity.scopes);

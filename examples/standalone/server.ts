@@ -11,6 +11,7 @@ import { readSettings } from './env.ts';
 import { createLogger } from './logger.ts';
 import { listen, ListenError } from './listen.ts';
 import { standalonePlugins } from './plugins.ts';
+import { startStandaloneStreaming } from './streaming.ts';
 
 const log = createLogger();
 const settings = readSettings();
@@ -29,12 +30,14 @@ const server = createServer((req, res) => {
   }
   handle(req, res);
 });
+const streaming = await startStandaloneStreaming(rookery, settings, log);
 try {
   await listen(server, settings, 'PORT');
 } catch (err) {
   if (!(err instanceof ListenError)) throw err;
   log.error({}, err.message);
   console.error(err.message);
+  await streaming.close();
   await rookery.close();
   process.exit(1);
 }
@@ -49,6 +52,8 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, 'shutting down');
+  // Streams end first (their clients reconnect elsewhere), then HTTP.
+  await streaming.close();
   // Stop taking requests and let the ones in flight finish (at most 10 s), then close the
   // store: every write acknowledged to a client was committed (synchronous=FULL) before its
   // response.

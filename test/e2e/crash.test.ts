@@ -72,7 +72,7 @@ function kill(child: ChildProcess): Promise<void> {
 
 t.test(`${CYCLES} kills under load: every acknowledged write keeps its notification`, async (t) => {
   const port = await freePort();
-  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1' });
+  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), STREAMING_PORT: String(await freePort()), BIND: '127.0.0.1' });
   cli(env, 'accounts', 'create', 'author', '--email', 'author@example.com', '--password', 'a long password');
   const authorToken = cli(env, 'tokens', 'issue', 'author', '--scopes', 'read write');
   const fanTokens: string[] = [];

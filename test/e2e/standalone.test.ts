@@ -47,7 +47,8 @@ function stop(child: ChildProcess): Promise<number | null> {
 
 t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   const port = await freePort();
-  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1' });
+  const streamingPort = await freePort();
+  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1', STREAMING_PORT: String(streamingPort) });
   const created = cli(env, 'accounts', 'create', 'opal', '--email', 'opal@example.com', '--password', 'a long password');
   t.equal(created.status, 0, created.stderr);
   t.match(created.stdout, /^Created @opal \(id \d+\)\./);
@@ -72,7 +73,7 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   const favourited = await fetch(`${base}/api/v1/statuses/${status.id}/favourite`, { method: 'POST', headers });
   t.equal(favourited.status, 200);
   const instance = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { urls?: { streaming?: string } } };
-  t.equal(instance.configuration?.urls?.streaming, 'ws://localhost:4000', 'STREAMING_PORT default');
+  t.equal(instance.configuration?.urls?.streaming, `ws://localhost:${streamingPort}`, 'STREAMING_PORT (its default, 4000: standalone-streaming.test.ts)');
 
   t.equal(await stop(server), 0, 'SIGTERM: a clean exit');
   server = await start(env);
@@ -87,7 +88,7 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
 
 t.test('LIMITED_FEDERATION_MODE and closed registrations come from the environment', async (t) => {
   const port = await freePort();
-  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), LIMITED_FEDERATION_MODE: 'true', REGISTRATIONS: 'closed' });
+  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), STREAMING_PORT: String(await freePort()), LIMITED_FEDERATION_MODE: 'true', REGISTRATIONS: 'closed' });
   const server = await start(env);
   const res = await fetch(`http://127.0.0.1:${port}/api/v1/timelines/public`);
   t.equal(res.status, 401);
@@ -110,7 +111,7 @@ t.test('a busy port: a clear message naming PORT, no stack', async (t) => {
   const port = await freePort();
   await new Promise<void>((listening) => blocker.listen(port, '127.0.0.1', () => listening()));
   const result = spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), {
-    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1', LOG_LEVEL: 'silent' }),
+    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), STREAMING_PORT: String(await freePort()), BIND: '127.0.0.1', LOG_LEVEL: 'silent' }),
     encoding: 'utf8',
   });
   await new Promise<void>((closed) => blocker.close(() => closed()));

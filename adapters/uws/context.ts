@@ -1,0 +1,15 @@
+// What the SSE and WebSocket halves of the streaming server share.
+
+import type { Logger } from '../../core/ports/logger.ts';
+import type { StreamHub } from '../../core/streaming/hub.ts';
+
+export interface TransportContext {
+  hub: StreamHub;
+  logger: Logger;
+  /** Bytes a connection may have waiting for a slow reader before it is closed. */
+  maxBackpressure: number;
+  /** Open SSE streams (heartbeats, shutdown). */
+  sse: Set<{ heartbeat(): void; end(): void }>;
+  /** The hub's connection.close() calls still running, so that close() can wait for them. */
+  track(closing: Promise<void>): void;
+}

@@ -1,0 +1,257 @@
+// The WebSocket half (reference streaming.md §2 and §4) on uWebSockets.js. The hub decides who
+// may connect and what each subscription gets; this file moves bytes: it authenticates in the
+// upgrade (refusing it the way Mastodon does), echoes the Sec-WebSocket-Protocol that masto.js
+// sends its token in, turns subscribe/unsubscribe messages into hub calls (one at a time, in
+// order), writes the hub's pre-encoded frames, pings, and closes what it must: binary frames
+// (1003), a killed token (1000), a client that did not answer the last ping, one too slow to
+// read (past uWS's maxBackpressure), or one that piles up unanswered messages or asks for more
+// subscriptions than maxSubscriptions (1008).
+
+import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
+import { wsError } from '../../core/streaming/encode.ts';
+import type { StreamConnection, StreamEvent, StreamIdentity, StreamOutput } from '../../core/streaming/hub.ts';
+import type { StreamParams, StreamRefusal } from '../../core/streaming/streams.ts';
+import type { TransportContext } from './context.ts';
+import { queryOf, statusLine, UNEXPECTED } from './http.ts';
+
+/** uWS's send() result when the message was dropped for backpressure. */
+const DROPPED = 2;
+/** Subscribe/unsubscribe messages a client may have waiting for the hub. */
+const MAX_PENDING_MESSAGES = 64;
+
+export interface WsContext extends TransportContext {
+  ws: Set<WsClient>;
+  maxPayloadLength: number;
+  /** Subscriptions one socket may hold; a subscribe beyond them closes it (1008). */
+  maxSubscriptions: number;
+  /** uWS.DISABLED: the frames are shared, pre-encoded bytes; compressing them per socket would
+   * undo that (and cost memory per connection). */
+  compression: number;
+}
+
+interface WsUserData {
+  client: WsClient;
+}
+
+type Command = 'subscribe' | 'unsubscribe';
+
+const text = new TextDecoder();
+
+function firstString(value: unknown): string | undefined {
+  const first: unknown = Array.isArray(value) ? value[0] : value;
+  if (typeof first === 'string') return first;
+  if (typeof first === 'number' && Number.isFinite(first)) return String(first);
+  return undefined;
+}
+
+export class WsClient implements StreamOutput {
+  readonly identity: StreamIdentity;
+  /** Answered the last ping (or has not been pinged yet). */
+  alive = true;
+  readonly #context: WsContext;
+  readonly #initial: { stream: string | undefined; params: StreamParams };
+  #ws: WebSocket<WsUserData> | null = null;
+  #connection: StreamConnection | null = null;
+  #closed = false;
+  #chain: Promise<void> = Promise.resolve();
+  #pending = 0;
+
+  constructor(identity: StreamIdentity, initial: { stream: string | undefined; params: StreamParams }, context: WsContext) {
+    this.identity = identity;
+    this.#initial = initial;
+    this.#context = context;
+  }
+
+  opened(ws: WebSocket<WsUserData>): void {
+    this.#ws = ws;
+    this.#connection = this.#context.hub.connect(this.identity, this);
+    this.#context.ws.add(this);
+    if (this.#initial.stream !== undefined) this.#enqueue('subscribe', this.#initial.stream, this.#initial.params);
+  }
+
+  deliver(event: StreamEvent): void {
+    this.#send(event.ws());
+  }
+
+  /** The token was revoked or the account disabled. */
+  kill(): void {
+    this.end(1000);
+  }
+
+  /** Closes with a close frame (1000 kill, 1001 shutdown, 1003 binary, 1008 flooding). */
+  end(code: number): void {
+    if (this.#closed || this.#ws === null) return;
+    this.#ws.end(code);
+  }
+
+  /** Client text: a subscribe or unsubscribe command, or something to ignore. */
+  received(message: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null) return;
+    const { type, stream, tag, list } = parsed as Record<string, unknown>;
+    if (type !== 'subscribe' && type !== 'unsubscribe') return;
+    this.#enqueue(type, firstString(stream) ?? '', { tag: firstString(tag), list: firstString(list) });
+  }
+
+  /** Every ping interval: a client that did not answer the previous ping is terminated. */
+  pingOrTerminate(): void {
+    const ws = this.#ws;
+    if (this.#closed || ws === null) return;
+    if (!this.alive) {
+      this.#context.logger.debug({ accountId: this.identity.accountId }, 'WebSocket client did not answer a ping: terminated');
+      ws.close();
+      return;
+    }
+    this.alive = false;
+    let status = 0;
+    ws.cork(() => {
+      status = ws.ping();
+    });
+    if (status === DROPPED) this.#tooSlow();
+  }
+
+  /** uWS: the socket is closed, whoever closed it. */
+  closed(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#ws = null;
+    this.#context.ws.delete(this);
+    if (this.#connection !== null) this.#context.track(this.#connection.close());
+  }
+
+  #enqueue(command: Command, name: string, params: StreamParams): void {
+    if (this.#pending >= MAX_PENDING_MESSAGES) {
+      this.#context.logger.warn({ accountId: this.identity.accountId }, 'WebSocket client sent commands faster than they are handled: closed');
+      this.end(1008);
+      return;
+    }
+    this.#pending += 1;
+    this.#chain = this.#chain
+      .then(() => this.#apply(command, name, params))
+      .finally(() => {
+        this.#pending -= 1;
+      });
+  }
+
+  async #apply(command: Command, name: string, params: StreamParams): Promise<void> {
+    const connection = this.#connection;
+    if (this.#closed || connection === null) return;
+    let refused: StreamRefusal | null;
+    try {
+      refused = command === 'subscribe' ? await connection.subscribe(name, params) : await connection.unsubscribe(name, params);
+    } catch (err) {
+      this.#context.logger.error({ err, command, stream: name }, 'a WebSocket subscription failed');
+      refused = UNEXPECTED;
+    }
+    if (refused === null) {
+      // Counted after the fact: a duplicate or a refused subscribe adds nothing.
+      if (connection.subscriptionCount > this.#context.maxSubscriptions) {
+        this.#context.logger.warn({ accountId: this.identity.accountId, limit: this.#context.maxSubscriptions }, 'WebSocket client asked for too many subscriptions: closed');
+        this.end(1008);
+      }
+      return;
+    }
+    // Unsubscribe errors carry no status on the wire (reference §4).
+    this.#send(command === 'subscribe' ? wsError(refused.error, refused.status) : wsError(refused.error));
+  }
+
+  #send(frame: Uint8Array): void {
+    const ws = this.#ws;
+    if (this.#closed || ws === null) return;
+    let status = 0;
+    ws.cork(() => {
+      status = ws.send(frame, false);
+    });
+    if (status === DROPPED) this.#tooSlow();
+  }
+
+  /** Past maxBackpressure: uWS dropped the frame. Terminate (a close frame would only queue
+   * behind what the client is not reading). */
+  #tooSlow(): void {
+    const ws = this.#ws;
+    if (this.#closed || ws === null) return;
+    this.#context.logger.warn({ accountId: this.identity.accountId, buffered: ws.getBufferedAmount(), limit: this.#context.maxBackpressure }, 'WebSocket client too slow: disconnected');
+    ws.close();
+  }
+}
+
+export function websocketBehavior(context: WsContext): WebSocketBehavior<WsUserData> {
+  return {
+    compression: context.compression,
+    maxPayloadLength: context.maxPayloadLength,
+    maxBackpressure: context.maxBackpressure,
+    // Handled in WsClient: a dropped frame terminates the socket at once.
+    closeOnBackpressureLimit: false,
+    // Liveness is the 30-second ping of reference §4, done in the server's ping round.
+    idleTimeout: 0,
+    sendPingsAutomatically: false,
+    maxLifetime: 0,
+
+    upgrade(res: HttpResponse, req: HttpRequest, socketContext: us_socket_context_t) {
+      // Everything from the request is read now: uWS invalidates req at the first await.
+      const key = req.getHeader('sec-websocket-key');
+      const protocolHeader = req.getHeader('sec-websocket-protocol');
+      const extensions = req.getHeader('sec-websocket-extensions');
+      const authorization = req.getHeader('authorization');
+      const query = queryOf(req.getQuery());
+      let aborted = false;
+      res.onAborted(() => {
+        aborted = true;
+      });
+      void (async () => {
+        let identity: StreamIdentity | StreamRefusal;
+        try {
+          identity = await context.hub.authenticate({
+            authorization: authorization === '' ? undefined : authorization,
+            accessToken: query['access_token'],
+            protocol: protocolHeader === '' ? undefined : protocolHeader,
+          });
+        } catch (err) {
+          context.logger.error({ err }, 'authenticating a WebSocket failed');
+          identity = UNEXPECTED;
+        }
+        if (aborted) return;
+        if ('error' in identity) {
+          const refusal = identity;
+          res.cork(() => {
+            res.writeStatus(statusLine(refusal.status)).writeHeader('X-Error-Message', refusal.error).end(undefined, true);
+          });
+          return;
+        }
+        const client = new WsClient(identity, { stream: query['stream'], params: { tag: query['tag'], list: query['list'] } }, context);
+        // masto.js offers its token as the only subprotocol and needs it selected back.
+        const selected = protocolHeader.split(',')[0]?.trim() ?? '';
+        res.cork(() => {
+          res.upgrade<WsUserData>({ client }, key, selected, extensions, socketContext);
+        });
+      })();
+    },
+
+    open(ws) {
+      ws.getUserData().client.opened(ws);
+    },
+
+    message(ws, message, isBinary) {
+      const client = ws.getUserData().client;
+      if (isBinary) {
+        client.end(1003);
+        return;
+      }
+      // Decoded now: uWS reuses the message's memory after this callback.
+      client.received(text.decode(message));
+    },
+
+    pong(ws) {
+      ws.getUserData().client.alive = true;
+    },
+
+    close(ws) {
+      ws.getUserData().client.closed();
+    },
+  };
+}
