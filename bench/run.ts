@@ -186,4 +186,11 @@ function report(scenario: Scenario, rookery: Measured, bare: Measured): void {
   );
 }
 
-await main();
+// BENCH_PARTS=http,fanout (default both): the HTTP scenarios, then the streaming fan-out.
+const parts = (process.env['BENCH_PARTS'] ?? 'http,fanout').split(',');
+if (parts.includes('http')) await main();
+if (parts.includes('fanout')) {
+  console.log('');
+  const { runFanout } = await import('./fanout.ts');
+  await runFanout();
+}
