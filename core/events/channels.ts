@@ -1,6 +1,8 @@
 // Mastodon's stream channel names (ARCHITECTURE.md, Streaming). Home timeline events and
-// notifications of one account share timeline:<accountId>; the system and access-token
-// channels carry what live streams need to know about their own connection (kill, state).
+// notifications of one account share timeline:<accountId>. One control channel carries what
+// live streams need to know about their own connections (a token revoked, an account disabled,
+// what an account hides changed); its messages name the token or account they concern, so a
+// process listens to it once instead of once per connection.
 
 import type { Id } from '../model.ts';
 
@@ -16,6 +18,11 @@ export const channels = {
   user: (accountId: Id) => `timeline:${accountId}`,
   list: (listId: Id) => `timeline:list:${listId}`,
   direct: (accountId: Id) => `timeline:direct:${accountId}`,
-  system: (accountId: Id) => `timeline:system:${accountId}`,
-  accessToken: (tokenId: Id) => `timeline:access_token:${tokenId}`,
+  control: 'timeline:system',
+} as const;
+
+/** The payload of a control message: whom it concerns. */
+export const controlTarget = {
+  account: (accountId: Id) => `account:${accountId}`,
+  token: (tokenId: Id) => `token:${tokenId}`,
 } as const;

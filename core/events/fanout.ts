@@ -12,7 +12,7 @@ import { blankViewer, decoratorsFor, loadStatusBundle, presentNotifications } fr
 import { renderStatus, searchableText, type StatusBundle, type StatusJson } from '../present/status.ts';
 import type { EventHandler } from '../queue/registry.ts';
 import { audienceOf } from './audience.ts';
-import { channels } from './channels.ts';
+import { channels, controlTarget } from './channels.ts';
 import type { DomainEventType } from './events.ts';
 import { routeStatus, type RouteKind } from './routing.ts';
 
@@ -68,20 +68,20 @@ export function streamHandler(core: Core): EventHandler {
       }
       case 'filters.changed':
         await publishIfListened(channels.user(event.accountId), { event: 'filters_changed' });
-        await publishIfListened(channels.system(event.accountId), { event: 'filters_changed' });
+        await publishIfListened(channels.control, { event: 'state_changed', payload: controlTarget.account(event.accountId) });
         return;
       case 'relationship.changed':
-        await publishIfListened(channels.system(event.accountId), { event: 'state_changed' });
-        if (event.targetAccountId !== null) await publishIfListened(channels.system(event.targetAccountId), { event: 'state_changed' });
+        await publishIfListened(channels.control, { event: 'state_changed', payload: controlTarget.account(event.accountId) });
+        if (event.targetAccountId !== null) await publishIfListened(channels.control, { event: 'state_changed', payload: controlTarget.account(event.targetAccountId) });
         return;
       case 'settings.changed':
-        await publishIfListened(channels.system(event.accountId), { event: 'state_changed' });
+        await publishIfListened(channels.control, { event: 'state_changed', payload: controlTarget.account(event.accountId) });
         return;
       case 'token.revoked':
-        await publishIfListened(channels.accessToken(event.tokenId), { event: 'kill' });
+        await publishIfListened(channels.control, { event: 'kill', payload: controlTarget.token(event.tokenId) });
         return;
       case 'account.disabled':
-        await publishIfListened(channels.system(event.accountId), { event: 'kill' });
+        await publishIfListened(channels.control, { event: 'kill', payload: controlTarget.account(event.accountId) });
         return;
       default:
         return;

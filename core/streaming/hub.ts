@@ -3,6 +3,12 @@
 // channel per process, screens every status event per subscriber (subscriber.ts) and hands the
 // transport events whose bytes are encoded once and shared. It closes a connection whose token
 // is revoked or whose account is disabled. A transport only moves bytes, heartbeats and pings.
+//
+// Memory per connection is kept small on purpose (thousands of idle streams per process): a
+// connection is a class instance with no closures of its own, it holds an array of its (one or
+// few) subscriptions, identical public stream definitions are shared, and what a connection
+// needs to hear about itself (kill, state changes) comes on one control channel per process,
+// dispatched through maps, instead of a bus subscription per token and per account.
 
 import type { Core } from '../core.ts';
 import { channels } from '../events/channels.ts';
@@ -12,7 +18,7 @@ import { lookupToken } from '../oauth/tokens.ts';
 import type { StreamMessage } from '../ports/bus.ts';
 import type { FilterResultJson } from '../present/filter.ts';
 import { sseFrame, wsFrame } from './encode.ts';
-import { isRefusal, resolveStream, streamForPath, streamTexts, type ResolvedStream, type StreamParams, type StreamRefusal } from './streams.ts';
+import { isRefusal, readsStatuses, resolveStream, streamForPath, streamTexts, type ResolvedStream, type StreamParams, type StreamRefusal } from './streams.ts';
 import { loadSubscriberState, screen, type SubscriberState } from './subscriber.ts';
 
 /** One event for one kind of subscription, in both wire formats, each encoded on first use. */
@@ -70,21 +76,15 @@ export interface StreamHub {
   stats(): StreamHubStats;
   /** Resolves once no subscriber state is loading, so nothing is held back from delivery. */
   settled(): Promise<void>;
+  /** Something may have been missed (the bus reconnected): every state is loaded again. */
+  invalidateAll(): void;
   /** Ends every connection's subscriptions (not the connections themselves). */
   close(): Promise<void>;
 }
 
 interface Subscription {
-  stream: ResolvedStream;
-  connection: Connection;
-  /** JSON of stream.key, for caching frames per key. */
-  keyJson: string;
-}
-
-interface Connection extends StreamConnection {
-  output: StreamOutput;
-  subscriptions: Map<string, Subscription>;
-  closed: boolean;
+  readonly stream: ResolvedStream;
+  readonly connection: Connection;
 }
 
 interface ChannelEntry {
@@ -92,11 +92,12 @@ interface ChannelEntry {
   unsubscribe: Promise<() => Promise<void>>;
 }
 
-interface StateEntry {
-  refs: number;
+/** One account's live streams and what they screen with. */
+interface AccountEntry {
+  connections: Connection[];
   state: SubscriberState | null;
-  /** Deliveries that wait for a (re)load, in order. */
-  waiting: (() => void)[];
+  /** Deliveries that wait for a (re)load, in order; null when none. */
+  waiting: (() => void)[] | null;
   loading: boolean;
   /** A change arrived during a load: load again afterwards. */
   stale: boolean;
@@ -105,6 +106,8 @@ interface StateEntry {
 /** Deliveries held while an account's state reloads; past this, the account's connections are
  * ended rather than letting memory grow. */
 const MAX_WAITING = 10_000;
+/** Shared definitions of public and hashtag streams, bounded (tags come from clients). */
+const MAX_SHARED_STREAMS = 10_000;
 
 function bearer(header: string | undefined): string | null {
   if (header === undefined) return null;
@@ -125,256 +128,296 @@ function withFiltered(payload: string, results: FilterResultJson[]): string {
   return `${payload.slice(0, -1)},"filtered":${JSON.stringify(results)}}`;
 }
 
-export function createStreamHub(core: Core): StreamHub {
-  const channelEntries = new Map<string, ChannelEntry>();
-  const states = new Map<Id, StateEntry>();
-  const connections = new Set<Connection>();
-  const loads = new Set<Promise<void>>();
+function remove<T>(list: T[], item: T): boolean {
+  const index = list.indexOf(item);
+  if (index < 0) return false;
+  list.splice(index, 1);
+  return true;
+}
+
+class Connection implements StreamConnection {
+  readonly identity: StreamIdentity;
+  readonly output: StreamOutput;
+  readonly subscriptions: Subscription[] = [];
+  closed = false;
+  readonly #hub: Hub;
+
+  constructor(hub: Hub, identity: StreamIdentity, output: StreamOutput) {
+    this.#hub = hub;
+    this.identity = identity;
+    this.output = output;
+  }
+
+  get subscriptionCount(): number {
+    return this.subscriptions.length;
+  }
+
+  #find(stream: ResolvedStream): Subscription | undefined {
+    const id = stream.channels.join(';');
+    return this.subscriptions.find((s) => s.stream.channels.join(';') === id);
+  }
+
+  async subscribe(name: string, params: StreamParams): Promise<StreamRefusal | null> {
+    if (this.closed) return null;
+    const stream = this.#hub.resolve(name, params, this.identity);
+    if (isRefusal(stream)) return stream;
+    if (stream.listId !== null && !(await this.#hub.ownsList(this.identity.accountId, stream.listId))) return { status: 401, error: streamTexts.listNotOwned };
+    if (this.closed || this.#find(stream) !== undefined) return null;
+    const subscription: Subscription = { stream, connection: this };
+    this.subscriptions.push(subscription);
+    await Promise.all(stream.channels.map((channel) => this.#hub.join(channel, subscription)));
+    return null;
+  }
+
+  async unsubscribe(name: string, params: StreamParams): Promise<StreamRefusal | null> {
+    const stream = this.#hub.resolve(name, params, this.identity);
+    if (isRefusal(stream)) return { status: stream.status, error: streamTexts.unsubscribe };
+    const subscription = this.#find(stream);
+    if (subscription === undefined) return null;
+    remove(this.subscriptions, subscription);
+    await Promise.all(stream.channels.map((channel) => this.#hub.leave(channel, subscription)));
+    return null;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const subscriptions = this.subscriptions.splice(0);
+    await Promise.all([...subscriptions.flatMap((s) => s.stream.channels.map((channel) => this.#hub.leave(channel, s))), this.#hub.release(this)]);
+  }
+}
+
+class Hub implements StreamHub {
+  readonly #core: Core;
+  readonly #channels = new Map<string, ChannelEntry>();
+  readonly #accounts = new Map<Id, AccountEntry>();
+  readonly #tokens = new Map<Id, Connection[]>();
+  readonly #connections = new Set<Connection>();
+  readonly #loads = new Set<Promise<void>>();
+  readonly #shared = new Map<string, ResolvedStream>();
+  #control: Promise<() => Promise<void>> | null = null;
+
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  // ---- streams ----------------------------------------------------------------------------
+
+  /** A stream's definition; those that depend on nobody's account are shared. */
+  resolve(name: string, params: StreamParams, identity: StreamIdentity): ResolvedStream | StreamRefusal {
+    const shareable = name.startsWith('public') || name.startsWith('hashtag');
+    const key = `${name}\u0000${params.tag ?? ''}`;
+    if (shareable) {
+      const known = this.#shared.get(key);
+      // Shared only for the same answer: this token's scopes must allow it too.
+      if (known !== undefined && readsStatuses(identity.scopes)) return known;
+    }
+    const stream = resolveStream(name, params, identity.accountId, identity.scopes);
+    if (shareable && !isRefusal(stream)) {
+      if (this.#shared.size >= MAX_SHARED_STREAMS) this.#shared.clear();
+      this.#shared.set(key, stream);
+    }
+    return stream;
+  }
+
+  async ownsList(accountId: Id, listId: Id): Promise<boolean> {
+    if (!isId(listId)) return false;
+    const list = await this.#core.storage.lists.get(listId);
+    return list !== null && list.accountId === accountId;
+  }
 
   // ---- account states ---------------------------------------------------------------------
 
-  function load(accountId: Id, entry: StateEntry): void {
+  #load(accountId: Id, entry: AccountEntry): void {
     entry.loading = true;
     entry.stale = false;
-    const loading: Promise<void> = loadSubscriberState(core, accountId).then(
+    const loading: Promise<void> = loadSubscriberState(this.#core, accountId).then(
       (state) => {
         entry.state = state;
-        finishLoad(accountId, entry);
+        this.#finishLoad(accountId, entry);
       },
       (err: unknown) => {
         // Without it nothing can be screened: end the account's streams rather than guess.
-        core.logger.error({ err, accountId }, 'could not load what a stream subscriber hides: its streams end');
+        this.#core.logger.error({ err, accountId }, 'could not load what a stream subscriber hides: its streams end');
         entry.loading = false;
-        entry.waiting = [];
-        for (const connection of [...connections]) {
-          if (connection.identity.accountId !== accountId) continue;
+        entry.waiting = null;
+        for (const connection of [...entry.connections]) {
           connection.output.kill();
           void connection.close();
         }
       },
     );
-    loads.add(loading);
-    void loading.finally(() => loads.delete(loading));
+    this.#loads.add(loading);
+    void loading.finally(() => this.#loads.delete(loading));
   }
 
-  function finishLoad(accountId: Id, entry: StateEntry): void {
-    if (entry.stale && entry.refs > 0) return load(accountId, entry);
+  #finishLoad(accountId: Id, entry: AccountEntry): void {
+    if (entry.stale && entry.connections.length > 0) return this.#load(accountId, entry);
     entry.loading = false;
     const waiting = entry.waiting;
-    entry.waiting = [];
-    for (const run of waiting) run();
+    entry.waiting = null;
+    for (const run of waiting ?? []) run();
   }
 
-  function acquireState(accountId: Id): void {
-    let entry = states.get(accountId);
-    if (entry === undefined) {
-      entry = { refs: 0, state: null, waiting: [], loading: false, stale: false };
-      states.set(accountId, entry);
-      load(accountId, entry);
-    }
-    entry.refs += 1;
-  }
-
-  function releaseState(accountId: Id): void {
-    const entry = states.get(accountId);
-    if (entry === undefined) return;
-    entry.refs -= 1;
-    if (entry.refs <= 0) states.delete(accountId);
-  }
-
-  function invalidate(accountId: Id): void {
-    const entry = states.get(accountId);
+  #invalidate(accountId: Id): void {
+    const entry = this.#accounts.get(accountId);
     if (entry === undefined) return;
     if (entry.loading) entry.stale = true;
-    else load(accountId, entry);
+    else this.#load(accountId, entry);
+  }
+
+  invalidateAll(): void {
+    for (const accountId of this.#accounts.keys()) this.#invalidate(accountId);
   }
 
   // ---- channels ---------------------------------------------------------------------------
 
-  async function join(channel: string, subscription: Subscription): Promise<void> {
-    let entry = channelEntries.get(channel);
+  async join(channel: string, subscription: Subscription): Promise<void> {
+    let entry = this.#channels.get(channel);
     if (entry === undefined) {
-      const created: ChannelEntry = { subscriptions: new Set(), unsubscribe: core.bus.subscribe(channel, (message) => dispatch(created, message)) };
+      const created: ChannelEntry = { subscriptions: new Set(), unsubscribe: this.#core.bus.subscribe(channel, (message) => this.#dispatch(created, message)) };
       entry = created;
-      channelEntries.set(channel, created);
+      this.#channels.set(channel, created);
     }
     entry.subscriptions.add(subscription);
     await entry.unsubscribe;
   }
 
-  async function leave(channel: string, subscription: Subscription): Promise<void> {
-    const entry = channelEntries.get(channel);
+  async leave(channel: string, subscription: Subscription): Promise<void> {
+    const entry = this.#channels.get(channel);
     if (entry === undefined || !entry.subscriptions.delete(subscription)) return;
     if (entry.subscriptions.size > 0) return;
-    channelEntries.delete(channel);
+    this.#channels.delete(channel);
     await (await entry.unsubscribe)();
   }
 
   /** One bus message to every subscription of a channel; frames shared across subscriptions. */
-  function dispatch(entry: ChannelEntry, message: StreamMessage): void {
+  #dispatch(entry: ChannelEntry, message: StreamMessage): void {
     const frames = new FrameCache(message);
-    for (const subscription of [...entry.subscriptions]) deliver(subscription, message, frames);
+    for (const subscription of [...entry.subscriptions]) this.#deliver(subscription, message, frames);
   }
 
-  function deliver(subscription: Subscription, message: StreamMessage, frames: FrameCache): void {
+  #deliver(subscription: Subscription, message: StreamMessage, frames: FrameCache): void {
     const { stream, connection } = subscription;
     if (connection.closed) return;
     if (stream.events !== null && !stream.events.has(message.event)) return;
     if (message.event === 'filters_changed' && stream.name !== 'user') return;
     const isStatus = (message.event === 'update' || message.event === 'status.update') && message.status !== undefined && message.payload !== undefined;
     if (!isStatus || !stream.filtersStatuses) {
-      connection.output.deliver(frames.get(subscription, null));
+      connection.output.deliver(frames.get(stream, null));
       return;
     }
-    const entry = states.get(connection.identity.accountId);
+    const entry = this.#accounts.get(connection.identity.accountId);
     if (entry === undefined) return;
     if (entry.loading || entry.state === null) {
-      if (entry.waiting.length >= MAX_WAITING) {
-        core.logger.warn({ accountId: connection.identity.accountId }, 'stream deliveries piled up while loading: connection ended');
+      const waiting = (entry.waiting ??= []);
+      if (waiting.length >= MAX_WAITING) {
+        this.#core.logger.warn({ accountId: connection.identity.accountId }, 'stream deliveries piled up while loading: connection ended');
         connection.output.kill();
         void connection.close();
         return;
       }
-      entry.waiting.push(() => deliver(subscription, message, frames));
+      waiting.push(() => this.#deliver(subscription, message, frames));
       return;
     }
-    const results = screen(entry.state, message.status as NonNullable<StreamMessage['status']>, stream.context, core.clock.now());
+    const results = screen(entry.state, message.status as NonNullable<StreamMessage['status']>, stream.context, this.#core.clock.now());
     if (results === null) return;
-    connection.output.deliver(frames.get(subscription, message.signedIn || results.length > 0 ? results : null));
+    connection.output.deliver(frames.get(stream, message.signedIn || results.length > 0 ? results : null));
   }
 
-  // ---- system channels: kill and state changes -------------------------------------------
+  // ---- the control channel: kill and state changes -----------------------------------------
 
-  const systemSubscribers = new Map<string, { connections: Set<Connection>; unsubscribe: Promise<() => Promise<void>> }>();
-
-  function onSystem(channel: string, message: StreamMessage, accountId: Id | null): void {
-    const entry = systemSubscribers.get(channel);
-    if (entry === undefined) return;
+  #onControl(message: StreamMessage): void {
+    const target = message.payload ?? '';
+    const colon = target.indexOf(':');
+    const kind = target.slice(0, colon);
+    const id = target.slice(colon + 1);
     if (message.event === 'kill') {
-      for (const connection of [...entry.connections]) {
+      const doomed = kind === 'token' ? this.#tokens.get(id) : kind === 'account' ? this.#accounts.get(id)?.connections : undefined;
+      for (const connection of [...(doomed ?? [])]) {
         connection.output.kill();
         void connection.close();
       }
-    } else if (accountId !== null && (message.event === 'state_changed' || message.event === 'filters_changed')) {
-      invalidate(accountId);
+    } else if (kind === 'account' && (message.event === 'state_changed' || message.event === 'filters_changed')) {
+      this.#invalidate(id);
     }
-  }
-
-  function watchSystem(channel: string, connection: Connection, accountId: Id | null): void {
-    let entry = systemSubscribers.get(channel);
-    if (entry === undefined) {
-      entry = { connections: new Set(), unsubscribe: core.bus.subscribe(channel, (message) => onSystem(channel, message, accountId)) };
-      systemSubscribers.set(channel, entry);
-    }
-    entry.connections.add(connection);
-  }
-
-  async function unwatchSystem(channel: string, connection: Connection): Promise<void> {
-    const entry = systemSubscribers.get(channel);
-    if (entry === undefined || !entry.connections.delete(connection)) return;
-    if (entry.connections.size > 0) return;
-    systemSubscribers.delete(channel);
-    await (await entry.unsubscribe)();
   }
 
   // ---- connections ------------------------------------------------------------------------
 
-  async function ownsList(accountId: Id, listId: Id): Promise<boolean> {
-    if (!isId(listId)) return false;
-    const list = await core.storage.lists.get(listId);
-    return list !== null && list.accountId === accountId;
-  }
-
-  function connect(identity: StreamIdentity, output: StreamOutput): StreamConnection {
-    const connection: Connection = {
-      identity,
-      output,
-      subscriptions: new Map(),
-      closed: false,
-      get subscriptionCount() {
-        return connection.subscriptions.size;
-      },
-      async subscribe(name, params) {
-        if (connection.closed) return null;
-        const stream = resolveStream(name, params, identity.accountId, identity.scopes);
-        if (isRefusal(stream)) return stream;
-        if (stream.listId !== null && !(await ownsList(identity.accountId, stream.listId))) return { status: 401, error: streamTexts.listNotOwned };
-        const id = stream.channels.join(';');
-        if (connection.subscriptions.has(id) || connection.closed) return null;
-        const subscription: Subscription = { stream, connection, keyJson: JSON.stringify(stream.key) };
-        connection.subscriptions.set(id, subscription);
-        await Promise.all(stream.channels.map((channel) => join(channel, subscription)));
-        return null;
-      },
-      async unsubscribe(name, params) {
-        const stream = resolveStream(name, params, identity.accountId, identity.scopes);
-        if (isRefusal(stream)) return { status: stream.status, error: streamTexts.unsubscribe };
-        const id = stream.channels.join(';');
-        const subscription = connection.subscriptions.get(id);
-        if (subscription === undefined) return null;
-        connection.subscriptions.delete(id);
-        await Promise.all(stream.channels.map((channel) => leave(channel, subscription)));
-        return null;
-      },
-      async close() {
-        if (connection.closed) return;
-        connection.closed = true;
-        connections.delete(connection);
-        const subscriptions = [...connection.subscriptions.values()];
-        connection.subscriptions.clear();
-        releaseState(identity.accountId);
-        await Promise.all([
-          ...subscriptions.flatMap((s) => s.stream.channels.map((channel) => leave(channel, s))),
-          unwatchSystem(channels.accessToken(identity.tokenId), connection),
-          unwatchSystem(channels.system(identity.accountId), connection),
-        ]);
-      },
-    };
-    connections.add(connection);
-    acquireState(identity.accountId);
-    watchSystem(channels.accessToken(identity.tokenId), connection, null);
-    watchSystem(channels.system(identity.accountId), connection, identity.accountId);
+  connect(identity: StreamIdentity, output: StreamOutput): StreamConnection {
+    const connection = new Connection(this, identity, output);
+    this.#connections.add(connection);
+    this.#control ??= this.#core.bus.subscribe(channels.control, (message) => this.#onControl(message));
+    const tokens = this.#tokens.get(identity.tokenId);
+    if (tokens === undefined) this.#tokens.set(identity.tokenId, [connection]);
+    else tokens.push(connection);
+    let entry = this.#accounts.get(identity.accountId);
+    if (entry === undefined) {
+      entry = { connections: [connection], state: null, waiting: null, loading: false, stale: false };
+      this.#accounts.set(identity.accountId, entry);
+      this.#load(identity.accountId, entry);
+    } else {
+      entry.connections.push(connection);
+    }
     return connection;
   }
 
-  async function authenticate(credentials: StreamCredentials): Promise<StreamIdentity | StreamRefusal> {
+  async release(connection: Connection): Promise<void> {
+    this.#connections.delete(connection);
+    const { tokenId, accountId } = connection.identity;
+    const tokens = this.#tokens.get(tokenId);
+    if (tokens !== undefined && remove(tokens, connection) && tokens.length === 0) this.#tokens.delete(tokenId);
+    const entry = this.#accounts.get(accountId);
+    if (entry !== undefined && remove(entry.connections, connection) && entry.connections.length === 0) this.#accounts.delete(accountId);
+    if (this.#connections.size === 0 && this.#control !== null) {
+      const unsubscribe = this.#control;
+      this.#control = null;
+      await (await unsubscribe)();
+    }
+  }
+
+  async authenticate(credentials: StreamCredentials): Promise<StreamIdentity | StreamRefusal> {
     const raw = tokenFrom(credentials);
     if (raw === null) return { status: 401, error: streamTexts.missingToken };
-    const found = await lookupToken(core, raw);
+    const found = await lookupToken(this.#core, raw);
     if (found.kind !== 'valid' || found.account === null || found.user === null) return { status: 401, error: streamTexts.invalidToken };
     const user = found.user;
     if (user.disabled || !user.approved || user.confirmedAt === null) return { status: 401, error: streamTexts.invalidToken };
     return { tokenId: found.token.id, accountId: found.account.id, scopes: found.token.scopes };
   }
 
-  return {
-    authenticate,
-    connect,
-    async openSse(path, query, credentials, output) {
-      const name = streamForPath(path, query);
-      if (name === null) return { status: 400, error: streamTexts.unknownChannel };
-      const identity = await authenticate(credentials);
-      if ('error' in identity) return identity;
-      const connection = connect(identity, output);
-      const refused = await connection.subscribe(name, { tag: query['tag'], list: query['list'] });
-      if (refused !== null) {
-        await connection.close();
-        return refused;
-      }
-      return connection;
-    },
-    async settled() {
-      while (loads.size > 0) await Promise.all([...loads]);
-    },
-    stats() {
-      let subscriptions = 0;
-      for (const connection of connections) subscriptions += connection.subscriptions.size;
-      return { connections: connections.size, subscriptions, channels: channelEntries.size };
-    },
-    async close() {
-      await Promise.all([...connections].map((connection) => connection.close()));
-    },
-  };
+  async openSse(path: string, query: Record<string, string | undefined>, credentials: StreamCredentials, output: StreamOutput): Promise<StreamConnection | StreamRefusal> {
+    const name = streamForPath(path, query);
+    if (name === null) return { status: 400, error: streamTexts.unknownChannel };
+    const identity = await this.authenticate(credentials);
+    if ('error' in identity) return identity;
+    const connection = this.connect(identity, output);
+    const refused = await connection.subscribe(name, { tag: query['tag'], list: query['list'] });
+    if (refused !== null) {
+      await connection.close();
+      return refused;
+    }
+    return connection;
+  }
+
+  async settled(): Promise<void> {
+    while (this.#loads.size > 0) await Promise.all([...this.#loads]);
+  }
+
+  stats(): StreamHubStats {
+    let subscriptions = 0;
+    for (const connection of this.#connections) subscriptions += connection.subscriptions.length;
+    return { connections: this.#connections.size, subscriptions, channels: this.#channels.size };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#connections].map((connection) => connection.close()));
+  }
+}
+
+export function createStreamHub(core: Core): StreamHub {
+  return new Hub(core);
 }
 
 /** The frames of one bus message: per payload variant (with or without the subscriber's filter
@@ -388,9 +431,9 @@ class FrameCache {
     this.#message = message;
   }
 
-  get(subscription: Subscription, results: FilterResultJson[] | null): StreamEvent {
+  get(stream: ResolvedStream, results: FilterResultJson[] | null): StreamEvent {
     const resultsJson = results === null ? '' : JSON.stringify(results);
-    const eventKey = `${subscription.keyJson}\u0000${resultsJson}`;
+    const eventKey = `${stream.keyJson}\u0000${resultsJson}`;
     const known = this.#events.get(eventKey);
     if (known !== undefined) return known;
     let variant = this.#payloads.get(resultsJson);
@@ -401,7 +444,7 @@ class FrameCache {
     }
     const shared = variant;
     const event = this.#message.event;
-    const key = subscription.stream.key;
+    const key = stream.key;
     let ws: Uint8Array | null = null;
     const built: StreamEvent = {
       event,

@@ -36,6 +36,8 @@ export interface ResolvedStream {
   name: string;
   /** The `stream` member of each WebSocket message: [name], or [name, tag|list] as sent. */
   key: string[];
+  /** `key` as JSON, for caching frames per key. */
+  keyJson: string;
   channels: string[];
   context: StreamContext;
   /** Status events are checked against the subscriber's blocks, mutes and filters. */
@@ -47,6 +49,11 @@ export interface ResolvedStream {
 }
 
 const READ_STATUSES = ['read', 'read:statuses'];
+
+/** Public and hashtag streams need only this of a token. */
+export function readsStatuses(scopes: readonly string[]): boolean {
+  return satisfiesAny(scopes, READ_STATUSES);
+}
 const READ_NOTIFICATIONS = ['read', 'read:notifications'];
 const NOTIFICATIONS_ONLY: ReadonlySet<string> = new Set(['notification']);
 const HOME_WITHOUT_NOTIFICATIONS: ReadonlySet<string> = new Set(['update', 'status.update', 'delete', 'filters_changed', 'conversation']);
@@ -62,7 +69,7 @@ const PUBLIC_STREAMS: Record<string, [string, boolean]> = {
 
 /** Resolves a stream name for a subscriber, or the refusal to answer with. */
 export function resolveStream(name: string, params: StreamParams, accountId: Id, scopes: readonly string[]): ResolvedStream | StreamRefusal {
-  const base = { name, key: [name], context: 'public' as StreamContext, filtersStatuses: true, events: null, listId: null };
+  const base = { name, key: [name], keyJson: JSON.stringify([name]), context: 'public' as StreamContext, filtersStatuses: true, events: null, listId: null };
   const needs = (accepted: string[]): StreamRefusal | null => (satisfiesAny(scopes, accepted) ? null : { status: 401, error: streamTexts.scopes });
   switch (name) {
     case 'user':
@@ -84,13 +91,15 @@ export function resolveStream(name: string, params: StreamParams, accountId: Id,
       if (refused) return refused;
       const tag = params.tag === undefined ? '' : normalizeTag(params.tag.replace(/^#/, ''));
       if (params.tag === undefined || params.tag === '' || tag === '') return { status: 400, error: streamTexts.missingTag };
-      return { ...base, key: [name, params.tag], channels: [name === 'hashtag' ? channels.hashtag(tag) : channels.hashtagLocal(tag)] };
+      const key = [name, params.tag];
+      return { ...base, key, keyJson: JSON.stringify(key), channels: [name === 'hashtag' ? channels.hashtag(tag) : channels.hashtagLocal(tag)] };
     }
     case 'list': {
       const refused = needs(READ_STATUSES);
       if (refused) return refused;
       if (params.list === undefined || params.list === '') return { status: 400, error: streamTexts.missingList };
-      return { ...base, key: [name, params.list], channels: [channels.list(params.list)], context: 'home', listId: params.list };
+      const key = [name, params.list];
+      return { ...base, key, keyJson: JSON.stringify(key), channels: [channels.list(params.list)], context: 'home', listId: params.list };
     }
     default: {
       const known = PUBLIC_STREAMS[name];

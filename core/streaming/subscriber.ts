@@ -22,6 +22,10 @@ export interface SubscriberState {
   keywords: KeywordMatcher;
 }
 
+const NOBODY: ReadonlySet<string> = new Set();
+const NO_MUTES: ReadonlyMap<Id, Millis | null> = new Map();
+const NO_FILTERS: readonly Filter[] = [];
+
 export async function loadSubscriberState(core: Core, accountId: Id): Promise<SubscriberState> {
   const now = core.clock.now();
   const [hidden, user, filters] = await Promise.all([
@@ -30,13 +34,14 @@ export async function loadSubscriberState(core: Core, accountId: Id): Promise<Su
     core.storage.filters.listBy(accountId),
   ]);
   const chosen = user?.settings.chosenLanguages ?? null;
+  // Most accounts hide nothing: they share the empty sets instead of holding their own.
   return {
-    blocking: new Set(hidden.blocking),
-    blockedBy: new Set(hidden.blockedBy),
-    muting: new Map(hidden.muting.map((m) => [m.accountId, m.expiresAt])),
-    domains: new Set(hidden.domains),
+    blocking: hidden.blocking.length === 0 ? NOBODY : new Set(hidden.blocking),
+    blockedBy: hidden.blockedBy.length === 0 ? NOBODY : new Set(hidden.blockedBy),
+    muting: hidden.muting.length === 0 ? NO_MUTES : new Map(hidden.muting.map((m) => [m.accountId, m.expiresAt])),
+    domains: hidden.domains.length === 0 ? NOBODY : new Set(hidden.domains),
     chosenLanguages: chosen === null || chosen.length === 0 ? null : new Set(chosen),
-    filters,
+    filters: filters.length === 0 ? NO_FILTERS : filters,
     keywords: keywordMatcher(filters),
   };
 }

@@ -185,3 +185,15 @@ t.test('a revoked token or a disabled account ends its streams', async (t) => {
   t.equal(other.sink.killed, 1, 'a disabled account\'s streams end');
   t.strictSame(h.rookery.streaming.stats(), { connections: 0, subscriptions: 0, channels: 0 });
 });
+
+t.test('invalidateAll: after a bus outage every account state is read again', async (t) => {
+  const stream = await openStream(h, bob, 'public');
+  // A block that reached the store while no state-change message could arrive.
+  await h.core.storage.relationships.block({ id: h.core.ids.next(), accountId: bob.account.id, targetAccountId: alice.account.id, createdAt: h.clock.now() });
+  const before = await post(h, alice, 'the stale state still lets this through');
+  t.strictSame(stream.sink.events(), [`update ${before.id}`], 'without the message, the state is the old one');
+  h.rookery.streaming.invalidateAll();
+  await h.rookery.streaming.settled();
+  const after = await post(h, alice, 'now hidden');
+  t.strictSame(stream.sink.events(), [`update ${before.id}`], `after invalidateAll the block applies: ${after.id} is not delivered`);
+});
