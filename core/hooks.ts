@@ -83,6 +83,8 @@ export interface BoundProfileHook {
   readonly plugin: string;
   /** The update_credentials parameters it takes over, e.g. ['avatar', 'header']. */
   readonly params: readonly string[];
+  /** Request bytes its parameters may take (files), added to the endpoint's body limit. */
+  readonly maxBytes?: number;
   prepare(draft: ProfileDraft): Promise<void>;
 }
 

@@ -278,18 +278,23 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
 
       host.onProfileUpdate({
         params: ['avatar', 'header'],
+        maxBytes: 2 * PROFILE_IMAGE_LIMIT,
         async prepare(draft) {
           for (const [param, field, width, height] of [['avatar', 'Avatar', 400, 400], ['header', 'Header', 1500, 500]] as const) {
+            if (!present(draft.params, param)) continue;
+            // As Mastodon's ValidationErrorFormatter reports an attachment's validations.
+            const refuse = (text: string, code: string) =>
+              new RookeryError(422, text, { details: { [param]: [{ error: code, description: text.slice(`Validation failed: ${field} `.length) }] } });
             const file = fileParam(draft.params, param);
-            if (file === null) continue;
-            if (file.data.length > PROFILE_IMAGE_LIMIT) throw unprocessable(mediaTexts.profileTooBig(field));
+            if (file === null) throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
+            if (file.data.length > PROFILE_IMAGE_LIMIT) throw refuse(mediaTexts.profileTooBig(field), 'ERR_LESS_THAN');
             const kind = sniff(file.data);
-            if (kind === null || kind.kind !== 'image') throw unprocessable(mediaTexts.profileType(field));
+            if (kind === null || kind.kind !== 'image') throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
             let image: Uint8Array;
             try {
               image = await processProfileImage(file.data, width, height);
             } catch {
-              throw unprocessable(mediaTexts.profileType(field));
+              throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
             }
             const url = await store.put(`${draft.account.id}-${param}-${core.ids.next()}.png`, image, 'image/png');
             if (param === 'avatar') draft.patch.avatarUrl = url;

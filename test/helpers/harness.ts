@@ -72,7 +72,7 @@ export interface Harness {
   user(username: string, options?: Partial<NewLocalAccount> & { scopes?: string[] }): Promise<TestUser>;
   /** An application with a client_credentials token. */
   app(scopes?: string[]): Promise<{ application: Application; clientSecret: string; token: string }>;
-  request(method: string, url: string, options?: InjectOptions): Promise<{ statusCode: number; json: any; body: string; headers: Record<string, unknown> }>;
+  request(method: string, url: string, options?: InjectOptions): Promise<{ statusCode: number; json: any; body: string; raw: Buffer; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
@@ -134,7 +134,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
       } catch {
         parsed = undefined;
       }
-      return { statusCode: res.statusCode, json: parsed, body: res.payload, headers: res.headers as Record<string, unknown> };
+      return { statusCode: res.statusCode, json: parsed, body: res.payload, raw: res.rawPayload, headers: res.headers as Record<string, unknown> };
     },
     async close() {
       await server.stop();
