@@ -18,7 +18,7 @@ import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
-import { createRookery, type Rookery } from '../../core/rookery.ts';
+import { createRookery, type Rookery, type RookeryOptions } from '../../core/rookery.ts';
 import { freePort } from './processes.ts';
 
 /** Real time plus an offset the test can move forward. */
@@ -42,8 +42,9 @@ export interface HarnessOptions {
   /** Really listen (127.0.0.1, a free port picked first) with config.baseUrl set to that
    * address, for tests that drive a real browser or HTTP client. */
   listen?: boolean;
-  /** false: no worker in this Rookery (queued jobs wait); requests then need drain: false. */
-  worker?: boolean;
+  /** false: no worker in this Rookery (queued jobs wait); requests then need drain: false.
+   * Worker options (batch …) tune it. */
+  worker?: RookeryOptions['worker'];
   /** Options of the hapi plugin's own streaming (SSE on the same port). */
   streaming?: RookeryHapiOptions['streaming'];
 }
