@@ -41,9 +41,14 @@ export const profileTexts = {
 const codePoints = (text: string) => Array.from(text).length;
 const cut = (text: string, max: number) => (codePoints(text) > max ? Array.from(text).slice(0, max).join('') : text);
 
+/** More entries than this are too many whatever they hold: not read one by one. */
+const MAX_FIELD_ENTRIES = 64;
+/** A note longer than this cannot count 500 (a URL counts 23 but is at most a few KB long). */
+const MAX_NOTE_SOURCE = 100_000;
+
 /** The entries of fields_attributes, Rails-style ({"0": {name, value}, …}) or an array. */
 function fieldEntries(value: unknown): Params[] {
-  const items = Array.isArray(value) ? value : value !== null && typeof value === 'object' ? Object.values(value) : [];
+  const items = Array.isArray(value) ? value : Object.values(value as object);
   return items.filter((item): item is Params => item !== null && typeof item === 'object' && !Array.isArray(item));
 }
 
@@ -78,7 +83,7 @@ function readProfile(account: Account, user: User, params: Params): { patch: Acc
   const note = has(params, 'note') ? str(params, 'note') : undefined;
   if (note !== undefined) {
     patch.note = note.trim();
-    if (countCharacters(patch.note) > PROFILE_LIMITS.note) {
+    if (patch.note.length > MAX_NOTE_SOURCE || countCharacters(patch.note) > PROFILE_LIMITS.note) {
       errors.push({ field: 'note', label: 'Note', code: 'ERR_TOO_LONG', description: profileTexts.tooLong(PROFILE_LIMITS.note) });
     }
   }
@@ -86,10 +91,13 @@ function readProfile(account: Account, user: User, params: Params): { patch: Acc
     const value = bool(params, flag);
     if (value !== undefined) patch[flag] = value;
   }
-  if (has(params, 'fields_attributes')) {
-    const fields = readFields(params['fields_attributes'], account.fields);
+  // A lone string is not a set of fields (Rails' permit drops it): no change.
+  const rawFields = params['fields_attributes'];
+  if (rawFields !== null && typeof rawFields === 'object') {
+    const count = Array.isArray(rawFields) ? rawFields.length : Object.keys(rawFields).length;
+    const fields = count > MAX_FIELD_ENTRIES ? [] : readFields(rawFields, account.fields);
     patch.fields = fields;
-    if (fields.length > PROFILE_LIMITS.fields) {
+    if (count > MAX_FIELD_ENTRIES || fields.length > PROFILE_LIMITS.fields) {
       errors.push({ field: 'fields', label: 'Fields', code: 'ERR_TOO_LONG', description: profileTexts.tooLong(PROFILE_LIMITS.fields) });
     }
     if (fields.some((field) => field.name === '' && field.value !== '')) {
