@@ -4,6 +4,7 @@
 
 import type { Endpoint, Params } from './api/types.ts';
 import type { Account, Id, Millis, Status, StatusEdit, User, Visibility } from './model.ts';
+import type { NewJob } from './ports/queue.ts';
 import type { StorageWrite } from './ports/storage.ts';
 import type { StatusEditJson, StatusJson } from './present/status-json.ts';
 
@@ -77,6 +78,9 @@ export interface ProfileDraft {
   user: User;
   params: Params;
   patch: AccountPatch;
+  /** Jobs recorded with the profile write, in the same atomic step (remove the files of the
+   * images it replaces, say): they run only once the edit committed. */
+  jobs: NewJob[];
 }
 
 export interface BoundProfileHook {

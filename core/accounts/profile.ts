@@ -137,13 +137,13 @@ export async function updateProfile(core: Core, account: Account, user: User, pa
   for (const name of Object.keys(PLUGIN_PARAMS)) {
     if (present(params, name) && core.hooks.profileHookFor(name) === undefined) throw unprocessable(PLUGIN_PARAMS[name] as string);
   }
-  const draft: ProfileDraft = { account, user, params, patch };
+  const draft: ProfileDraft = { account, user, params, patch, jobs: [] };
   for (const hook of core.hooks.profileHooks) {
     if (hook.params.some((name) => present(params, name))) await hook.prepare(draft);
   }
   const updated = await core.storage.accounts.update(account.id, draft.patch, {
     ...(settings === null ? {} : { settings }),
-    outbox: (changed) => (changed === null ? [] : core.record({ type: 'account.updated', account: changed })),
+    outbox: (changed) => (changed === null ? [] : [...core.record({ type: 'account.updated', account: changed }), ...draft.jobs]),
   });
   if (updated === null) throw new Error('the signed-in account disappeared during its own profile edit');
   return { account: updated, user: settings === null ? user : { ...user, settings } };

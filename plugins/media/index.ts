@@ -289,6 +289,16 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         },
       });
 
+      // A replaced avatar or header: its file goes once the edit committed (a job recorded
+      // with the profile write), unless the account shows it again by then.
+      const removeProfileFile = host.handleJob('remove-profile-file', async (payload) => {
+        const { accountId, url } = payload as { accountId: Id; url: string };
+        const account = await core.storage.accounts.get(accountId);
+        if (account !== null && (account.avatarUrl === url || account.headerUrl === url)) return;
+        const key = url.slice(url.lastIndexOf('/') + 1);
+        if (isMediaKey(key) && key.startsWith(`${accountId}-`)) await store.delete(key);
+      });
+
       host.onProfileUpdate({
         params: ['avatar', 'header'],
         maxBytes: 2 * PROFILE_IMAGE_LIMIT,
@@ -310,8 +320,10 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
               throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
             }
             const url = await store.put(`${draft.account.id}-${param}-${core.ids.next()}.png`, image, 'image/png');
+            const previous = param === 'avatar' ? draft.account.avatarUrl : draft.account.headerUrl;
             if (param === 'avatar') draft.patch.avatarUrl = url;
             else draft.patch.headerUrl = url;
+            if (previous !== null) draft.jobs.push({ name: removeProfileFile, payload: { accountId: draft.account.id, url: previous } });
           }
         },
       });

@@ -213,6 +213,12 @@ t.test('avatar and header through the media plugin: stored, served, resized', as
   t.same([profile.avatar, profile.header], [a.avatar, a.header], 'the public profile shows them');
   const onlyName = await patch(alice, { display_name: 'Still pictured' });
   t.same([onlyName.json.avatar, onlyName.json.header], [a.avatar, a.header], 'an edit without images keeps them');
+  const replaced = await form(alice, [{ name: 'avatar', value: { filename: 'new.png', contentType: 'image/png', data: await png(100, 300) } }]);
+  t.not(replaced.json.avatar, a.avatar, 'a new avatar');
+  t.equal(replaced.json.header, a.header, 'the header stays');
+  t.equal((await h.request('GET', new URL(replaced.json.avatar).pathname)).statusCode, 200);
+  t.equal((await h.request('GET', new URL(a.avatar).pathname)).statusCode, 404, 'the replaced file is removed once the edit committed');
+  t.equal((await h.request('GET', new URL(a.header).pathname)).statusCode, 200, 'the kept one is not');
 });
 
 t.test('avatar and header refusals: size, type, not a file', async (t) => {
