@@ -1,12 +1,14 @@
 // The standalone instance as operators run it: the CLI creates an account and a token, the
 // server starts on the embedded SQLite store, takes writes, stops cleanly on SIGTERM, and
-// everything acknowledged is there after a restart.
+// everything acknowledged is there after a restart (an avatar on disk included); a scheduled
+// status is published once across a restart past its time.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import t from 'tap';
 import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
 
@@ -74,8 +76,21 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   const instance = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { urls?: { streaming?: string } } };
   t.equal(instance.configuration?.urls?.streaming, 'ws://localhost:4000', 'STREAMING_PORT default');
 
+  // A profile edit with an avatar, through the node handler, into the instance's media directory.
+  const form = new FormData();
+  form.append('display_name', 'Opal');
+  form.append('avatar', new Blob([await sharp({ create: { width: 64, height: 48, channels: 3, background: '#963' } }).png().toBuffer()], { type: 'image/png' }), 'me.png');
+  const edited = await fetch(`${base}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: form });
+  t.equal(edited.status, 200);
+  const profile = (await edited.json()) as { display_name: string; avatar: string };
+  t.equal(profile.display_name, 'Opal');
+  t.match(profile.avatar, new RegExp(`^http://localhost:${port}/system/media/\\d+-avatar-\\d+\\.png$`));
+
   t.equal(await stop(server), 0, 'SIGTERM: a clean exit');
   server = await start(env);
+  const avatar = await fetch(`${base}${new URL(profile.avatar).pathname}`);
+  const avatarSize = await sharp(Buffer.from(await avatar.arrayBuffer())).metadata();
+  t.same([avatar.status, avatar.headers.get('content-type'), avatarSize.width, avatarSize.height], [200, 'image/png', 400, 400], 'the avatar is on disk and served after the restart');
   const after = await fetch(`${base}/api/v1/statuses/${status.id}`, { headers });
   t.equal(after.status, 200, 'the status survived');
   const body = (await after.json()) as { favourites_count: number; favourited: boolean; content: string };
