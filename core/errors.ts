@@ -39,6 +39,24 @@ export const texts = {
   visibilityReserved: 'Validation failed: Visibility is reserved',
 } as const;
 
+/** One failed validation of a record, as Rails reports it: the attribute (the key of
+ * `details`), its human label, the error type (ERR_TOO_LONG …) and its description. */
+export interface FieldError {
+  field: string;
+  label: string;
+  code: string;
+  description: string;
+}
+
+/** 422 {"error": "Validation failed: <Label> <description>, …", "details": {field: [{error,
+ * description}]}}: Mastodon's ValidationErrorFormatter (registration, update_credentials). */
+export function validationFailed(errors: readonly FieldError[]): RookeryError {
+  const message = `Validation failed: ${errors.map((e) => `${e.label} ${e.description}`).join(', ')}`;
+  const details: Record<string, { error: string; description: string }[]> = {};
+  for (const e of errors) (details[e.field] ??= []).push({ error: e.code, description: e.description });
+  return new RookeryError(422, message, { details });
+}
+
 export const notFound = () => new RookeryError(404, texts.notFound);
 export const invalidToken = () => new RookeryError(401, texts.invalidToken);
 export const outsideScopes = () => new RookeryError(403, texts.outsideScopes);

@@ -4,6 +4,7 @@
 
 import type { Endpoint, Params } from './api/types.ts';
 import type { Account, Id, Millis, Status, StatusEdit, User, Visibility } from './model.ts';
+import type { NewJob } from './ports/queue.ts';
 import type { StorageWrite } from './ports/storage.ts';
 import type { StatusEditJson, StatusJson } from './present/status-json.ts';
 
@@ -77,12 +78,17 @@ export interface ProfileDraft {
   user: User;
   params: Params;
   patch: AccountPatch;
+  /** Jobs recorded with the profile write, in the same atomic step (remove the files of the
+   * images it replaces, say): they run only once the edit committed. */
+  jobs: NewJob[];
 }
 
 export interface BoundProfileHook {
   readonly plugin: string;
   /** The update_credentials parameters it takes over, e.g. ['avatar', 'header']. */
   readonly params: readonly string[];
+  /** Request bytes its parameters may take (files), added to the endpoint's body limit. */
+  readonly maxBytes?: number;
   prepare(draft: ProfileDraft): Promise<void>;
 }
 

@@ -10,7 +10,23 @@ export type { HostAccountInput, HostAccounts, HostTokens } from './host-api.ts';
 export type { SignInPort } from './oauth/sign-in-port.ts';
 export type { BodyLimit, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo } from './http/types.ts';
 export { RookeryError, texts } from './errors.ts';
-export { HookRegistry, type EventListener, type Job, type PluginHost, type PublishDraft, type PublishHook, type PublishOutcome, type RookeryPlugin } from './plugin-host.ts';
+export {
+  HookRegistry,
+  type AccountPatch,
+  type DecorateContext,
+  type EventListener,
+  type Job,
+  type PluginHost,
+  type ProfileDraft,
+  type ProfileHook,
+  type PublishDraft,
+  type PublishHook,
+  type PublishOutcome,
+  type RookeryPlugin,
+  type StatusDecorator,
+} from './plugin-host.ts';
+export type { JobHandler, JobOptions } from './queue/registry.ts';
+export type { StatusEditJson } from './present/status-json.ts';
 export type { ApiRequest, ApiResponse, AuthRule, Caller, Endpoint, HttpMethod, TokenLookup, UploadedFile } from './api/types.ts';
 export { json } from './api/types.ts';
 export { presentAccounts, presentStatus, presentStatuses } from './present/load.ts';

@@ -55,7 +55,11 @@ export interface StatusDecorator<L> {
 }
 
 export interface ProfileHook {
+  /** The update_credentials parameters it takes over (avatar, header). */
   params: readonly string[];
+  /** Request bytes its parameters may take (its files), added to the endpoint's body limit. */
+  maxBytes?: number;
+  /** Validates its parameters and fills draft.patch (a 422 RookeryError refuses the edit). */
   prepare(draft: ProfileDraft, core: Core): Promise<void>;
 }
 
@@ -131,7 +135,13 @@ export class HookRegistry implements Hooks {
         if (renderEdits) bound.renderEdits = (edits, json) => renderEdits.call(decorator, edits, json, core);
         this.decorators.push(bound);
       },
-      onProfileUpdate: (hook) => void this.profileHooks.push({ plugin, params: hook.params, prepare: (draft) => hook.prepare(draft, core) }),
+      onProfileUpdate: (hook) =>
+        void this.profileHooks.push({
+          plugin,
+          params: hook.params,
+          ...(hook.maxBytes === undefined ? {} : { maxBytes: hook.maxBytes }),
+          prepare: (draft) => hook.prepare(draft, core),
+        }),
       configureInstance: (key, value) => void (this.instanceConfiguration[key] = value),
       on: (type, listener, options) => {
         listeners += 1;

@@ -19,6 +19,7 @@ import { lookupToken } from './oauth/tokens.ts';
 import type { RookeryPlugin } from './plugin-host.ts';
 import { NOTIFYING_EVENTS, notificationHandler } from './events/notify.ts';
 import { STREAMED_EVENTS, streamHandler } from './events/fanout.ts';
+import { profileHandler } from './accounts/profile.ts';
 import { createWorker, type WorkerOptions } from './queue/worker.ts';
 import { createStreamHub, type StreamHub } from './streaming/hub.ts';
 
@@ -67,6 +68,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   const { core, registry, onJobs } = createCore(options);
   core.jobs.subscribe('notifications', NOTIFYING_EVENTS, notificationHandler(core));
   core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
+  core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
   for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core, plugin.name));
   const workerOptions = options.worker ?? true;
   const worker =

@@ -4,6 +4,7 @@
 
 import { resolveConfig, type ConfigInput } from '../../core/config.ts';
 import type { EventBus } from '../../core/ports/bus.ts';
+import type { Clock } from '../../core/ports/clock.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import type { SignInPort } from '../../core/oauth/sign-in-port.ts';
@@ -22,6 +23,8 @@ export interface NodeRookeryOptions {
   storage: Storage;
   bus?: EventBus;
   logger?: Logger;
+  /** Default: the system clock. */
+  clock?: Clock;
   plugins?: readonly RookeryPlugin[];
   secrets?: NodeSecretsOptions;
   /** Whether this process runs queued jobs (default true); see RookeryOptions.worker. */
@@ -35,7 +38,7 @@ export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery>
     config: resolveConfig(options.config),
     storage: options.storage,
     bus: options.bus ?? createInProcessBus(),
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     secrets: createNodeSecrets(options.secrets),
   };
   if (options.logger) deps.logger = options.logger;

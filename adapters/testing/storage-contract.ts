@@ -1232,6 +1232,23 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     return jobs.map((j) => j.name);
   };
 
+  it('accounts.update: a profile edit and the user\'s settings in one step, with its outbox', async (t, w) => {
+    const a = await w.account({}, true);
+    const u = await w.s.accounts.getUser(a.id);
+    if (u === null) throw new Error('an account made with a user has one');
+    const settings = { ...u.settings, defaultVisibility: 'unlisted' as const, defaultSensitive: true, defaultLanguage: 'de' };
+    const edit = spy<unknown>('profile');
+    const updated = await w.s.accounts.update(a.id, { displayName: 'Renamed', bot: true }, { settings, outbox: edit.outbox });
+    t.strictSame(updated, { ...a, displayName: 'Renamed', bot: true }, 'the account as updated');
+    t.strictSame(edit.calls, [updated], 'the outbox is given the updated account');
+    t.strictSame(await w.s.accounts.getUser(a.id), { ...u, settings }, 'the settings replaced with it');
+    t.strictSame(await queued(w), ['profile'], 'and its job enqueued');
+    const missing = spy<unknown>('missing');
+    t.equal(await w.s.accounts.update(w.id(), { displayName: 'x' }, { settings, outbox: missing.outbox }), null);
+    t.strictSame(missing.calls, [null], 'a missing account: the outbox is given null');
+    t.strictSame(await queued(w), ['missing'], 'whatever it returns is enqueued');
+  });
+
   it('outbox: a write enqueues the jobs its outbox returns, given the write\'s result', async (t, w) => {
     const alice = await w.account();
     const bob = await w.account();

@@ -3,7 +3,7 @@
 // 422 {"error": "Validation failed: …, …", "details": {"username": [{"error": "ERR_TAKEN", …}]}}.
 
 import type { Core } from '../core.ts';
-import { RookeryError } from '../errors.ts';
+import { validationFailed, type FieldError } from '../errors.ts';
 import type { Account, Id, User } from '../model.ts';
 import { StorageConflict } from '../ports/storage.ts';
 
@@ -24,13 +24,6 @@ export interface NewLocalAccount {
   applicationId?: Id | null;
 }
 
-interface FieldError {
-  field: string;
-  label: string;
-  code: string;
-  description: string;
-}
-
 const SUPPORTED_LOCALES = new Set(['ar', 'ca', 'cs', 'cy', 'da', 'de', 'el', 'en', 'en-GB', 'eo', 'es', 'eu', 'fa', 'fi', 'fr', 'ga', 'gd', 'gl', 'he', 'hu', 'id', 'is', 'it', 'ja', 'ko', 'nl', 'nn', 'no', 'pl', 'pt', 'pt-BR', 'pt-PT', 'ro', 'ru', 'sk', 'sl', 'sv', 'th', 'tr', 'uk', 'vi', 'zh-CN', 'zh-TW']);
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -38,13 +31,6 @@ const LABELS: Record<string, string> = { username: 'Username', email: 'Email', p
 
 function fieldError(field: string, code: string, description: string): FieldError {
   return { field, label: LABELS[field] ?? field, code, description };
-}
-
-export function validationFailed(errors: readonly FieldError[]): RookeryError {
-  const message = `Validation failed: ${errors.map((e) => `${e.label} ${e.description}`).join(', ')}`;
-  const details: Record<string, { error: string; description: string }[]> = {};
-  for (const e of errors) (details[e.field] ??= []).push({ error: e.code, description: e.description });
-  return new RookeryError(422, message, { details });
 }
 
 function validate(core: Core, input: NewLocalAccount, requireAgreement: boolean): FieldError[] {

@@ -1,7 +1,9 @@
 // Sign-up and the signed-in account's own credentials (POST /api/v1/accounts,
-// GET /api/v1/accounts/verify_credentials), reference oauth.md §8–9.
+// GET /api/v1/accounts/verify_credentials, reference oauth.md §8–9; PATCH
+// /api/v1/accounts/update_credentials, supporting-api.md).
 
 import { createLocalAccount } from '../accounts/create.ts';
+import { updateProfile } from '../accounts/profile.ts';
 import type { Core } from '../core.ts';
 import { forbidden } from '../errors.ts';
 import type { Id } from '../model.ts';
@@ -25,7 +27,15 @@ async function countFollowRequests(core: Core, accountId: Id): Promise<number> {
   }
 }
 
+/** Request bytes update_credentials may take: the files the profile hooks accept, plus room for
+ * the text parameters; the front's default when no hook takes files. */
+function profilePayload(core: Core): { maxBytes: number } | undefined {
+  const files = core.hooks.profileHooks.reduce((sum, hook) => sum + (hook.maxBytes ?? 0), 0);
+  return files === 0 ? undefined : { maxBytes: files + 1_048_576 };
+}
+
 export function registrationEndpoints(core: Core): Endpoint[] {
+  const payload = profilePayload(core);
   return [
     {
       // An app signs a person up with its client_credentials token and gets that person's
@@ -70,6 +80,19 @@ export function registrationEndpoints(core: Core): Endpoint[] {
         const { account, user } = request.caller;
         if (account === null || user === null) throw new Error('the user guard lets no request through without a local user');
         return json(renderCredentialAccount(core.config, account, user, await countFollowRequests(core, account.id)));
+      },
+    },
+    {
+      method: 'PATCH',
+      path: '/api/v1/accounts/update_credentials',
+      auth: 'user',
+      scopes: ['write', 'write:accounts'],
+      ...(payload === undefined ? {} : { payload }),
+      async handle(request) {
+        const { account, user } = request.caller;
+        if (account === null || user === null) throw new Error('the user guard lets no request through without a local user');
+        const updated = await updateProfile(core, account, user, { ...request.query, ...request.body });
+        return json(renderCredentialAccount(core.config, updated.account, updated.user, await countFollowRequests(core, account.id)));
       },
     },
   ];

@@ -1,8 +1,11 @@
 // Instance information, v2 (read first by current clients) and v1 (older ones), with the
 // fields clients read (reference entities.md, Instance). Limits come from the configuration;
-// media limits are Mastodon's stock values, which the media handling follows.
+// media and poll limits are stated by the plugins that enforce them, and without such a plugin
+// the instance says that it takes none (a client then offers no upload or poll, which the core
+// would refuse with a 422 anyway).
 
 import { MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, type RookeryConfig } from '../config.ts';
+import { PROFILE_LIMITS } from '../accounts/profile.ts';
 import { MISSING_HEADER_PATH } from '../urls.ts';
 
 export interface InstanceStats {
@@ -10,20 +13,19 @@ export interface InstanceStats {
   statusCount: number;
 }
 
-const MEDIA = {
-  supported_mime_types: [
-    'image/jpeg', 'image/png', 'image/gif', 'image/heic', 'image/heif', 'image/webp', 'image/avif',
-    'video/webm', 'video/mp4', 'video/quicktime', 'video/ogg',
-    'audio/wave', 'audio/wav', 'audio/x-wav', 'audio/x-pn-wave', 'audio/vnd.wave', 'audio/ogg', 'audio/vorbis',
-    'audio/mpeg', 'audio/mp3', 'audio/webm', 'audio/flac', 'audio/aac', 'audio/m4a', 'audio/x-m4a', 'audio/mp4', 'audio/3gpp', 'video/x-ms-asf',
-  ],
-  description_limit: 1500,
-  image_size_limit: 16_777_216,
-  image_matrix_limit: 33_177_600,
-  video_size_limit: 103_809_024,
-  video_frame_rate_limit: 120,
-  video_matrix_limit: 8_294_400,
+/** No media plugin: no type is accepted and no size is. */
+const NO_MEDIA = {
+  supported_mime_types: [] as string[],
+  description_limit: 0,
+  image_size_limit: 0,
+  image_matrix_limit: 0,
+  video_size_limit: 0,
+  video_frame_rate_limit: 0,
+  video_matrix_limit: 0,
 };
+
+/** No polls plugin: no poll can be made. */
+const NO_POLLS = { max_options: 0, max_characters_per_option: 0, min_expiration: 0, max_expiration: 0 };
 
 /** Where clients open streams: the configured URL, else the web origin with ws(s). */
 export function streamingUrlOf(config: RookeryConfig): string {
@@ -33,24 +35,16 @@ export function streamingUrlOf(config: RookeryConfig): string {
 /** The status, media and poll limits; a plugin that enforces a part states its own values. */
 function statusLimits(config: RookeryConfig, plugins: Readonly<Record<string, unknown>>) {
   const limits = config.limits;
-  const stock = {
+  const media = plugins['media_attachments'] as typeof NO_MEDIA | undefined;
+  return {
     statuses: {
       max_characters: limits.maxCharacters,
-      max_media_attachments: limits.maxMediaAttachments,
+      // The media plugin enforces limits.maxMediaAttachments; without it there are none.
+      max_media_attachments: media === undefined ? 0 : limits.maxMediaAttachments,
       characters_reserved_per_url: limits.charactersReservedPerUrl,
     },
-    media_attachments: MEDIA,
-    polls: {
-      max_options: limits.maxPollOptions,
-      max_characters_per_option: limits.maxPollOptionCharacters,
-      min_expiration: limits.minPollExpiration,
-      max_expiration: limits.maxPollExpiration,
-    },
-  };
-  return {
-    statuses: stock.statuses,
-    media_attachments: (plugins['media_attachments'] ?? stock.media_attachments) as typeof stock.media_attachments,
-    polls: (plugins['polls'] ?? stock.polls) as typeof stock.polls,
+    media_attachments: media ?? NO_MEDIA,
+    polls: (plugins['polls'] ?? NO_POLLS) as typeof NO_POLLS,
   };
 }
 
@@ -58,9 +52,9 @@ function accountLimits(config: RookeryConfig) {
   return {
     max_featured_tags: 10,
     max_pinned_statuses: config.limits.maxPinnedStatuses,
-    max_profile_fields: 4,
-    profile_field_name_limit: 255,
-    profile_field_value_limit: 255,
+    max_profile_fields: PROFILE_LIMITS.fields,
+    profile_field_name_limit: PROFILE_LIMITS.fieldName,
+    profile_field_value_limit: PROFILE_LIMITS.fieldValue,
   };
 }
 

@@ -11,6 +11,9 @@ export interface StandaloneSettings {
   dataDir: string;
   databasePath: string;
   config: ConfigInput;
+  /** ROOKERY_TEST_CLOCK_OFFSET_MS: how far ahead of the system clock this instance's clock runs.
+   * For tests only (a scheduled status or a poll's end reached without waiting); 0 otherwise. */
+  clockOffsetMs: number;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -22,6 +25,13 @@ function port(value: string | undefined, fallback: number, name: string): number
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number, got "${value}"`);
+  return n;
+}
+
+function offset(value: string | undefined, name: string): number {
+  if (value === undefined || value === '') return 0;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a whole number of milliseconds (0 or more), got "${value}"`);
   return n;
 }
 
@@ -45,6 +55,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
     streamingPort,
     dataDir,
     databasePath: join(dataDir, 'rookery.sqlite3'),
+    clockOffsetMs: offset(env['ROOKERY_TEST_CLOCK_OFFSET_MS'], 'ROOKERY_TEST_CLOCK_OFFSET_MS'),
     config: {
       domain,
       baseUrl: `${https ? 'https' : 'http'}://${webHost}`,

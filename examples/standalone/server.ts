@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createNodeHandler } from '../../adapters/node/handler.ts';
-import { createNodeRookery } from '../../adapters/node/index.ts';
+import { createNodeRookery, systemClock } from '../../adapters/node/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { readSettings } from './env.ts';
 import { createLogger } from './logger.ts';
@@ -17,7 +17,11 @@ const log = createLogger();
 const settings = readSettings();
 mkdirSync(settings.dataDir, { recursive: true });
 const storage = openSqliteStorage({ path: settings.databasePath });
-const rookery = await createNodeRookery({ config: settings.config, storage, logger: log, plugins: standalonePlugins(settings.dataDir) });
+// A shifted clock is for tests only (ROOKERY_TEST_CLOCK_OFFSET_MS): said loudly when set.
+const shift = settings.clockOffsetMs;
+if (shift !== 0) log.warn({ offsetMs: shift }, 'ROOKERY_TEST_CLOCK_OFFSET_MS is set: this instance runs ahead of the real time (for tests only)');
+const clock = shift === 0 ? systemClock : { now: () => Date.now() + shift };
+const rookery = await createNodeRookery({ config: settings.config, storage, logger: log, clock, plugins: standalonePlugins(settings.dataDir) });
 const handle = createNodeHandler(rookery);
 const requestLog = log.isLevelEnabled('info');
 

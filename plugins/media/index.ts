@@ -2,7 +2,8 @@
 // POST /api/v1/media (processed at once, 200) and /api/v2/media (202, processed by a job; GET
 // answers 206 until it is done, then 200), GET/PUT /api/v1/media/:id (description, focus),
 // media_ids on publish and edit with Mastodon's rules and texts, the attachments inlined on the
-// Status, avatar and header images for update_credentials, files through a MediaStore (local
+// Status (videos within the stated matrix and frame-rate limits, read from their container
+// headers), avatar and header images for update_credentials, files through a MediaStore (local
 // disk by default, served here with their type and long-lived cache headers), and uploads left
 // unattached removed after a day (a delayed job queued with the upload).
 
@@ -14,6 +15,7 @@ import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import { renderMedia } from '../../core/present/media.ts';
 import { json, type ApiRequest, type ApiResponse, type Endpoint, type UploadedFile } from '../../core/api/types.ts';
 import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processProfileImage } from './process.ts';
+import { probeVideo } from './probe.ts';
 import { sniff, SUPPORTED_MIME_TYPES } from './sniff.ts';
 import { diskMediaStore, isMediaKey, MEDIA_PATH, memoryMediaStore, type MediaStore } from './store.ts';
 import { mediaStorage } from './storage/index.ts';
@@ -23,6 +25,8 @@ export { diskMediaStore, memoryMediaStore, type MediaStore, type StoredFile } fr
 
 export const IMAGE_SIZE_LIMIT = 16_777_216;
 export const VIDEO_SIZE_LIMIT = 103_809_024;
+export const VIDEO_MATRIX_LIMIT = 8_294_400;
+export const VIDEO_FRAME_RATE_LIMIT = 120;
 export const PROFILE_IMAGE_LIMIT = 8 * 1024 * 1024;
 export const DESCRIPTION_LIMIT = 1500;
 const DAY = 86_400_000;
@@ -39,6 +43,8 @@ export const mediaTexts = {
   notFound: (ids: readonly string[]) => `Media ${ids.join(', ')} not found or already attached to another post`,
   videoWithImages: 'Cannot attach a video to a post that already contains images',
   notReady: 'Cannot attach files that have not finished processing. Try again in a moment!',
+  videoDimensions: (width: number, height: number) => `${width}x${height} videos are not supported`,
+  videoFrameRate: (fps: number) => `${Math.floor(fps)}fps videos are not supported`,
   profileTooBig: (field: string) => `Validation failed: ${field} file size must be less than 8 MB`,
   profileType: (field: string) => `Validation failed: ${field} content type is invalid`,
 } as const;
@@ -146,6 +152,13 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         if (kind === null) throw unprocessable(mediaTexts.fileType);
         if (kind.kind === 'image' && file.data.length > IMAGE_SIZE_LIMIT) throw unprocessable(mediaTexts.imageTooBig);
         if (file.data.length > VIDEO_SIZE_LIMIT) throw unprocessable(mediaTexts.videoTooBig);
+        if (kind.kind === 'video') {
+          // What the instance states as video_matrix_limit and video_frame_rate_limit, from the
+          // container's headers (Mastodon's texts for the same refusals).
+          const video = probeVideo(file.data, kind.ext);
+          if (video !== null && video.width * video.height > VIDEO_MATRIX_LIMIT) throw unprocessable(mediaTexts.videoDimensions(video.width, video.height));
+          if (video?.frameRate != null && video.frameRate > VIDEO_FRAME_RATE_LIMIT) throw unprocessable(mediaTexts.videoFrameRate(video.frameRate));
+        }
         const description = readDescription(params) ?? null;
         const focus = readFocus(str(params, 'focus'));
         const id = core.ids.next();
@@ -276,24 +289,41 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         },
       });
 
+      // A replaced avatar or header: its file goes once the edit committed (a job recorded
+      // with the profile write), unless the account shows it again by then.
+      const removeProfileFile = host.handleJob('remove-profile-file', async (payload) => {
+        const { accountId, url } = payload as { accountId: Id; url: string };
+        const account = await core.storage.accounts.get(accountId);
+        if (account !== null && (account.avatarUrl === url || account.headerUrl === url)) return;
+        const key = url.slice(url.lastIndexOf('/') + 1);
+        if (isMediaKey(key) && key.startsWith(`${accountId}-`)) await store.delete(key);
+      });
+
       host.onProfileUpdate({
         params: ['avatar', 'header'],
+        maxBytes: 2 * PROFILE_IMAGE_LIMIT,
         async prepare(draft) {
           for (const [param, field, width, height] of [['avatar', 'Avatar', 400, 400], ['header', 'Header', 1500, 500]] as const) {
+            if (!present(draft.params, param)) continue;
+            // As Mastodon's ValidationErrorFormatter reports an attachment's validations.
+            const refuse = (text: string, code: string) =>
+              new RookeryError(422, text, { details: { [param]: [{ error: code, description: text.slice(`Validation failed: ${field} `.length) }] } });
             const file = fileParam(draft.params, param);
-            if (file === null) continue;
-            if (file.data.length > PROFILE_IMAGE_LIMIT) throw unprocessable(mediaTexts.profileTooBig(field));
+            if (file === null) throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
+            if (file.data.length > PROFILE_IMAGE_LIMIT) throw refuse(mediaTexts.profileTooBig(field), 'ERR_LESS_THAN');
             const kind = sniff(file.data);
-            if (kind === null || kind.kind !== 'image') throw unprocessable(mediaTexts.profileType(field));
+            if (kind === null || kind.kind !== 'image') throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
             let image: Uint8Array;
             try {
               image = await processProfileImage(file.data, width, height);
             } catch {
-              throw unprocessable(mediaTexts.profileType(field));
+              throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
             }
             const url = await store.put(`${draft.account.id}-${param}-${core.ids.next()}.png`, image, 'image/png');
+            const previous = param === 'avatar' ? draft.account.avatarUrl : draft.account.headerUrl;
             if (param === 'avatar') draft.patch.avatarUrl = url;
             else draft.patch.headerUrl = url;
+            if (previous !== null) draft.jobs.push({ name: removeProfileFile, payload: { accountId: draft.account.id, url: previous } });
           }
         },
       });
@@ -304,8 +334,8 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         image_size_limit: IMAGE_SIZE_LIMIT,
         image_matrix_limit: IMAGE_MATRIX_LIMIT,
         video_size_limit: VIDEO_SIZE_LIMIT,
-        video_frame_rate_limit: 120,
-        video_matrix_limit: 8_294_400,
+        video_frame_rate_limit: VIDEO_FRAME_RATE_LIMIT,
+        video_matrix_limit: VIDEO_MATRIX_LIMIT,
       });
     },
   };

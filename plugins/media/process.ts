@@ -26,6 +26,16 @@ function fit(width: number, height: number, maxPixels: number): MediaDimensions 
 
 /** Reads, rotates and re-encodes an image; throws ImageError when it cannot be read or is too large. */
 export async function processImage(data: Uint8Array, format: 'jpg' | 'png' | 'gif' | 'webp' | 'avif'): Promise<ProcessedImage> {
+  try {
+    return await encodeImage(data, format);
+  } catch (error) {
+    // A header that reads fine over pixels that do not (truncated, corrupt): not an image.
+    if (error instanceof ImageError) throw error;
+    throw new ImageError('unreadable');
+  }
+}
+
+async function encodeImage(data: Uint8Array, format: 'jpg' | 'png' | 'gif' | 'webp' | 'avif'): Promise<ProcessedImage> {
   let meta: Metadata;
   try {
     meta = await sharp(data, { animated: format === 'gif' || format === 'webp' }).metadata();

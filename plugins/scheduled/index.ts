@@ -107,7 +107,8 @@ export function scheduledPlugin(): RookeryPlugin {
         }
         const user = await core.storage.accounts.getUser(row.accountId);
         try {
-          await publish(core, { account, user, applicationId: row.params.applicationId }, paramsOf(row.params), row.params.idempotency, { writes: [repo.consume(row.id)] });
+          const result = await publish(core, { account, user, applicationId: row.params.applicationId }, paramsOf(row.params), row.params.idempotency, { writes: [repo.consume(row.id)] });
+          core.logger.info({ scheduled: row.id, status: result.kind === 'status' ? result.status.id : null }, 'scheduled status published');
         } catch (error) {
           if (error instanceof StorageConflict && error.rule === 'scheduled') return; // published already
           if (error instanceof RookeryError) {

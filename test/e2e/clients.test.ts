@@ -1,11 +1,15 @@
 // Real clients against a running instance: masto.js and megalodon, unchanged, over real HTTP.
 // Each registers an app, gets a token, checks its credentials, then posts, views, favourites,
 // boosts, bookmarks, pins, mutes, reads the context, pages favourited_by, and deletes then
-// redrafts.
+// redrafts. masto.js also goes through the plugins: media with a description and focus, a poll
+// voted in, a scheduled status, the profile's name and avatar, and delete-and-redraft of a
+// status with media and of one with a poll.
 
 import { createOAuthAPIClient, createRestAPIClient } from 'masto';
 import generator from 'megalodon';
+import sharp from 'sharp';
 import t from 'tap';
+import { mediaPlugin, pollsPlugin, scheduledPlugin } from '../../plugins/index.ts';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { authorizationCode, PASSWORD, type RegisteredApp } from '../helpers/oauth.ts';
 
@@ -15,7 +19,7 @@ let url: string;
 // Each client gets its own listening instance, closed when its test ends (a root-level
 // t.after would wait for an event loop that the open server keeps busy).
 t.beforeEach(async () => {
-  h = await harness({ listen: true });
+  h = await harness({ listen: true, plugins: [mediaPlugin(), pollsPlugin(), scheduledPlugin()] });
   url = h.server.info.uri;
 });
 t.afterEach(async () => {
@@ -85,6 +89,60 @@ t.test('masto.js', async (t) => {
   const redraft = await masto.v1.statuses.create({ status: deleted.text ?? '', visibility: deleted.visibility });
   t.equal(redraft.content, posted.content, 'redrafted');
   t.equal(await statusCodeOf(masto.v1.statuses.$select(posted.id).unreblog()), 404, 'the boost went with it');
+});
+
+t.test('masto.js: media, a poll, a scheduled status, the profile, and redrafts with media and a poll', async (t) => {
+  const owner = await h.user('mastoplug');
+  const voter = await h.user('voter');
+  const masto = createRestAPIClient({ url, accessToken: owner.token });
+  const image = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#c33' } }).png().toBuffer();
+
+  // Upload through v2 (masto.js polls GET /api/v1/media/:id until it is processed), then attach.
+  const media = await masto.v2.media.create({ file: new Blob([image], { type: 'image/png' }), description: 'a red rectangle', focus: '0.5,-0.25' });
+  t.same([media.type, media.description, media.meta?.focus, media.meta?.original?.width], ['image', 'a red rectangle', { x: 0.5, y: -0.25 }, 320], 'uploaded with its description and focus');
+  t.match(media.url, new RegExp(`^${url}/system/media/`), 'processed, with its URL');
+  const withMedia = await masto.v1.statuses.create({ status: 'a picture', mediaIds: [media.id] });
+  t.same(withMedia.mediaAttachments.map((m) => [m.id, m.description]), [[media.id, 'a red rectangle']], 'attached');
+
+  // A poll, and another user's vote through masto.js.
+  const withPoll = await masto.v1.statuses.create({ status: 'tea or coffee?', poll: { options: ['tea', 'coffee'], expiresIn: 3600 } });
+  const poll = withPoll.poll;
+  if (!poll) throw new Error('expected a poll');
+  const voted = await createRestAPIClient({ url, accessToken: voter.token }).v1.polls.$select(poll.id).votes.create({ choices: [1] });
+  t.same([voted.voted, voted.ownVotes, voted.options.map((o) => o.votesCount)], [true, [1], [0, 1]], 'voted');
+  t.equal((await masto.v1.polls.$select(poll.id).fetch()).votesCount, 1, 'the author sees the vote');
+
+  // A scheduled status: a ScheduledStatus back, listed, not published.
+  const scheduledAt = new Date(h.clock.now() + 30 * 60_000).toISOString();
+  const scheduled = await masto.v1.statuses.create({ status: 'later', scheduledAt });
+  t.same([scheduled.scheduledAt, scheduled.params.text], [scheduledAt, 'later'], 'scheduled');
+  t.same((await masto.v1.scheduledStatuses.list()).map((s) => s.id), [scheduled.id], 'listed');
+
+  // The profile: display name and avatar (multipart).
+  const me = await masto.v1.accounts.updateCredentials({ displayName: 'Masto Plug', avatar: new Blob([image], { type: 'image/png' }) });
+  t.equal(me.displayName, 'Masto Plug');
+  t.match(me.avatar, new RegExp(`^${url}/system/media/\\d+-avatar-\\d+\\.png$`));
+  const avatar = await fetch(me.avatar);
+  const size = await sharp(Buffer.from(await avatar.arrayBuffer())).metadata();
+  t.same([avatar.status, size.width, size.height], [200, 400, 400], 'the avatar is served, 400×400');
+  t.equal((await masto.v1.accounts.verifyCredentials()).displayName, 'Masto Plug');
+
+  // Delete and redraft, with the media: the same attachment comes back on the new status.
+  const deletedMedia = await masto.v1.statuses.$select(withMedia.id).remove();
+  t.same(deletedMedia.mediaAttachments.map((m) => m.id), [media.id], 'delete returns the media');
+  const redraftedMedia = await masto.v1.statuses.create({ status: deletedMedia.text ?? '', mediaIds: deletedMedia.mediaAttachments.map((m) => m.id) });
+  t.same(redraftedMedia.mediaAttachments.map((m) => [m.id, m.description, m.meta?.focus]), [[media.id, 'a red rectangle', { x: 0.5, y: -0.25 }]], 'redrafted with the same media');
+
+  // … and with the poll: its options and kind come back on a fresh poll.
+  const deletedPoll = await masto.v1.statuses.$select(withPoll.id).remove();
+  const oldPoll = deletedPoll.poll;
+  if (!oldPoll) throw new Error('delete returns the poll');
+  const redraftedPoll = await masto.v1.statuses.create({
+    status: deletedPoll.text ?? '',
+    poll: { options: oldPoll.options.map((o) => o.title), expiresIn: 7200, multiple: oldPoll.multiple },
+  });
+  t.same(redraftedPoll.poll?.options.map((o) => [o.title, o.votesCount]), [['tea', 0], ['coffee', 0]], 'redrafted with the poll, votes starting over');
+  t.not(redraftedPoll.poll?.id, poll.id, 'a new poll');
 });
 
 t.test('megalodon', async (t) => {

@@ -1,12 +1,14 @@
 // The standalone instance as operators run it: the CLI creates an account and a token, the
 // server starts on the embedded SQLite store, takes writes, stops cleanly on SIGTERM, and
-// everything acknowledged is there after a restart.
+// everything acknowledged is there after a restart (an avatar on disk included); a scheduled
+// status is published once across a restart past its time.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import t from 'tap';
 import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
 
@@ -75,8 +77,21 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   const instance = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { urls?: { streaming?: string } } };
   t.equal(instance.configuration?.urls?.streaming, `ws://localhost:${streamingPort}`, 'STREAMING_PORT (its default, 4000: standalone-streaming.test.ts)');
 
+  // A profile edit with an avatar, through the node handler, into the instance's media directory.
+  const form = new FormData();
+  form.append('display_name', 'Opal');
+  form.append('avatar', new Blob([await sharp({ create: { width: 64, height: 48, channels: 3, background: '#963' } }).png().toBuffer()], { type: 'image/png' }), 'me.png');
+  const edited = await fetch(`${base}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: form });
+  t.equal(edited.status, 200);
+  const profile = (await edited.json()) as { display_name: string; avatar: string };
+  t.equal(profile.display_name, 'Opal');
+  t.match(profile.avatar, new RegExp(`^http://localhost:${port}/system/media/\\d+-avatar-\\d+\\.png$`));
+
   t.equal(await stop(server), 0, 'SIGTERM: a clean exit');
   server = await start(env);
+  const avatar = await fetch(`${base}${new URL(profile.avatar).pathname}`);
+  const avatarSize = await sharp(Buffer.from(await avatar.arrayBuffer())).metadata();
+  t.same([avatar.status, avatar.headers.get('content-type'), avatarSize.width, avatarSize.height], [200, 'image/png', 400, 400], 'the avatar is on disk and served after the restart');
   const after = await fetch(`${base}/api/v1/statuses/${status.id}`, { headers });
   t.equal(after.status, 200, 'the status survived');
   const body = (await after.json()) as { favourites_count: number; favourited: boolean; content: string };
@@ -118,4 +133,84 @@ t.test('a busy port: a clear message naming PORT, no stack', async (t) => {
   t.equal(result.status, 1);
   t.equal(result.stderr.trim(), `Port ${port} is already in use on 127.0.0.1. Set PORT to a free port (or stop what listens on 127.0.0.1:${port}).`);
   t.notMatch(result.stderr, /\n\s+at /, 'no stack trace');
+});
+
+/** Starts the instance and reads its log lines as they come: `until(text)` resolves with the
+ * first line (since start) that contains `text`. */
+function startWatched(env: NodeJS.ProcessEnv): { child: ChildProcess; until(text: string): Promise<string> } {
+  const child = spawn(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const seen: string[] = [];
+  const waiting: { text: string; found(line: string): void }[] = [];
+  let partial = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      seen.push(line);
+      for (const w of [...waiting]) if (line.includes(w.text)) waiting.splice(waiting.indexOf(w), 1) && w.found(line);
+    }
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<never>((_, fail) => child.on('exit', (code) => fail(new Error(`the instance exited with ${code}: ${stderr}\n${seen.join('\n')}`))));
+  exited.catch(() => undefined);
+  return {
+    child,
+    until(text) {
+      const earlier = seen.find((line) => line.includes(text));
+      if (earlier !== undefined) return Promise.resolve(earlier);
+      return Promise.race([new Promise<string>((found) => waiting.push({ text, found })), exited]);
+    },
+  };
+}
+
+t.test('a scheduled status is published once, after a SIGTERM and a restart past its time', async (t) => {
+  const port = await freePort();
+  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1', LOG_LEVEL: 'info' });
+  t.equal(cli(env, 'accounts', 'create', 'sched', '--email', 'sched@example.com', '--password', 'a long password').status, 0);
+  const token = cli(env, 'tokens', 'issue', 'sched', '--scopes', 'read write').stdout.trim();
+  const base = `http://127.0.0.1:${port}`;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const statusesOf = async () => {
+    const me = (await (await fetch(`${base}/api/v1/accounts/verify_credentials`, { headers })).json()) as { id: string };
+    return (await (await fetch(`${base}/api/v1/accounts/${me.id}/statuses`, { headers })).json()) as { id: string; content: string; visibility: string }[];
+  };
+
+  // Scheduled six minutes ahead of the real time (Mastodon wants at least five).
+  const first = startWatched(env);
+  await first.until('Rookery is up');
+  const scheduledAt = new Date(Date.now() + 6 * 60_000).toISOString();
+  const res = await fetch(`${base}/api/v1/statuses`, { method: 'POST', headers, body: JSON.stringify({ status: 'from the past, for the future', visibility: 'unlisted', scheduled_at: scheduledAt }) });
+  t.equal(res.status, 200);
+  const scheduled = (await res.json()) as { id: string; scheduled_at: string };
+  t.equal(scheduled.scheduled_at, scheduledAt, 'a ScheduledStatus');
+  t.same(await statusesOf(), [], 'nothing published yet');
+  t.equal(await stop(first.child), 0, 'SIGTERM before its time');
+
+  // The same data, with the instance's clock seven minutes ahead: its job is due at start.
+  const second = startWatched({ ...env, ROOKERY_TEST_CLOCK_OFFSET_MS: String(7 * 60_000) });
+  t.match(await second.until('ROOKERY_TEST_CLOCK_OFFSET_MS is set'), /for tests only/, 'the shifted clock is announced');
+  const published = JSON.parse(await second.until('scheduled status published')) as { scheduled: string; status: string };
+  t.equal(published.scheduled, scheduled.id, 'the scheduled row was published');
+  await second.until('Rookery is up');
+  const after = await statusesOf();
+  t.same(after.map((s) => [s.id, s.content, s.visibility]), [[published.status, '<p>from the past, for the future</p>', 'unlisted']], 'exactly one status, as scheduled');
+  const left = await fetch(`${base}/api/v1/scheduled_statuses`, { headers });
+  t.same(await left.json(), [], 'no scheduled status left');
+  t.equal(await stop(second.child), 0);
+
+  // Once more, later still: nothing is published again.
+  const third = startWatched({ ...env, ROOKERY_TEST_CLOCK_OFFSET_MS: String(60 * 60_000) });
+  await third.until('Rookery is up');
+  t.same((await statusesOf()).map((s) => s.id), [published.status], 'still exactly one');
+  t.equal(await stop(third.child), 0);
+});
+
+t.test('ROOKERY_TEST_CLOCK_OFFSET_MS must be a whole number of milliseconds', async (t) => {
+  const result = spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), {
+    env: childEnv({ DATA_DIR: dataDir, ROOKERY_TEST_CLOCK_OFFSET_MS: '7 minutes' }),
+    encoding: 'utf8',
+  });
+  t.not(result.status, 0);
+  t.match(result.stderr, /ROOKERY_TEST_CLOCK_OFFSET_MS must be a whole number of milliseconds \(0 or more\), got "7 minutes"/);
 });

@@ -18,7 +18,7 @@ import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
-import { createRookery, type Rookery } from '../../core/rookery.ts';
+import { createRookery, type Rookery, type RookeryOptions } from '../../core/rookery.ts';
 import { freePort } from './processes.ts';
 
 /** Real time plus an offset the test can move forward. */
@@ -42,8 +42,9 @@ export interface HarnessOptions {
   /** Really listen (127.0.0.1, a free port picked first) with config.baseUrl set to that
    * address, for tests that drive a real browser or HTTP client. */
   listen?: boolean;
-  /** false: no worker in this Rookery (queued jobs wait); requests then need drain: false. */
-  worker?: boolean;
+  /** false: no worker in this Rookery (queued jobs wait); requests then need drain: false.
+   * Worker options (batch …) tune it. */
+  worker?: RookeryOptions['worker'];
   /** Options of the hapi plugin's own streaming (SSE on the same port). */
   streaming?: RookeryHapiOptions['streaming'];
 }
@@ -72,7 +73,7 @@ export interface Harness {
   user(username: string, options?: Partial<NewLocalAccount> & { scopes?: string[] }): Promise<TestUser>;
   /** An application with a client_credentials token. */
   app(scopes?: string[]): Promise<{ application: Application; clientSecret: string; token: string }>;
-  request(method: string, url: string, options?: InjectOptions): Promise<{ statusCode: number; json: any; body: string; headers: Record<string, unknown> }>;
+  request(method: string, url: string, options?: InjectOptions): Promise<{ statusCode: number; json: any; body: string; raw: Buffer; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
@@ -134,7 +135,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
       } catch {
         parsed = undefined;
       }
-      return { statusCode: res.statusCode, json: parsed, body: res.payload, headers: res.headers as Record<string, unknown> };
+      return { statusCode: res.statusCode, json: parsed, body: res.payload, raw: res.rawPayload, headers: res.headers as Record<string, unknown> };
     },
     async close() {
       await server.stop();

@@ -1,10 +1,11 @@
 // Instance information v1/v2, NodeInfo, and the placeholder images.
 
 import t from 'tap';
+import { mediaPlugin, pollsPlugin } from '../../../plugins/index.ts';
 import { harness } from '../../helpers/harness.ts';
 import { post } from '../../helpers/api.ts';
 
-const h = await harness({ config: { title: 'Test Rookery', contactEmail: 'admin@rookery.test', limits: { maxCharacters: 1000 } } });
+const h = await harness({ config: { title: 'Test Rookery', contactEmail: 'admin@rookery.test', limits: { maxCharacters: 1000 } }, plugins: [mediaPlugin(), pollsPlugin()] });
 t.teardown(() => h.close());
 const alice = await h.user('alice');
 await h.user('bob');
@@ -51,6 +52,20 @@ t.test('v1: the fields older clients read', async (t) => {
   t.equal(i.configuration.statuses.max_characters, 1000);
   t.equal(i.contact_account, null);
   t.type(i.thumbnail, 'string');
+});
+
+t.test('without the media and polls plugins: no uploads, no polls, as the core then refuses them', async (t) => {
+  const bare = await harness();
+  t.teardown(() => bare.close());
+  for (const path of ['/api/v2/instance', '/api/v1/instance']) {
+    const c = (await bare.request('GET', path)).json.configuration;
+    t.equal(c.statuses.max_media_attachments, 0, path);
+    t.same(c.media_attachments, {
+      supported_mime_types: [], description_limit: 0, image_size_limit: 0, image_matrix_limit: 0, video_size_limit: 0, video_frame_rate_limit: 0, video_matrix_limit: 0,
+    }, path);
+    t.same(c.polls, { max_options: 0, max_characters_per_option: 0, min_expiration: 0, max_expiration: 0 }, path);
+    t.same(c.accounts, { max_featured_tags: 10, max_pinned_statuses: 5, max_profile_fields: 4, profile_field_name_limit: 255, profile_field_value_limit: 255 }, path);
+  }
 });
 
 t.test('streaming URL: configured, or derived from an http base URL', async (t) => {

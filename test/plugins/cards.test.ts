@@ -1,0 +1,119 @@
+// Preview cards end to end: a status linking to a page served here (127.0.0.1, allowed by the
+// plugin's test-only option) gets its card through the queue; the Status, operation 17 and a
+// `status.update` on the live stream then carry it. Without the option the same link stays
+// card-less along the whole path, and so does a page that is not HTML.
+
+import { createServer } from 'node:http';
+import t from 'tap';
+import { cardsPlugin } from '../../plugins/cards/index.ts';
+import { harness, type Harness, type TestUser } from '../helpers/harness.ts';
+import { openStream } from '../helpers/streams.ts';
+
+const requests: string[] = [];
+const server = createServer((req, res) => {
+  requests.push(req.url ?? '');
+  if (req.url === '/plain') {
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('just text');
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(
+    '<html lang="en"><head><title>Fallback title</title>' +
+      '<meta property="og:title" content="Rooks &amp; crows">' +
+      '<meta property="og:description" content="Corvids, explained">' +
+      '<meta property="og:site_name" content="Bird Notes">' +
+      '<meta property="og:image" content="/rook.png"></head><body>page</body></html>',
+  );
+});
+await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+const port = (server.address() as { port: number }).port;
+const page = `http://127.0.0.1:${port}/page`;
+t.teardown(() => new Promise<void>((closed) => server.close(() => closed())));
+
+let h: Harness;
+let alice: TestUser;
+let bob: TestUser;
+const open = async (allow: boolean) => {
+  h = await harness({ plugins: [cardsPlugin(allow ? { fetch: { allowPrivateAddresses: true } } : {})] });
+  alice = await h.user('alice');
+  bob = await h.user('bob');
+};
+t.beforeEach(() => {
+  requests.length = 0;
+});
+t.afterEach(() => h.close());
+
+const publish = async (text: string) => (await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: text } })).json;
+
+t.test('a link to a local page, allowed for tests: the card arrives through the queue', async (t) => {
+  await open(true);
+  const { sink } = await openStream(h, bob, 'public');
+  const posted = await publish(`Read this: ${page} #birds`);
+  t.equal(posted.card, null, 'the publish response does not wait for the card');
+  t.same(requests, ['/page'], 'fetched once, by the job');
+
+  const expected = {
+    url: page,
+    title: 'Rooks & crows',
+    description: 'Corvids, explained',
+    type: 'link',
+    provider_name: 'Bird Notes',
+    image: `http://127.0.0.1:${port}/rook.png`,
+  };
+  const viewed = await h.request('GET', `/api/v1/statuses/${posted.id}`);
+  t.equal(viewed.statusCode, 200);
+  t.match(viewed.json.card, expected, 'GET /api/v1/statuses/:id shows the card');
+  const card = await h.request('GET', `/api/v1/statuses/${posted.id}/card`);
+  t.equal(card.statusCode, 200);
+  t.same(card.json, viewed.json.card, 'operation 17 answers the same card');
+
+  t.same(sink.events(), [`update ${posted.id}`, `status.update ${posted.id}`], 'the status, then a status.update when its card arrived');
+  const [first, second] = sink.received;
+  t.equal(first?.payload.card, null);
+  t.match(second?.payload.card, expected, 'the status.update carries the card');
+
+  const boost = (await h.request('POST', `/api/v1/statuses/${posted.id}/reblog`, { token: bob.token })).json;
+  t.match(boost.reblog.card, expected, 'a boost shows the original\'s card');
+  t.same((await h.request('GET', `/api/v1/statuses/${boost.id}/card`)).json, card.json, 'and operation 17 on the boost answers it');
+
+  const again = await publish(`Same page again ${page}`);
+  t.same(requests, ['/page'], 'a second status with the same link reuses the card, no second fetch');
+  t.match((await h.request('GET', `/api/v1/statuses/${again.id}`)).json.card, expected);
+  t.same(await h.core.queue.deadLetters(10), [], 'no job died');
+});
+
+t.test('a page that is not HTML: no card, nothing on the stream', async (t) => {
+  await open(true);
+  const { sink } = await openStream(h, bob, 'public');
+  const posted = await publish(`Plain http://127.0.0.1:${port}/plain`);
+  t.same(requests, ['/plain'], 'fetched');
+  t.equal((await h.request('GET', `/api/v1/statuses/${posted.id}`)).json.card, null);
+  t.same((await h.request('GET', `/api/v1/statuses/${posted.id}/card`)).json, {});
+  t.same(sink.events(), [`update ${posted.id}`]);
+});
+
+t.test('without the option, a link to 127.0.0.1 stays card-less along the whole path', async (t) => {
+  await open(false);
+  const { sink } = await openStream(h, bob, 'public');
+  const posted = await publish(`Read this: ${page}`);
+  t.same(requests, [], 'nothing was fetched: the address was refused before connecting');
+  const viewed = await h.request('GET', `/api/v1/statuses/${posted.id}`);
+  t.equal(viewed.json.card, null, 'no card on the Status');
+  const card = await h.request('GET', `/api/v1/statuses/${posted.id}/card`);
+  t.same([card.statusCode, card.json], [200, {}], 'operation 17: {}');
+  t.same(sink.events(), [`update ${posted.id}`], 'no status.update');
+  t.equal(await h.core.queue.size(), 0, 'no job left to retry');
+  t.same(await h.core.queue.deadLetters(10), [], 'and none died: a refusal is final, not a failure');
+  const localhost = await publish(`And by name http://localhost:${port}/page`);
+  t.equal((await h.request('GET', `/api/v1/statuses/${localhost.id}`)).json.card, null, 'a name resolving to loopback is refused too');
+  t.same(requests, []);
+});
+
+t.test('operation 17: 404 for a missing or invisible status', async (t) => {
+  await open(true);
+  for (const id of ['999999999', 'nope']) t.same((await h.request('GET', `/api/v1/statuses/${id}/card`)).json, { error: 'Record not found' });
+  const secret = (await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: `private ${page}`, visibility: 'private' } })).json;
+  const hidden = await h.request('GET', `/api/v1/statuses/${secret.id}/card`);
+  t.same([hidden.statusCode, hidden.json], [404, { error: 'Record not found' }], 'anonymous reader of a private status');
+  t.match((await h.request('GET', `/api/v1/statuses/${secret.id}/card`, { token: alice.token })).json, { title: 'Rooks & crows' }, 'its author sees the card');
+});
