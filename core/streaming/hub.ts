@@ -3,6 +3,8 @@
 // channel per process, screens every status event per subscriber (subscriber.ts) and hands the
 // transport events whose bytes are encoded once and shared. It closes a connection whose token
 // is revoked or whose account is disabled. A transport only moves bytes, heartbeats and pings.
+// When the bus reconnects (Redis restarted), every account's state is reloaded, since an
+// invalidation published during the outage may never arrive.
 
 import type { Core } from '../core.ts';
 import { channels } from '../events/channels.ts';
@@ -187,6 +189,11 @@ export function createStreamHub(core: Core): StreamHub {
     else load(accountId, entry);
   }
 
+  // A bus that lost its connection may have lost invalidations meanwhile: reload every state.
+  const stopWatchingReconnects = core.bus.onReconnect?.(() => {
+    for (const accountId of states.keys()) invalidate(accountId);
+  });
+
   // ---- channels ---------------------------------------------------------------------------
 
   async function join(channel: string, subscription: Subscription): Promise<void> {
@@ -367,6 +374,7 @@ export function createStreamHub(core: Core): StreamHub {
       return { connections: connections.size, subscriptions, channels: channelEntries.size };
     },
     async close() {
+      stopWatchingReconnects?.();
       await Promise.all([...connections].map((connection) => connection.close()));
     },
   };
