@@ -127,9 +127,23 @@ export async function createRedisBus(options: RedisBusOptions = {}): Promise<Red
     }
   }
 
+  // Presence is advisory: when Redis cannot take it now (a command times out during an outage),
+  // the subscription stands, and the refresh, the reconnect or the TTL puts the key right.
+  async function claimPresence(channel: string): Promise<void> {
+    try {
+      await setPresence(channel);
+    } catch (err) {
+      logger.warn({ err, channel }, 'could not set stream presence in redis; the next refresh will');
+    }
+  }
+
   async function release(channel: string, listener: (message: string) => void): Promise<void> {
     await subscriber.unsubscribe(prefix + channel, listener);
-    await runScript<number>(commands, RELEASE_PRESENCE, [presenceKey(channel)], [prefix + channel]);
+    try {
+      await runScript<number>(commands, RELEASE_PRESENCE, [presenceKey(channel)], [prefix + channel]);
+    } catch (err) {
+      logger.warn({ err, channel }, 'could not remove stream presence from redis; it will expire');
+    }
   }
 
   const refresh = setInterval(() => {
@@ -173,7 +187,7 @@ export async function createRedisBus(options: RedisBusOptions = {}): Promise<Red
           listener,
           ready: serially(channel, async () => {
             await subscriber.subscribe(prefix + channel, listener);
-            await setPresence(channel);
+            await claimPresence(channel);
           }),
         };
         state = created;

@@ -36,6 +36,8 @@ export interface RedisQueue extends JobQueue {
 
 /** Jobs per enqueue script (a larger batch is sent as several, in order). */
 const ENQUEUE_CHUNK = 500;
+/** Ids per complete script. */
+const COMPLETE_CHUNK = 1000;
 /** At most this many jobs become claimable per claim: a huge backlog whose leases all ran out
  * at once is moved over several claims rather than in one long script. */
 const PROMOTE_LIMIT = 10_000;
@@ -251,7 +253,7 @@ export async function createRedisQueue(options: RedisQueueOptions = {}): Promise
     },
     async complete(ids) {
       const valid = ids.filter((id) => ID.test(id));
-      if (valid.length > 0) await run(COMPLETE, valid);
+      for (let i = 0; i < valid.length; i += COMPLETE_CHUNK) await run(COMPLETE, valid.slice(i, i + COMPLETE_CHUNK));
     },
     async retry(id, runAt, error, payload) {
       if (!ID.test(id)) return;

@@ -49,6 +49,8 @@ t.test('a batch larger than one script keeps its order; ids follow it', async (t
   t.ok(claimed.every((job, i) => job.name === `j${i}` && (job.payload as { i: number }).i === i), 'claimed in enqueue order');
   const ids = claimed.map((job) => BigInt(job.id));
   t.ok(ids.every((id, i) => i === 0 || id > (ids[i - 1] as bigint)), 'ids increase with the order');
+  await queue.complete(claimed.map((job) => job.id));
+  t.equal(await queue.size(), 0, 'completed in one call, however many');
 });
 
 t.test('ids that are not ours, and empty limits, change nothing', async (t) => {

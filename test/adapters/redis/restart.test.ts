@@ -171,3 +171,30 @@ t.test('published while the subscriber was away: lost, as on Mastodon, and the s
   await waiting;
   t.strictSame(got.map((m) => m.event), receivers === 1 ? ['maybe lost', 'after'] : ['after'], 'what was published to nobody is gone; the rest arrives');
 });
+
+t.test('a subscription asked for while Redis is down is made once it is back', async (t) => {
+  const redis = await privateRedis(t.teardown.bind(t));
+  const bus = await createRedisBus({ url: redis.url, prefix: PREFIX });
+  t.teardown(() => bus.close());
+  await bus.subscribe('before', () => {});
+  const back = reconnected(bus);
+  await redis.kill();
+  const got: string[] = [];
+  let arrived: () => void = () => {};
+  const subscribing = bus.subscribe('during', (message) => {
+    got.push(message.event);
+    arrived();
+  });
+  await redis.start();
+  await subscribing;
+  await back;
+  const outside = await rawClient(redis.url);
+  t.teardown(() => outside.destroy());
+  t.strictSame(await outside.mGet([`${PREFIX}subscribed:before`, `${PREFIX}subscribed:during`]), ['1', '1'], 'presence for both');
+  const twice = new Promise<void>((resolve) => (arrived = () => got.length >= 2 && resolve()));
+  await outside.publish(`${PREFIX}during`, JSON.stringify({ event: 'hello' }));
+  await outside.publish(`${PREFIX}during`, JSON.stringify({ event: 'again' }));
+  await twice;
+  t.strictSame(got, ['hello', 'again'], 'delivered, each once');
+  t.equal(Number((await outside.pubSubNumSub(`${PREFIX}during`))[`${PREFIX}during`]), 1, 'one subscription');
+});
