@@ -20,6 +20,7 @@ import type { RookeryPlugin } from './plugin-host.ts';
 import { NOTIFYING_EVENTS, notificationHandler } from './events/notify.ts';
 import { STREAMED_EVENTS, streamHandler } from './events/fanout.ts';
 import { profileHandler } from './accounts/profile.ts';
+import { createRelay } from './queue/relay.ts';
 import { createWorker, type WorkerOptions } from './queue/worker.ts';
 import { createStreamHub, type StreamHub } from './streaming/hub.ts';
 
@@ -47,10 +48,12 @@ export interface Rookery {
   authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
   /** Starts the plugins' periodic jobs; returns a function that stops them. */
   startJobs(): () => void;
-  /** Runs every job that is due now (and those they queue) before it resolves: what a test
-   * awaits instead of sleeping. Needs a worker in this process (the default). */
+  /** Runs every job that is due now (and those they queue) before it resolves, the store's
+   * outbox relayed first when jobs wait elsewhere: what a test awaits instead of sleeping.
+   * Needs a worker in this process (the default). */
   drain(): Promise<void>;
-  /** Stops the worker and jobs, then closes the bus and the store. */
+  /** Stops the worker and jobs, then closes the bus, the queue (unless it is the store's) and
+   * the store. */
   close(): Promise<void>;
 }
 
@@ -71,10 +74,12 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
   for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core, plugin.name));
   const workerOptions = options.worker ?? true;
+  // Writes record their jobs in the store; when jobs wait elsewhere (Redis), the worker relays them.
+  const relay = core.queue === core.storage.jobs ? null : createRelay({ from: core.storage.jobs, to: core.queue, clock: core.clock });
   const worker =
     workerOptions === false
       ? null
-      : createWorker({ queue: core.queue, registry: core.jobs, clock: core.clock, logger: core.logger, ...(workerOptions === true ? {} : workerOptions) });
+      : createWorker({ queue: core.queue, registry: core.jobs, clock: core.clock, logger: core.logger, relay, ...(workerOptions === true ? {} : workerOptions) });
   if (worker !== null) {
     onJobs(() => worker.wake());
     worker.start();
@@ -124,6 +129,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
       await worker?.stop();
       await streaming.close();
       await core.bus.close();
+      if (core.queue !== core.storage.jobs) await core.queue.close?.();
       await core.storage.close();
     },
   };

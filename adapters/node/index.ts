@@ -1,11 +1,13 @@
 // Node defaults for the core's ports: the system clock, node:crypto secrets, an in-process
-// bus. createNodeRookery wires them with a store and a configuration; createNodeHandler serves
-// the result on node:http (or Express, Connect …).
+// bus, the store's own job queue. createNodeRookery wires them with a store and a
+// configuration (a Redis bus and queue from rookery/redis for several processes);
+// createNodeHandler serves the result on node:http (or Express, Connect …).
 
 import { resolveConfig, type ConfigInput } from '../../core/config.ts';
 import type { EventBus } from '../../core/ports/bus.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { Logger } from '../../core/ports/logger.ts';
+import type { JobQueue } from '../../core/ports/queue.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import type { SignInPort } from '../../core/oauth/sign-in-port.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
@@ -21,7 +23,11 @@ export { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
 export interface NodeRookeryOptions {
   config: ConfigInput;
   storage: Storage;
+  /** Default: in-process. With several processes, one all of them share (createRedisBus). */
   bus?: EventBus;
+  /** Default: the store's own queue. With several processes, one all of them share
+   * (createRedisQueue): writes still record their jobs in the store, and workers relay them. */
+  queue?: JobQueue;
   logger?: Logger;
   /** Default: the system clock. */
   clock?: Clock;
@@ -41,6 +47,7 @@ export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery>
     clock: options.clock ?? systemClock,
     secrets: createNodeSecrets(options.secrets),
   };
+  if (options.queue) deps.queue = options.queue;
   if (options.logger) deps.logger = options.logger;
   if (options.plugins) deps.plugins = options.plugins;
   if (options.worker !== undefined) deps.worker = options.worker;

@@ -40,5 +40,9 @@ export interface EventBus {
   hasSubscribers(channel: string): Promise<boolean>;
   /** Of these channels, those someone listens to, in any process (one round trip). */
   listening(channels: readonly string[]): Promise<Set<string>>;
+  /** For a bus that can lose its connection (Redis): `listener` runs each time it is back and
+   * subscribed again, since messages published meanwhile may be lost. Returns a function that
+   * removes the listener. An in-process bus never loses anything and need not have it. */
+  onReconnect?(listener: () => void): () => void;
   close(): Promise<void>;
 }

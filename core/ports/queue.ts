@@ -63,6 +63,9 @@ export interface JobQueue {
   nextDue(): Promise<Millis | null>;
   /** Queued jobs (leased or not), for operators and tests. */
   size(): Promise<number>;
+  /** For a queue apart from the store (Redis): releases its connections. The store's own queue
+   * closes with the store and need not have it. */
+  close?(): Promise<void>;
 }
 
 /** Jobs a storage write records in the same atomic step (a transactional outbox). The adapter

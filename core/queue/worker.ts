@@ -3,11 +3,14 @@
 // letters after its last attempt (logged, and listed by the operator CLI). Jobs of one ordering
 // key never run at the same time (the queue does not hand them out together), so a batch runs
 // concurrently. One pass runs at a time in a process; drain() runs passes until nothing is due.
+// With a relay (the queue is not the store's own), each pass first moves what writes recorded
+// in the store's outbox into the queue (relay.ts).
 
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Job, JobQueue } from '../ports/queue.ts';
 import { defaultBackoff, type JobRegistry } from './registry.ts';
+import type { Relay } from './relay.ts';
 
 /** Runs of a job nobody here handles before it goes to the dead letters. */
 const UNKNOWN_JOB_ATTEMPTS = 5;
@@ -23,6 +26,8 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** How often an idle worker looks for jobs other processes queued (default 200 ms). */
   pollMs?: number;
+  /** Moves jobs from the store's outbox into `queue` before each claim. */
+  relay?: Relay | null;
 }
 
 export interface Worker {
@@ -46,6 +51,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const batch = options.batch ?? 64;
   const leaseMs = options.leaseMs ?? 60_000;
   const pollMs = options.pollMs ?? 200;
+  const relay = options.relay ?? null;
   let running = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let chain: Promise<unknown> = Promise.resolve();
@@ -82,17 +88,24 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
-  /** One claim and its jobs; the number claimed. */
+  /** One relay pass, one claim and its jobs; the number of jobs relayed and claimed. */
   async function pass(): Promise<number> {
+    const relayed = relay === null ? 0 : await relay.pass();
     const jobs = await queue.claim(clock.now(), batch, leaseMs);
-    if (jobs.length === 0) return 0;
+    if (jobs.length === 0) return relayed;
     const outcomes = await Promise.all(jobs.map((job) => runOne(job).catch((err: unknown) => {
       logger.error({ err, job: job.name, id: job.id }, 'the queue failed to record a job outcome');
       return false;
     })));
     const done = jobs.filter((_, i) => outcomes[i]).map((job) => job.id);
     if (done.length > 0) await queue.complete(done);
-    return jobs.length;
+    return relayed + jobs.length;
+  }
+
+  async function nextDue(): Promise<number | null> {
+    const [queued, recorded] = await Promise.all([queue.nextDue(), relay === null ? null : relay.nextDue()]);
+    if (queued === null) return recorded;
+    return recorded === null ? queued : Math.min(queued, recorded);
   }
 
   /** Passes never overlap within one process: drain() and the loop share one chain. */
@@ -116,7 +129,7 @@ export function createWorker(options: WorkerOptions): Worker {
     if (!running) return;
     try {
       while (running && (await serialPass()) > 0);
-      const due = await queue.nextDue();
+      const due = await nextDue();
       schedule(due === null ? pollMs : Math.max(0, Math.min(pollMs, due - clock.now())), true);
     } catch (err) {
       logger.error({ err }, 'job worker pass failed');

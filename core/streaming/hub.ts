@@ -9,6 +9,9 @@
 // few) subscriptions, identical public stream definitions are shared, and what a connection
 // needs to hear about itself (kill, state changes) comes on one control channel per process,
 // dispatched through maps, instead of a bus subscription per token and per account.
+//
+// When the bus reconnects (Redis restarted), every account's state is reloaded, since an
+// invalidation published during the outage may never arrive.
 
 import type { Core } from '../core.ts';
 import { channels } from '../events/channels.ts';
@@ -196,9 +199,12 @@ class Hub implements StreamHub {
   readonly #loads = new Set<Promise<void>>();
   readonly #shared = new Map<string, ResolvedStream>();
   #control: Promise<() => Promise<void>> | null = null;
+  readonly #stopWatchingReconnects: (() => void) | undefined;
 
   constructor(core: Core) {
     this.#core = core;
+    // A bus that lost its connection may have lost invalidations meanwhile: reload every state.
+    this.#stopWatchingReconnects = core.bus.onReconnect?.(() => this.invalidateAll());
   }
 
   // ---- streams ----------------------------------------------------------------------------
@@ -412,6 +418,7 @@ class Hub implements StreamHub {
   }
 
   async close(): Promise<void> {
+    this.#stopWatchingReconnects?.();
     await Promise.all([...this.#connections].map((connection) => connection.close()));
   }
 }

@@ -1,5 +1,6 @@
 // The job queue contract on every queue this repository has: the in-process one, the memory
-// store's own, and SQLite's (a file shared by two connections, and reopened).
+// store's own, SQLite's (a file shared by two connections, and reopened), and Redis's (the
+// shared server, a key prefix per test; a second client, and a client opened anew).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,8 @@ import { createMemoryStorage } from '../../adapters/memory/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import { queueContract } from '../../adapters/testing/index.ts';
+import { createRedisQueue, type RedisQueue } from '../../adapters/redis/index.ts';
+import { dropPrefix, SHARED_REDIS, testPrefix } from '../helpers/redis.ts';
 
 queueContract(t, 'in-process queue', async () => ({ queue: createInProcessQueue(), cleanup: async () => {} }));
 
@@ -41,6 +44,29 @@ queueContract(t, 'sqlite file', async () => {
     },
     async cleanup() {
       for (const storage of open) await storage.close();
+    },
+  };
+});
+
+queueContract(t, 'redis', async () => {
+  const prefix = testPrefix('queue-contract');
+  const open: RedisQueue[] = [];
+  const openOne = async (): Promise<RedisQueue> => {
+    const queue = await createRedisQueue({ url: SHARED_REDIS, prefix });
+    open.push(queue);
+    return queue;
+  };
+  const first = await openOne();
+  return {
+    queue: first,
+    connect: openOne,
+    async reopen() {
+      await first.close();
+      return openOne();
+    },
+    async cleanup() {
+      for (const queue of open) await queue.close();
+      await dropPrefix(prefix);
     },
   };
 });

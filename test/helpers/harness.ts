@@ -17,6 +17,7 @@ import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { Logger } from '../../core/ports/logger.ts';
+import type { JobQueue } from '../../core/ports/queue.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import { createRookery, type Rookery, type RookeryOptions } from '../../core/rookery.ts';
 import { freePort } from './processes.ts';
@@ -37,6 +38,8 @@ export interface HarnessOptions {
   plugins?: RookeryPlugin[];
   storage?: Storage;
   bus?: EventBus;
+  /** Where jobs wait (default: the store's own queue). */
+  queue?: JobQueue;
   logger?: Logger;
   signIn?: SignInPort;
   /** Really listen (127.0.0.1, a free port picked first) with config.baseUrl set to that
@@ -94,6 +97,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     secrets: createNodeSecrets({ scryptN: 1024 }),
   };
   if (options.plugins) deps.plugins = options.plugins;
+  if (options.queue) deps.queue = options.queue;
   if (options.logger) deps.logger = options.logger;
   if (options.worker !== undefined) deps.worker = options.worker;
   if (options.signIn) deps.signIn = options.signIn;
