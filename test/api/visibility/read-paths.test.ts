@@ -112,6 +112,17 @@ for (const scenario of scenarios) {
   });
 }
 
+t.test('undoing a boost of a status whose author then blocked the booster: undone, not rendered', async (t) => {
+  const s = await post(h, alice, 'boost me');
+  t.equal((await act(h, bob, s.id, 'reblog')).statusCode, 200);
+  await edit(alice, s.id, SECRET);
+  t.equal((await h.request('POST', `/api/v1/accounts/${bob.account.id}/block`, { token: alice.token })).statusCode, 200);
+  const res = await act(h, bob, s.id, 'unreblog');
+  t.equal(res.statusCode, 404, 'unreblog: 404, the original is not rendered');
+  t.strictSame(res.json, NOT_FOUND);
+  t.equal((await view(h, alice, s.id)).json.reblogs_count, 0, 'the boost was undone');
+});
+
 t.test('a notification rendered at fan-out time after its status left the reader is not streamed', async (t) => {
   // The state a race leaves: the mention notification was created, then the mention was edited
   // away, and only then does the stream job render the notification for bob.
