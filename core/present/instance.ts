@@ -66,6 +66,11 @@ function accountLimits(config: RookeryConfig) {
 
 const thumbnailOf = (config: RookeryConfig) => `${config.baseUrl}${MISSING_HEADER_PATH}`;
 
+/** The Rule entity of each configured rule, ids counting from 1 in the configured order. */
+export function renderRules(config: RookeryConfig): { id: string; text: string; hint: string }[] {
+  return config.rules.map((text, i) => ({ id: String(i + 1), text, hint: '' }));
+}
+
 export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats, plugins: Readonly<Record<string, unknown>> = {}) {
   return {
     domain: config.domain,
@@ -95,7 +100,7 @@ export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats, pl
     },
     api_versions: { mastodon: 2 },
     contact: { email: config.contactEmail, account: null },
-    rules: [],
+    rules: renderRules(config),
   };
 }
 
@@ -116,7 +121,7 @@ export function renderInstanceV1(config: RookeryConfig, stats: InstanceStats, pl
     invites_enabled: false,
     configuration: { accounts: accountLimits(config), ...statusLimits(config, plugins) },
     contact_account: null,
-    rules: [],
+    rules: renderRules(config),
   };
 }
 

@@ -3,8 +3,8 @@
 // process names a handler the others must have.
 
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
-import { cardsPlugin, mediaPlugin, pollsPlugin, scheduledPlugin } from '../../plugins/index.ts';
+import { cardsPlugin, frontPlugin, mediaPlugin, pollsPlugin, scheduledPlugin } from '../../plugins/index.ts';
 
 export function standalonePlugins(dataDir: string): RookeryPlugin[] {
-  return [mediaPlugin({ directory: `${dataDir}/media` }), pollsPlugin(), scheduledPlugin(), cardsPlugin()];
+  return [mediaPlugin({ directory: `${dataDir}/media` }), pollsPlugin(), scheduledPlugin(), cardsPlugin(), frontPlugin()];
 }

@@ -47,7 +47,7 @@ function stop(child: ChildProcess): Promise<number | null> {
 
 t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   const port = await freePort();
-  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1' });
+  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1', INSTANCE_RULES: 'Be kind\n\nNo spam ' });
   const created = cli(env, 'accounts', 'create', 'opal', '--email', 'opal@example.com', '--password', 'a long password');
   t.equal(created.status, 0, created.stderr);
   t.match(created.stdout, /^Created @opal \(id \d+\)\./);
@@ -73,6 +73,11 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   t.equal(favourited.status, 200);
   const instance = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { urls?: { streaming?: string } } };
   t.equal(instance.configuration?.urls?.streaming, 'ws://localhost:4000', 'STREAMING_PORT default');
+  const front = await fetch(`${base}/`);
+  t.equal(front.status, 200, 'the front page');
+  const frontHtml = await front.text();
+  t.match(frontHtml, '<ol id="rules">\n<li>Be kind</li>\n<li>No spam</li>\n</ol>', 'INSTANCE_RULES, one per line');
+  t.match(frontHtml, '<a href="/auth/sign_up">Create an account</a>');
 
   t.equal(await stop(server), 0, 'SIGTERM: a clean exit');
   server = await start(env);
@@ -92,6 +97,8 @@ t.test('LIMITED_FEDERATION_MODE and closed registrations come from the environme
   const res = await fetch(`http://127.0.0.1:${port}/api/v1/timelines/public`);
   t.equal(res.status, 401);
   t.same(await res.json(), { error: 'This API requires an authenticated user' });
+  t.match(await (await fetch(`http://127.0.0.1:${port}/`)).text(), 'Sign-ups are closed on this server.', 'the front page says so');
+  t.equal((await fetch(`http://127.0.0.1:${port}/auth/sign_up`)).status, 403);
   t.equal(await stop(server), 0);
 });
 
