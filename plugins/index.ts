@@ -4,4 +4,5 @@ export { cardsPlugin, cardStorage, nodeFetcher, FetchRefused, type CardsPluginOp
 export { frontPlugin, SIGN_UP_PATH, type FrontPluginOptions } from './front/index.ts';
 export { mediaPlugin, mediaStorage, diskMediaStore, memoryMediaStore, type MediaPluginOptions, type MediaStore, type StoredFile } from './media/index.ts';
 export { pollsPlugin, pollStorage } from './polls/index.ts';
+export { pushPlugin, pushStorage, nodePushTransport, type PushPluginOptions, type PushTransport } from './push/index.ts';
 export { scheduledPlugin, scheduledStorage } from './scheduled/index.ts';

@@ -84,7 +84,8 @@ export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats, pl
     languages: ['en'],
     configuration: {
       urls: { streaming: streamingUrlOf(config), status: null, about: null, privacy_policy: null, terms_of_service: null },
-      vapid: { public_key: '' },
+      // A push plugin states its public key; without one, none.
+      vapid: (plugins['vapid'] ?? { public_key: '' }) as { public_key: string },
       accounts: accountLimits(config),
       ...statusLimits(config, plugins),
       translation: { enabled: false },

@@ -3,7 +3,7 @@
 // everything acknowledged is there after a restart.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,7 +71,10 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   t.equal(status.uri, `http://localhost:${port}/users/opal/statuses/${status.id}`, 'names itself after where it listens');
   const favourited = await fetch(`${base}/api/v1/statuses/${status.id}/favourite`, { method: 'POST', headers });
   t.equal(favourited.status, 200);
-  const instance = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { urls?: { streaming?: string } } };
+  const instance = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { urls?: { streaming?: string }; vapid?: { public_key?: string } } };
+  const vapidKey = instance.configuration?.vapid?.public_key ?? '';
+  t.match(vapidKey, /^B[\w-]{86}$/, 'Web Push is on: the VAPID public key');
+  t.equal(statSync(join(dataDir, 'push-token.key')).mode & 0o777, 0o600, 'the push token key is a file only its owner reads');
   t.equal(instance.configuration?.urls?.streaming, 'ws://localhost:4000', 'STREAMING_PORT default');
   const front = await fetch(`${base}/`);
   t.equal(front.status, 200, 'the front page');
@@ -87,6 +90,8 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   t.equal(body.content, '<p>kept across restarts</p>');
   t.equal(body.favourites_count, 1, 'and its favourite');
   t.equal(body.favourited, true);
+  const again = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { vapid?: { public_key?: string } } };
+  t.equal(again.configuration?.vapid?.public_key, vapidKey, 'the same VAPID key after the restart');
   t.equal(await stop(server), 0);
 });
 
