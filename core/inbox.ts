@@ -21,7 +21,8 @@ function known(types: readonly string[]): NotificationType[] {
   return NOTIFICATION_TYPES.filter((t) => types.includes(t));
 }
 
-/** Mastodon's Notification.browserable: requested types (or all) minus the excluded ones. */
+/** The types a notification list shows, as Mastodon picks them: the requested types (or all)
+ * minus the excluded ones. */
 export function notificationFilter(query: NotificationQuery): NotificationFilter | null {
   const filter: NotificationFilter = {};
   if (query.types !== undefined && query.types.length > 0) filter.types = known(query.types);

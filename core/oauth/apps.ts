@@ -1,4 +1,4 @@
-// Registering an application (POST /api/v1/apps): validations and texts of reference oauth.md §1.
+// Registering an application (POST /api/v1/apps): its validations and texts (docs/behaviour.md, "OAuth").
 // The client secret is returned once and stored only as a digest.
 
 import type { Core } from '../core.ts';

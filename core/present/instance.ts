@@ -1,5 +1,5 @@
 // Instance information, v2 (read first by current clients) and v1 (older ones), with the
-// fields clients read (reference entities.md, Instance). Limits come from the configuration;
+// fields clients read. Limits come from the configuration;
 // media limits are Mastodon's stock values, which the media handling follows.
 
 import { MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, type RookeryConfig } from '../config.ts';

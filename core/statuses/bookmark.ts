@@ -1,7 +1,7 @@
-// Operations 11 and 12: bookmark and undo bookmark. Bookmarking is idempotent; undoing one
-// that does not exist is 404 (spec part 3). Undoing an existing one takes the caller's mark back
+// Bookmark and undo bookmark (docs/behaviour.md, "Statuses and their transitions"). Bookmarking is
+// idempotent; undoing one that does not exist is 404. Undoing an existing one takes the caller's mark back
 // whatever the status has become, but a status the caller cannot see is never rendered to them:
-// then the answer is 404 as well (spec part 7; docs/behaviour.md).
+// then the answer is 404 as well (docs/behaviour.md, "Visibility on every read").
 
 import type { Core } from '../core.ts';
 import { notFound } from '../errors.ts';

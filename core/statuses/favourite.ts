@@ -1,7 +1,7 @@
-// Operations 7 and 8: favourite and undo favourite (spec part 3). Both idempotent. A boost
+// Favourite and undo favourite (docs/behaviour.md, "Statuses and their transitions"). Both idempotent. A boost
 // stands for its original. Undoing takes the caller's own mark back whatever the status has
 // become, but a status the caller cannot see is never rendered to them: then the answer is
-// the same 404 as for any status they cannot see (spec part 7; docs/behaviour.md).
+// the same 404 as for any status they cannot see (docs/behaviour.md, "Visibility on every read").
 
 import type { Core } from '../core.ts';
 import { notFound } from '../errors.ts';

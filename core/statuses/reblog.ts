@@ -1,6 +1,6 @@
 // Operations 9 and 10: boost and undo boost. A boost of a boost boosts the original; an
 // existing boost is returned rather than duplicated; undoing a boost that does not exist is
-// 404 (spec part 3).
+// 404 (docs/behaviour.md, "Statuses and their transitions").
 
 import type { Core } from '../core.ts';
 import { notFound } from '../errors.ts';
@@ -35,7 +35,7 @@ export async function reblog(core: Core, actor: Account, user: User | null, id: 
 
 /** Returns the original, no longer boosted by the actor. The boost is the actor's own to undo
  * whatever the original has become; but an original the actor can no longer see is never
- * rendered to them, so then the answer is 404 (docs/behaviour.md). */
+ * rendered to them, so then the answer is 404 (docs/behaviour.md, "Visibility on every read"). */
 export async function unreblog(core: Core, actor: Account, id: string): Promise<Status> {
   const found = await findLive(core, id);
   const original = found.reblogOfId === null ? found : await findLive(core, found.reblogOfId);
