@@ -275,12 +275,13 @@ export function pushPlugin(options: PushPluginOptions = {}): RookeryPlugin {
             return;
           }
           const notification = await core.storage.notifications.get(subscription.accountId, notificationId);
-          const recipient = await core.storage.accounts.get(subscription.accountId);
-          if (notification === null || recipient === null || !(await wants(core, subscription, notification))) return;
+          const [recipient, user] = await Promise.all([core.storage.accounts.get(subscription.accountId), core.storage.accounts.getUser(subscription.accountId)]);
+          // A disabled login gets nothing (its subscriptions stay, for when it is enabled again).
+          if (notification === null || recipient === null || user === null || user.disabled) return;
+          if (!(await wants(core, subscription, notification))) return;
           const [rendered] = await presentNotifications(core, [notification], recipient);
           if (rendered === undefined) return;
-          const user = await core.storage.accounts.getUser(recipient.id);
-          const message = JSON.stringify(pushPayload(rendered, token, user?.locale ?? 'en'));
+          const message = JSON.stringify(pushPayload(rendered, token, user.locale));
           const details = webpush.generateRequestDetails({ endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } }, message, {
             vapidDetails,
             TTL: TTL_SECONDS,

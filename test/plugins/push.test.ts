@@ -2,7 +2,7 @@
 // errors, the VAPID key (made once, kept in the store, announced by the instance and the apps),
 // and deliveries to a push service on 127.0.0.1 that the test decrypts with the subscription's
 // own keys: only for the alerts and policy asked for, only for notifications the recipient may
-// see, never after the token is revoked, retried when the service fails, dropped when it says
+// see, never to a disabled login nor after the token is revoked, retried when the service fails, dropped when it says
 // the subscription is gone.
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -202,6 +202,17 @@ t.test('a notification whose status the recipient can no longer see is not pushe
   await h.rookery.drain();
   const bodies = service.received.map((m) => (JSON.parse(decryptPush(m.body, keys)) as { body: string }).body);
   t.strictSame(bodies, ['@bob psst', '@bob a visible one after it'], 'the edited text never left');
+});
+
+t.test('a disabled login gets no pushes until it is enabled again', async (t) => {
+  const keys = userAgentKeys();
+  await subscribe(bob, keys, { alerts: { mention: true } });
+  await h.core.storage.accounts.updateUser(bob.account.id, { disabled: true });
+  await post(h, alice, '@bob while disabled');
+  t.equal(service.received.length, 0, 'nothing while disabled');
+  await h.core.storage.accounts.updateUser(bob.account.id, { disabled: false });
+  await post(h, alice, '@bob enabled again');
+  t.strictSame(service.received.map((m) => (JSON.parse(decryptPush(m.body, keys)) as { body: string }).body), ['@bob enabled again']);
 });
 
 t.test('revoking the token deletes its subscription', async (t) => {
