@@ -2,8 +2,8 @@
 // errors, the VAPID key (made once, kept in the store, announced by the instance and the apps),
 // and deliveries to a push service on 127.0.0.1 that the test decrypts with the subscription's
 // own keys: only for the alerts and policy asked for, only for notifications the recipient may
-// see, never to a disabled login nor after the token is revoked, retried when the service fails, dropped when it says
-// the subscription is gone.
+// see, never to a disabled login nor after the token is revoked, retried when the service
+// fails, dropped when it says the subscription is gone.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
