@@ -36,6 +36,8 @@ export interface RookeryConfig {
   };
   /** Reserved usernames that nobody may register. */
   readonly reservedUsernames: readonly string[];
+  /** The server's rules, in order: shown on the front page and by the instance endpoints. */
+  readonly rules: readonly string[];
   readonly limits: Limits;
   /** Issue refresh tokens from the token endpoint (opt-in; Mastodon issues none). */
   readonly refreshTokens: boolean;
@@ -76,7 +78,7 @@ export class ConfigError extends Error {
 
 const DEFAULT_RESERVED = Object.freeze(['admin', 'administrator', 'mod', 'moderator', 'root', 'support', 'help', 'webmaster', 'postmaster', 'abuse', 'security', 'ssladmin', 'hostmaster']);
 
-const TOP_LEVEL = new Set(['domain', 'baseUrl', 'streamingUrl', 'title', 'description', 'contactEmail', 'limitedFederation', 'registrations', 'reservedUsernames', 'limits', 'refreshTokens']);
+const TOP_LEVEL = new Set(['domain', 'baseUrl', 'streamingUrl', 'title', 'description', 'contactEmail', 'limitedFederation', 'registrations', 'reservedUsernames', 'rules', 'limits', 'refreshTokens']);
 const REGISTRATION_KEYS = new Set(['open', 'approvalRequired', 'confirmationRequired']);
 const LIMIT_KEYS = new Set(Object.keys(defaultLimits));
 /** A host name or address with an optional port: no scheme, path, query, user or spaces. */
@@ -109,6 +111,7 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
+const isTextList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => isString(item) && item.trim() !== '');
 
 function urlWithScheme(value: string, schemes: readonly string[]): boolean {
   let url: URL;
@@ -180,6 +183,7 @@ export function resolveConfig(input: ConfigInput): RookeryConfig {
     limitedFederation: optional(raw, 'limitedFederation', 'limitedFederation', isBoolean, 'a boolean', false),
     registrations: registrationsOf(raw),
     reservedUsernames: Object.freeze([...reserved]),
+    rules: Object.freeze(optional(raw, 'rules', 'rules', isTextList, 'an array of non-empty strings', []).map((rule) => rule.trim())),
     limits: limitsOf(raw),
     refreshTokens: optional(raw, 'refreshTokens', 'refreshTokens', isBoolean, 'a boolean', false),
   });

@@ -1,7 +1,6 @@
 // Errors the core raises, each carrying the HTTP status and the exact text clients see.
 // The HTTP front (core/http) renders them as Mastodon's {"error": "…"} body; nothing else
-// of an error reaches a client. Texts come from the founding spec (part 7) first, then from
-// the behavioural reference.
+// of an error reaches a client. The texts are those of docs/behaviour.md, "Errors".
 
 export class RookeryError extends Error {
   readonly status: number;

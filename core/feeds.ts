@@ -1,8 +1,30 @@
-// Which statuses a reader's home feed and lists show: Mastodon's feed rules
-// (FeedManager#filter_from_home / filter_from_list), in one place for both the timelines
-// read from storage and the stream routing of new statuses.
+// Which statuses a reader's home feed and lists show, in one place for both the timelines read
+// from storage and the stream routing of new statuses: the home feed rules, the lists' replies
+// policies and the home feed's de-duplication of boosts (docs/behaviour.md, "Home feed").
 
 import type { Follow, Id, List, Status } from './model.ts';
+
+/** How many entries of the home feed just before a boost are looked at for its original or
+ * another boost of it (docs/behaviour.md, "Home feed"). */
+export const BOOST_WINDOW = 40;
+
+/**
+ * Whether a boost repeats what the reader has just seen: its original, or another boost of the
+ * same original, is among `before`, the home feed's entries just older than the boost (newest
+ * first; only the first BOOST_WINDOW count). Such a boost is left out of the home timeline and
+ * its stream. `before` are entries as the feed rules make them, before this de-duplication:
+ * so whether a boost shows depends on a fixed number of entries before it and never on how far
+ * back a reader pages.
+ */
+export function repeatsRecentEntry(boost: Pick<Status, 'id' | 'reblogOfId'>, before: readonly Pick<Status, 'id' | 'reblogOfId'>[]): boolean {
+  const originalId = boost.reblogOfId;
+  if (originalId === null) return false;
+  for (const entry of before.slice(0, BOOST_WINDOW)) {
+    if (entry.id === boost.id) continue;
+    if (entry.id === originalId || entry.reblogOfId === originalId) return true;
+  }
+  return false;
+}
 
 /**
  * Whether a status belongs in `readerId`'s home feed, given the reader's follow of its author

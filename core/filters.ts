@@ -1,6 +1,6 @@
 // v2 keyword filters: their owner's only (anyone else gets 404). Every change is announced
 // ('filters.changed' → the filters_changed stream event), since clients cache filters.
-// Validation texts follow Mastodon's CustomFilter model.
+// Validation texts are those Mastodon answers for filters.
 
 import type { Core } from './core.ts';
 import { notFound, unprocessable } from './errors.ts';

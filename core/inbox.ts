@@ -7,6 +7,7 @@ import { isId } from './ids.ts';
 import { NOTIFICATION_TYPES, type Account, type Notification, type NotificationType } from './model.ts';
 import { fillPage, type Slice } from './paging.ts';
 import type { NotificationFilter, Page } from './ports/storage.ts';
+import { filterVisible } from './viewer.ts';
 
 export interface NotificationQuery {
   /** Only these types (unknown ones match nothing); absent or empty: every type. */
@@ -20,7 +21,8 @@ function known(types: readonly string[]): NotificationType[] {
   return NOTIFICATION_TYPES.filter((t) => types.includes(t));
 }
 
-/** Mastodon's Notification.browserable: requested types (or all) minus the excluded ones. */
+/** The types a notification list shows, as Mastodon picks them: the requested types (or all)
+ * minus the excluded ones. */
 export function notificationFilter(query: NotificationQuery): NotificationFilter | null {
   const filter: NotificationFilter = {};
   if (query.types !== undefined && query.types.length > 0) filter.types = known(query.types);
@@ -32,23 +34,40 @@ export function notificationFilter(query: NotificationQuery): NotificationFilter
   return filter;
 }
 
-/** Notifications whose account and status (if any) still exist, newest first. */
+/** The notifications of `viewer` that may be shown to them: their account still exists, and
+ * their status (if any) is one the viewer can see now, by the one visibility policy. A status
+ * that was deleted, or that left the viewer's sight since (a mention edited away, a block, an
+ * unfollow for followers-only posts), takes its notification out of every read. */
+export async function shownNotifications(core: Core, viewer: Account, rows: readonly Notification[]): Promise<Notification[]> {
+  if (rows.length === 0) return [];
+  const statusIds = [...new Set(rows.flatMap((n) => (n.statusId === null ? [] : [n.statusId])))];
+  const [accounts, statuses] = await Promise.all([
+    core.storage.accounts.getMany([...new Set(rows.map((n) => n.fromAccountId))]),
+    statusIds.length === 0 ? Promise.resolve([]) : core.storage.statuses.getMany(statusIds),
+  ]);
+  const accountIds = new Set(accounts.map((a) => a.id));
+  const visible = new Set((await filterVisible(core, viewer, statuses)).map((s) => s.id));
+  return rows.filter((n) => accountIds.has(n.fromAccountId) && (n.statusId === null || visible.has(n.statusId)));
+}
+
+/** Notifications that may be shown (shownNotifications), newest first. */
 export async function listNotifications(core: Core, viewer: Account, query: NotificationQuery, page: Page): Promise<Slice<Notification>> {
   const filter = notificationFilter(query);
   if (filter === null) return { items: [], next: null, prev: null };
-  const keep = async (rows: Notification[]): Promise<Notification[]> => {
-    const [accounts, statuses] = await Promise.all([
-      core.storage.accounts.getMany(rows.map((n) => n.fromAccountId)),
-      core.storage.statuses.getMany(rows.flatMap((n) => (n.statusId === null ? [] : [n.statusId]))),
-    ]);
-    const accountIds = new Set(accounts.map((a) => a.id));
-    const statusIds = new Set(statuses.map((s) => s.id));
-    return rows.filter((n) => accountIds.has(n.fromAccountId) && (n.statusId === null || statusIds.has(n.statusId)));
-  };
+  const keep = (rows: Notification[]) => shownNotifications(core, viewer, rows);
   return fillPage(page, (n) => n.id, (p) => core.storage.notifications.list(viewer.id, filter, p), keep);
 }
 
+/** One of the viewer's notifications, to read: 404 when it is not theirs, or when it may not be
+ * shown (shownNotifications). */
 export async function findNotification(core: Core, viewer: Account, id: string): Promise<Notification> {
+  const [notification] = await shownNotifications(core, viewer, [await ownNotification(core, viewer, id)]);
+  if (notification === undefined) throw notFound();
+  return notification;
+}
+
+/** One of the viewer's notifications, shown or not (dismissing one is always theirs to do). */
+export async function ownNotification(core: Core, viewer: Account, id: string): Promise<Notification> {
   const notification = isId(id) ? await core.storage.notifications.get(viewer.id, id) : null;
   if (notification === null) throw notFound();
   return notification;

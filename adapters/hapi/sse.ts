@@ -4,8 +4,8 @@
 // sockets up, drops them when they close and drives one heartbeat timer for all of them. Where
 // it falls short it is wrapped, not forked:
 // - its headers (`Cache-Control: no-cache`, and a `Connection` header HTTP/2 forbids) are
-//   replaced by the reference's as it writes them;
-// - its ping (`:\n`) is replaced by the reference's `:thump` heartbeat;
+//   replaced by the documented ones (docs/behaviour.md, "Streaming") as it writes them;
+// - its ping (`:\n`) is replaced by the documented `:thump` heartbeat;
 // - events never go through its string broadcast: each connection gets the hub's bytes,
 //   encoded once for everyone, and a connection whose unsent bytes pass a bound is ended
 //   (sse-channel ignores backpressure, so a client that stops reading would grow memory);
@@ -79,7 +79,7 @@ export function streamingRoutes(rookery: Rookery, options: HapiStreamingOptions 
       void opened.close();
     };
     res.once('close', end);
-    // sse-channel writes its own head: the reference's headers replace its choices.
+    // sse-channel writes its own head: the documented headers replace its choices.
     const writeHead = res.writeHead.bind(res);
     res.writeHead = ((status: number) => writeHead(status, SSE_HEADERS)) as typeof res.writeHead;
     channel.addClient(req, res);

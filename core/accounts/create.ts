@@ -1,5 +1,5 @@
 // Creating a local account with its user: the validations and texts of Mastodon's sign-up
-// (reference oauth.md §8, limits.md), reported all at once as Rails does:
+// (docs/behaviour.md, "OAuth" and "Limits"), reported all at once as Mastodon does:
 // 422 {"error": "Validation failed: …, …", "details": {"username": [{"error": "ERR_TAKEN", …}]}}.
 
 import type { Core } from '../core.ts';

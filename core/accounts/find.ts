@@ -7,7 +7,7 @@ import { isId } from '../ids.ts';
 import type { Account } from '../model.ts';
 
 /** An account clients may see: local users who are not yet confirmed or approved do not
- * exist yet (reference supporting-api.md, GET /api/v1/accounts/:id). */
+ * exist yet (GET /api/v1/accounts/:id answers 404 for them, as Mastodon does). */
 export async function findAccount(core: Core, id: string): Promise<Account> {
   if (!isId(id)) throw notFound();
   const [account, user] = await Promise.all([core.storage.accounts.get(id), core.storage.accounts.getUser(id)]);

@@ -3,7 +3,7 @@
 // limited-federation mode.
 
 import type { Core } from '../core.ts';
-import { renderInstanceV1, renderInstanceV2, renderNodeInfo, type InstanceStats } from '../present/instance.ts';
+import { renderInstanceV1, renderInstanceV2, renderNodeInfo, renderRules, type InstanceStats } from '../present/instance.ts';
 import { MISSING_IMAGE_PNG_BASE64 } from '../present/placeholder.ts';
 import { MISSING_AVATAR_PATH, MISSING_HEADER_PATH } from '../urls.ts';
 import { json, type ApiResponse, type Endpoint } from './types.ts';
@@ -31,7 +31,7 @@ export function instanceEndpoints(core: Core): Endpoint[] {
     open('/api/v1/instance', async () => json(renderInstanceV1(config, await statsOf(core), core.hooks.instanceConfiguration))),
     open('/api/v1/instance/peers', async () => json([])),
     open('/api/v1/instance/activity', async () => json([])),
-    open('/api/v1/instance/rules', async () => json([])),
+    open('/api/v1/instance/rules', async () => json(renderRules(config))),
     open('/api/v1/instance/domain_blocks', async () => json([])),
     open('/api/v1/instance/translation_languages', async () => json({})),
     open('/api/v1/instance/extended_description', async () => json({ updated_at: null, content: '' })),

@@ -8,6 +8,7 @@ import {
   dismissNotification,
   findNotification,
   listNotifications,
+  ownNotification,
   unreadNotificationCount,
   type NotificationQuery,
 } from '../inbox.ts';
@@ -32,9 +33,11 @@ async function present(core: Core, viewer: Account, notification: Notification) 
   return rendered;
 }
 
-/** The notification behind a v2 group key. */
-async function findGroup(core: Core, viewer: Account, request: ApiRequest): Promise<Notification> {
-  return findNotification(core, viewer, notificationIdOf(request.params['group_key'] ?? '') ?? '');
+/** The notification behind a v2 group key: one that may be shown, or (`shown: false`, for
+ * dismissing) any of the viewer's own. */
+async function findGroup(core: Core, viewer: Account, request: ApiRequest, shown = true): Promise<Notification> {
+  const id = notificationIdOf(request.params['group_key'] ?? '') ?? '';
+  return shown ? findNotification(core, viewer, id) : ownNotification(core, viewer, id);
 }
 
 function unreadLimit(params: Params): number {
@@ -135,7 +138,7 @@ export function notificationEndpoints(core: Core): Endpoint[] {
       scopes: WRITE,
       handle: async (request) => {
         const viewer = actorOf(request);
-        await dismissNotification(core, viewer, (await findGroup(core, viewer, request)).id);
+        await dismissNotification(core, viewer, (await findGroup(core, viewer, request, false)).id);
         return json({});
       },
     },

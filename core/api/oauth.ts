@@ -18,6 +18,12 @@ function stringOrList(params: Params, name: string): string | string[] | undefin
   return Array.isArray(value) || (value !== null && typeof value === 'object') ? strArray(params, name) : str(params, name);
 }
 
+/** The Web Push public key a push plugin states (configuration.vapid), '' without one. */
+function vapidKeyOf(core: Core): string {
+  const vapid = core.hooks.instanceConfiguration['vapid'] as { public_key?: unknown } | undefined;
+  return typeof vapid?.public_key === 'string' ? vapid.public_key : '';
+}
+
 /** With a host sign-in port, /auth/sign_in is the host's and the flow asks the port instead. */
 export function oauthEndpoints(core: Core, signIn?: SignInPort): Endpoint[] {
   const open = { auth: 'public', scopes: [], openInLimitedMode: true } as const;
@@ -37,7 +43,7 @@ export function oauthEndpoints(core: Core, signIn?: SignInPort): Endpoint[] {
           ...(scopes === undefined || scopes === '' ? {} : { scopes }),
           website: str(params, 'website') ?? null,
         });
-        return json(renderCredentialApplication(registered));
+        return json(renderCredentialApplication(registered, vapidKeyOf(core)));
       },
     },
     {
@@ -49,7 +55,7 @@ export function oauthEndpoints(core: Core, signIn?: SignInPort): Endpoint[] {
       async handle(request) {
         const application = request.caller.application;
         if (application === null) throw new Error('the app guard lets no request through without an application');
-        return json(renderApplication(application));
+        return json(renderApplication(application, vapidKeyOf(core)));
       },
     },
     { method: 'GET', path: '/oauth/authorize', ...page, handle: (request) => showAuthorize(core, request, signIn) },

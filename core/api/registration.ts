@@ -1,6 +1,7 @@
 // Sign-up and the signed-in account's own credentials (POST /api/v1/accounts,
-// GET /api/v1/accounts/verify_credentials, reference oauth.md §8–9; PATCH
-// /api/v1/accounts/update_credentials, supporting-api.md).
+// Sign-up and the signed-in account's own credentials (POST /api/v1/accounts,
+// GET /api/v1/accounts/verify_credentials, PATCH /api/v1/accounts/update_credentials);
+// docs/behaviour.md, "OAuth".
 
 import { createLocalAccount } from '../accounts/create.ts';
 import { updateProfile } from '../accounts/profile.ts';
@@ -39,7 +40,7 @@ export function registrationEndpoints(core: Core): Endpoint[] {
   return [
     {
       // An app signs a person up with its client_credentials token and gets that person's
-      // token back, with the app's registered scopes (Mastodon's AppSignUpService).
+      // token back, with the app's registered scopes (as Mastodon does).
       method: 'POST',
       path: '/api/v1/accounts',
       auth: 'client',

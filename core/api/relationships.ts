@@ -95,7 +95,7 @@ export function relationshipEndpoints(core: Core): Endpoint[] {
         const slice = await mutesOf(core, actorOf(request), page(paramsOf(request), 40, 80));
         const accounts = await presentAccounts(core, slice.items.map((m) => m.targetAccountId));
         const expiry = new Map(slice.items.map((m) => [m.targetAccountId, isoOrNull(m.expiresAt)]));
-        // Mastodon's MutedAccount adds when the mute ends.
+        // Muted accounts carry when the mute ends, as on Mastodon.
         const body = accounts.map((a) => ({ ...a, mute_expires_at: expiry.get(a.id) ?? null }));
         return pagedJson(core, request, body, slice, 'since_id');
       },

@@ -1,4 +1,4 @@
-// The 17 status operations of spec part 4 at Mastodon's paths (reference statuses.md §2),
+// The status operations at Mastodon's paths (docs/behaviour.md, "Statuses and their transitions"),
 // plus edit, history, source and the batch read clients use.
 
 import type { Core } from '../core.ts';

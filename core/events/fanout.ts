@@ -11,10 +11,11 @@ import type { StatusFacts, StreamMessage } from '../ports/bus.ts';
 import { blankViewer, decoratorsFor, loadStatusBundle, presentNotifications } from '../present/load.ts';
 import { renderStatus, searchableText, type StatusBundle, type StatusJson } from '../present/status.ts';
 import type { EventHandler } from '../queue/registry.ts';
+import { repeatsInHome } from '../timelines/home.ts';
 import { audienceOf } from './audience.ts';
 import { channels, controlTarget } from './channels.ts';
 import type { DomainEventType } from './events.ts';
-import { routeStatus, type RouteKind } from './routing.ts';
+import { routeStatus, type Route, type RouteKind } from './routing.ts';
 
 export const STREAMED_EVENTS: readonly DomainEventType[] = [
   'status.created',
@@ -116,7 +117,7 @@ function encode(json: StatusJson | null): string | null {
 async function publishStatus(core: Core, status: Status, kind: Exclude<RouteKind, 'delete'>): Promise<void> {
   const routes = routeStatus(status, await audienceOf(core, status), kind);
   const listening = await core.bus.listening(routes.map((route) => route.channel));
-  const live = routes.filter((route) => listening.has(route.channel));
+  const live = await withoutRepeatedBoosts(core, status, kind, routes.filter((route) => listening.has(route.channel)));
   if (live.length === 0) return;
   const bundle = await loadStatusBundle(core, [status], null);
   const facts = statusFacts(status, bundle);
@@ -138,6 +139,22 @@ async function publishStatus(core: Core, status: Status, kind: Exclude<RouteKind
     }
     if (payload !== null) await core.bus.publish(route.channel, { event: kind, payload, status: facts, signedIn: route.viewerId !== null });
   }
+}
+
+/** A new boost leaves the home streams of the readers whose home feed it repeats (its original
+ * or another boost of it is among their feed's entries just before it): the same decision, by
+ * timelines/home.ts, as their home timeline makes. Lists and other channels keep it. */
+async function withoutRepeatedBoosts(core: Core, status: Status, kind: Exclude<RouteKind, 'delete'>, routes: Route[]): Promise<Route[]> {
+  if (kind !== 'update' || status.reblogOfId === null) return routes;
+  const kept: Route[] = [];
+  for (const route of routes) {
+    if (route.viewerId !== null && route.channel === channels.user(route.viewerId)) {
+      const reader = await core.storage.accounts.get(route.viewerId);
+      if (reader !== null && (await repeatsInHome(core, reader, status))) continue;
+    }
+    kept.push(route);
+  }
+  return kept;
 }
 
 /** The status with one reader's own flags, from the bundle already loaded plus their state. */

@@ -80,7 +80,7 @@ function flattenHeaders(headers: RawHead['headers']): Record<string, string | un
   return flat;
 }
 
-/** Authorization: Bearer …, else access_token in the query, else in the body (Doorkeeper reads
+/** Authorization: Bearer …, else access_token in the query, else in the body (Mastodon reads
  * it from any parameter). */
 function bearerToken(authorization: string | undefined, query: Params, body: Params): string | null {
   const match = authorization === undefined ? null : BEARER.exec(authorization);

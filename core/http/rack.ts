@@ -1,4 +1,4 @@
-// Rack-style parameter keys, nested as Rails (Rack::QueryParser#normalize_params) nests them:
+// Rack-style parameter keys, nested as Mastodon's web framework nests them:
 // a[]=1&a[]=2 → {a: ['1', '2']}, poll[options][]=x → {poll: {options: ['x']}},
 // fields_attributes[0][name]=x → {fields_attributes: {'0': {name: 'x'}}}, x[][y]=1 → {x: [{y: '1'}]}.
 // Values stay strings (or files); the number of parameters and their depth are bounded, and

@@ -1,4 +1,4 @@
-// Registering an application (POST /api/v1/apps): validations and texts of reference oauth.md §1.
+// Registering an application (POST /api/v1/apps): its validations and texts (docs/behaviour.md, "OAuth").
 // The client secret is returned once and stored only as a digest.
 
 import type { Core } from '../core.ts';
@@ -85,8 +85,9 @@ export async function registerApplication(core: Core, input: NewApplication): Pr
   return { application, clientSecret };
 }
 
-/** The Application entity (GET /api/v1/apps/verify_credentials): never the client credentials. */
-export function renderApplication(app: Application) {
+/** The Application entity (GET /api/v1/apps/verify_credentials): never the client credentials.
+ * `vapidKey`: the instance's Web Push public key, '' without push. */
+export function renderApplication(app: Application, vapidKey = '') {
   return {
     id: app.id,
     name: app.name,
@@ -94,14 +95,14 @@ export function renderApplication(app: Application) {
     scopes: app.scopes,
     redirect_uri: app.redirectUris.join('\n'),
     redirect_uris: app.redirectUris,
-    vapid_key: '',
+    vapid_key: vapidKey,
   };
 }
 
 /** The CredentialApplication entity: the registration response. */
-export function renderCredentialApplication(registered: RegisteredApplication) {
+export function renderCredentialApplication(registered: RegisteredApplication, vapidKey = '') {
   return {
-    ...renderApplication(registered.application),
+    ...renderApplication(registered.application, vapidKey),
     client_id: registered.application.clientId,
     client_secret: registered.clientSecret,
     client_secret_expires_at: 0,

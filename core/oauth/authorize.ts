@@ -1,5 +1,5 @@
-// The rules of GET/POST /oauth/authorize (reference oauth.md §4), checked in Doorkeeper's
-// order. The client and the redirect URI come first and fail on a page of our own: until both
+// The rules of GET/POST /oauth/authorize (docs/behaviour.md, "OAuth"), checked in the order Mastodon
+// servers check them. The client and the redirect URI come first and fail on a page of our own: until both
 // are known good, sending the user agent anywhere would make us an open redirector. Every
 // later error goes back to the client's redirect URI — except for the out-of-band URI, where
 // the user reads errors on a page instead.

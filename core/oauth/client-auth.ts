@@ -1,6 +1,6 @@
 // Client authentication at the token and revoke endpoints (RFC 6749 §2.3.1): HTTP Basic
 // (client_secret_basic) or client_id + client_secret in the parameters (client_secret_post).
-// Basic wins when both are present, as in Doorkeeper.
+// Basic wins when both are present, as on Mastodon servers.
 
 import type { Core } from '../core.ts';
 import type { Application } from '../model.ts';

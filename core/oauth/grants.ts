@@ -1,6 +1,6 @@
-// The grants of the token endpoint (spec part 5.1: authorization code, password, client
-// credentials; refresh tokens when configured). Each checks its parameters in Doorkeeper's
-// order — missing parameters (invalid_request), the client (invalid_client), the grant
+// The grants of the token endpoint (authorization code, password, client credentials; refresh
+// tokens when configured: docs/behaviour.md, "OAuth"). Each checks its parameters in the order Mastodon
+// servers do — missing parameters (invalid_request), the client (invalid_client), the grant
 // (invalid_grant), the scopes (invalid_scope) — and returns the token to issue.
 
 import type { Core } from '../core.ts';
@@ -49,7 +49,8 @@ export const authorizationCode: GrantHandler = async (core, params, authenticate
   return issueToken(core, client.id, grant.accountId, grant.scopes);
 };
 
-/** RFC 6749 §4.3: username is the e-mail address or the username. Kept by spec part 5.1 for
+/** RFC 6749 §4.3: username is the e-mail address or the username. Kept (the founding spec has it;
+ * docs/behaviour.md, "Where the founding spec wins") for
  * bots and single-user apps, although Mastodon 4.3 removed it. */
 export const password: GrantHandler = async (core, params, authenticate) => {
   const client = await authenticate();

@@ -1,5 +1,5 @@
 // GET /.well-known/oauth-authorization-server (RFC 8414), which clients probe to learn that
-// PKCE and the `profile` scope are available (reference oauth.md §7). It lists only what this
+// PKCE and the `profile` scope are available (docs/behaviour.md, "OAuth"). It lists only what this
 // server really does: the query response mode, and the password grant the spec keeps.
 
 import type { Core } from '../core.ts';

@@ -1,5 +1,5 @@
-// The OAuth endpoints' RFC 6749 §5.2 errors with Doorkeeper's descriptions (Mastodon's locale
-// where it overrides Doorkeeper's), so clients see exactly what a Mastodon server sends.
+// The OAuth endpoints' RFC 6749 §5.2 errors with the descriptions Mastodon servers send, so
+// clients see exactly what they know (docs/behaviour.md, "OAuth").
 
 import { oauthError, type RookeryError } from '../errors.ts';
 
@@ -23,7 +23,7 @@ export const missingParam = (name: string) => `Missing required parameter: ${nam
 export const NO_STORE: Readonly<Record<string, string>> = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 export function invalidClient(): RookeryError {
-  // RFC 6749 §5.2 wants a challenge on 401; a Bearer one (as Doorkeeper sends) keeps browsers
+  // RFC 6749 §5.2 wants a challenge on 401; a Bearer one (as Mastodon servers send) keeps browsers
   // from popping up a Basic login dialog over a web client's failed fetch.
   const challenge = `Bearer realm="Rookery", error="invalid_client", error_description="${descriptions.invalid_client}"`;
   return oauthError(401, 'invalid_client', descriptions.invalid_client, { ...NO_STORE, 'www-authenticate': challenge });

@@ -29,17 +29,24 @@ body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f4f8;color:#1b1b2
 main{max-width:28rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:8px}
 h1{font-size:1.4rem;margin-top:0}
 label{display:block;margin-top:1rem;font-weight:600}
-input[type=text],input[type=password]{box-sizing:border-box;width:100%;padding:.5rem;font:inherit;margin-top:.25rem}
+input[type=text],input[type=password],input[type=email],textarea{box-sizing:border-box;width:100%;padding:.5rem;font:inherit;margin-top:.25rem}
 button{font:inherit;padding:.5rem 1.25rem;margin-top:1rem;border-radius:4px;border:1px solid #595aff;background:#595aff;color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:#1b1b24;border-color:#8a8a99}
 .actions{display:flex;gap:.75rem}
 .error{color:#a0001c;font-weight:600}
+a{color:#3a3bd4}
+:focus-visible{outline:3px solid #1b1b24;outline-offset:2px}
+.hint{color:#4a4a57;font-size:.9rem;margin:.25rem 0 0}
+.check{display:flex;gap:.5rem;align-items:flex-start;margin-top:1rem;font-weight:600}
+.check input{margin-top:.35rem}
 .code{display:block;padding:1rem;font:1.1rem/1.4 ui-monospace,monospace;word-break:break-all;background:#eef;border:1px solid #99c;user-select:all}
 `;
 
 export interface PageOptions {
   status?: number;
   cookies?: readonly string[];
+  /** The document's <title>, when it is not "<heading> - <instance title>". */
+  documentTitle?: string;
 }
 
 export function page(core: Core, title: string, content: string, options: PageOptions = {}): ApiResponse {
@@ -49,7 +56,7 @@ export function page(core: Core, title: string, content: string, options: PageOp
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${e(title)} - ${e(core.config.title)}</title>
+<title>${e(options.documentTitle ?? `${title} - ${core.config.title}`)}</title>
 <style>${STYLE}</style>
 </head>
 <body>

@@ -1,4 +1,4 @@
-// The `scope` parameter of the OAuth endpoints (spec part 5.3): space separated (a `+` in a
+// The `scope` parameter of the OAuth endpoints (docs/behaviour.md, "OAuth"): space separated (a `+` in a
 // query string is a space too), default `read`, and every scope must be known and appear
 // literally among the application's registered scopes.
 

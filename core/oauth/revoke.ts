@@ -1,4 +1,4 @@
-// POST /oauth/revoke (RFC 7009) as Doorkeeper answers it: the client must authenticate
+// POST /oauth/revoke (RFC 7009) as Mastodon servers answer it: the client must authenticate
 // (else 403); a blank or unknown token is "revoked" already (200 {}); a token of another
 // application is refused (403). The bearer guard then answers 401 for the revoked token, and
 // the recorded 'token.revoked' ends the streams open with it.

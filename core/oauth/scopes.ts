@@ -1,4 +1,4 @@
-// Mastodon's OAuth scopes and their hierarchy (reference oauth.md §3). A granted parent scope
+// Mastodon's OAuth scopes and their hierarchy (docs/behaviour.md, "OAuth"). A granted parent scope
 // satisfies its children (`read` → `read:statuses`), never the reverse; the legacy `follow`
 // scope satisfies the follow/block/mute scopes.
 

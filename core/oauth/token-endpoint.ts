@@ -1,6 +1,6 @@
 // POST /oauth/token (RFC 6749 §3.2): picks the grant, authenticates the client when the grant
 // asks for it, and answers with a token that must not be cached. Form and JSON bodies both
-// work; like Doorkeeper, parameters in the query string count too.
+// work; as on Mastodon servers, parameters in the query string count too.
 
 import type { ApiRequest, ApiResponse } from '../api/types.ts';
 import type { Core } from '../core.ts';

@@ -53,7 +53,8 @@ export async function findByRefreshToken(core: Core, refreshToken: string): Prom
   return core.storage.oauth.findTokenByRefreshHash(core.secrets.sha256(refreshToken));
 }
 
-/** The token endpoint's response (reference oauth.md §5): created_at in epoch seconds. */
+/** The token endpoint's response: token_type Bearer, the scopes space separated, created_at in
+ * epoch seconds. */
 export function renderToken(issued: IssuedToken): Record<string, string | number> {
   const body: Record<string, string | number> = {
     access_token: issued.accessToken,

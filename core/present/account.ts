@@ -1,4 +1,4 @@
-// Account → Mastodon JSON (spec part 2; reference entities.md for the fields the spec leaves out).
+// Account → Mastodon JSON: the fields Mastodon clients read, with Mastodon's conventions.
 
 import type { RookeryConfig } from '../config.ts';
 import type { Account, User } from '../model.ts';

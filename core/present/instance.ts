@@ -1,8 +1,7 @@
 // Instance information, v2 (read first by current clients) and v1 (older ones), with the
-// fields clients read (reference entities.md, Instance). Limits come from the configuration;
-// media and poll limits are stated by the plugins that enforce them, and without such a plugin
-// the instance says that it takes none (a client then offers no upload or poll, which the core
-// would refuse with a 422 anyway).
+// fields clients read. Limits come from the configuration; media and poll limits are stated by
+// the plugins that enforce them, and without such a plugin the instance says that it takes none
+// (a client then offers no upload or poll, which the core would refuse with a 422 anyway).
 
 import { MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, type RookeryConfig } from '../config.ts';
 import { PROFILE_LIMITS } from '../accounts/profile.ts';
@@ -60,6 +59,11 @@ function accountLimits(config: RookeryConfig) {
 
 const thumbnailOf = (config: RookeryConfig) => `${config.baseUrl}${MISSING_HEADER_PATH}`;
 
+/** The Rule entity of each configured rule, ids counting from 1 in the configured order. */
+export function renderRules(config: RookeryConfig): { id: string; text: string; hint: string }[] {
+  return config.rules.map((text, i) => ({ id: String(i + 1), text, hint: '' }));
+}
+
 export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats, plugins: Readonly<Record<string, unknown>> = {}) {
   return {
     domain: config.domain,
@@ -73,7 +77,8 @@ export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats, pl
     languages: ['en'],
     configuration: {
       urls: { streaming: streamingUrlOf(config), status: null, about: null, privacy_policy: null, terms_of_service: null },
-      vapid: { public_key: '' },
+      // A push plugin states its public key; without one, none.
+      vapid: (plugins['vapid'] ?? { public_key: '' }) as { public_key: string },
       accounts: accountLimits(config),
       ...statusLimits(config, plugins),
       translation: { enabled: false },
@@ -89,7 +94,7 @@ export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats, pl
     },
     api_versions: { mastodon: 2 },
     contact: { email: config.contactEmail, account: null },
-    rules: [],
+    rules: renderRules(config),
   };
 }
 
@@ -110,7 +115,7 @@ export function renderInstanceV1(config: RookeryConfig, stats: InstanceStats, pl
     invites_enabled: false,
     configuration: { accounts: accountLimits(config), ...statusLimits(config, plugins) },
     contact_account: null,
-    rules: [],
+    rules: renderRules(config),
   };
 }
 

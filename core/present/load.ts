@@ -8,6 +8,7 @@ import { renderAccount, type AccountJson } from './account.ts';
 import { isActive, keywordMatcher } from './filter.ts';
 import { renderStatus, type LoadedDecorator, type RenderOptions, type StatusBundle, type StatusJson, type ViewerBundle } from './status.ts';
 import { iso } from './time.ts';
+import { filterVisible } from '../viewer.ts';
 
 function unique(ids: Iterable<Id>): Id[] {
   return [...new Set(ids)];
@@ -104,10 +105,12 @@ export interface NotificationJson {
   status?: StatusJson;
 }
 
-/** Notifications for their recipient; those whose account or status is gone are left out. */
+/** Notifications for their recipient; those whose account is gone, or whose status is gone or
+ * no longer visible to the recipient (policy.ts, through viewer.ts), are left out: every read
+ * of a notification and its fan-out to the streams render through here. */
 export async function presentNotifications(core: Core, notifications: readonly Notification[], viewer: Account): Promise<NotificationJson[]> {
   const statusIds = unique(notifications.flatMap((n) => (n.statusId === null ? [] : [n.statusId])));
-  const statuses = await core.storage.statuses.getMany(statusIds);
+  const statuses = await filterVisible(core, viewer, await many(statusIds, (ids) => core.storage.statuses.getMany(ids)));
   const [accounts, rendered] = await Promise.all([
     core.storage.accounts.getMany(unique(notifications.map((n) => n.fromAccountId))),
     presentStatuses(core, statuses, viewer),

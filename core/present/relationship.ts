@@ -1,4 +1,4 @@
-// Relationship (reference entities.md): how the viewer and another account stand.
+// Relationship: how the viewer and another account stand.
 
 import type { Core } from '../core.ts';
 import type { Id, Millis, Mute } from '../model.ts';

@@ -2,7 +2,7 @@ import type { ScheduledStatus } from '../model.ts';
 import type { MediaJson } from './media.ts';
 import { iso } from './time.ts';
 
-/** ScheduledStatus (spec part 2): params echo what was submitted, unset ones null;
+/** ScheduledStatus: params echo what was submitted, unset ones null;
  * application_id is an integer (application ids are kept below 2^53 for this). */
 export function renderScheduledStatus(scheduled: ScheduledStatus, media: MediaJson[]) {
   const p = scheduled.params;

@@ -1,4 +1,4 @@
-// The JSON shapes of a Status and of a StatusEdit (spec part 2), apart from their renderers so
+// The JSON shapes of a Status and of a StatusEdit, apart from their renderers so
 // that the plugin hooks that fill parts of them (hooks.ts) can name them without a cycle.
 
 import type { AccountJson } from './account.ts';

@@ -1,4 +1,4 @@
-// Status → Mastodon JSON for one viewer (spec part 2). Pure: everything it needs is loaded
+// Status → Mastodon JSON for one viewer. Pure: everything it needs is loaded
 // beforehand into a StatusBundle (present/load.ts does that in a few batched reads).
 
 import type { RookeryConfig } from '../config.ts';

@@ -8,7 +8,7 @@ export interface TagJson {
   following?: boolean;
 }
 
-/** Tag (reference entities.md). Usage history and followed hashtags are not tracked: an empty
+/** Tag: name, url, history, following. Usage history and followed hashtags are not tracked: an empty
  * history, and `following` false for signed-in viewers. */
 export function renderTag(config: RookeryConfig, name: string, signedIn: boolean): TagJson {
   const json: TagJson = { name, url: tagUrl(config, name), history: [] };

@@ -1,12 +1,13 @@
-// Operations 11 and 12: bookmark and undo bookmark. Bookmarking is idempotent; undoing one
-// that does not exist is 404 (spec part 3), and undoing an existing one works even when the
-// status is no longer visible.
+// Bookmark and undo bookmark (docs/behaviour.md, "Statuses and their transitions"). Bookmarking is
+// idempotent; undoing one that does not exist is 404. Undoing an existing one takes the caller's mark back
+// whatever the status has become, but a status the caller cannot see is never rendered to them:
+// then the answer is 404 as well (docs/behaviour.md, "Visibility on every read").
 
 import type { Core } from '../core.ts';
 import { notFound } from '../errors.ts';
 import type { Account, Status } from '../model.ts';
 import { checkBookmark } from '../policy.ts';
-import { findLive, findVisible } from '../viewer.ts';
+import { filterVisible, findLive, findVisible } from '../viewer.ts';
 
 export async function bookmark(core: Core, actor: Account, id: string): Promise<Status> {
   const found = await findVisible(core, actor, id);
@@ -21,5 +22,6 @@ export async function unbookmark(core: Core, actor: Account, id: string): Promis
   const found = await findLive(core, id);
   const target = found.reblogOfId === null ? found : await findLive(core, found.reblogOfId);
   if (!(await core.storage.interactions.unbookmark(actor.id, target.id))) throw notFound();
+  if ((await filterVisible(core, actor, [found])).length === 0) throw notFound();
   return target;
 }

@@ -1,5 +1,6 @@
 // What publish and edit share: reading the text parameters, resolving mentions and hashtags,
-// rendering the HTML, and the validations of the reference (statuses.md §4).
+// rendering the HTML, and the validations of publishing
+// (docs/behaviour.md, "Statuses and their transitions").
 
 import type { Core } from '../core.ts';
 import { texts, unprocessable } from '../errors.ts';
@@ -114,7 +115,7 @@ export async function renderText(core: Core, text: string): Promise<Rendered> {
     const account = resolved.get(`${entity.username}@${domain}`.toLowerCase());
     if (account && !mentionIds.includes(account.id)) mentionIds.push(account.id);
   }
-  // The link keeps the hashtag as typed (reference entities.md); `tags` holds normalized names.
+  // The link keeps the hashtag as typed (as Mastodon's do); `tags` holds normalized names.
   const content = formatText(text, { resolveMention, tagUrl: (name) => tagUrl(core.config, name) });
   return { content, mentionIds, tags };
 }

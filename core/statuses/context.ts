@@ -1,7 +1,7 @@
 // Operation 4: a status's context. Ancestors: the nearest ones, listed from the thread's first
 // status down to the direct parent. Descendants: depth-first pre-order with siblings oldest
 // first, then the author's own continuations (self-replies) moved to the front. Both are cut
-// at the reference's limits (smaller for anonymous callers), then filtered for the viewer.
+// at the limits of docs/behaviour.md, "Limits" (smaller for anonymous callers), then filtered for the viewer.
 
 import type { Core } from '../core.ts';
 import type { Account, Id, Status } from '../model.ts';

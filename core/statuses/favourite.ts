@@ -1,13 +1,13 @@
-// Operations 7 and 8: favourite and undo favourite (spec part 3). Both idempotent. A boost
-// stands for its original. Undo works on a favourited status even if it is no longer
-// visible; otherwise visibility decides (404).
+// Favourite and undo favourite (docs/behaviour.md, "Statuses and their transitions"). Both idempotent. A boost
+// stands for its original. Undoing takes the caller's own mark back whatever the status has
+// become, but a status the caller cannot see is never rendered to them: then the answer is
+// the same 404 as for any status they cannot see (docs/behaviour.md, "Visibility on every read").
 
 import type { Core } from '../core.ts';
-import type { Account, Status } from '../model.ts';
-import { canView } from '../policy.ts';
-import { viewerFacts, factsOf, findLive, findVisible } from '../viewer.ts';
 import { notFound } from '../errors.ts';
+import type { Account, Status } from '../model.ts';
 import { checkFavourite } from '../policy.ts';
+import { filterVisible, findLive, findVisible } from '../viewer.ts';
 
 export async function favourite(core: Core, actor: Account, id: string): Promise<Status> {
   const found = await findVisible(core, actor, id);
@@ -22,10 +22,7 @@ export async function favourite(core: Core, actor: Account, id: string): Promise
 export async function unfavourite(core: Core, actor: Account, id: string): Promise<Status> {
   const found = await findLive(core, id);
   const target = found.reblogOfId === null ? found : await findLive(core, found.reblogOfId);
-  const removed = await core.storage.interactions.unfavourite(actor.id, target.id);
-  if (!removed) {
-    const facts = await viewerFacts(core, actor, [found.accountId, target.accountId]);
-    if (!canView(found, factsOf(facts, actor, found.accountId)) || !canView(target, factsOf(facts, actor, target.accountId))) throw notFound();
-  }
+  await core.storage.interactions.unfavourite(actor.id, target.id);
+  if ((await filterVisible(core, actor, [found])).length === 0) throw notFound();
   return (await core.storage.statuses.get(target.id)) ?? target;
 }

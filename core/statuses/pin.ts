@@ -1,5 +1,5 @@
 // Operations 15 and 16: pin to and unpin from the profile. Only the user's own public
-// statuses that are not boosts (spec parts 3 and 7); pinning a pinned status is 200 and keeps
+// statuses that are not boosts (docs/behaviour.md, "Statuses and their transitions"); pinning a pinned status is 200 and keeps
 // it pinned; at most limits.maxPinnedStatuses pins.
 
 import type { Core } from '../core.ts';

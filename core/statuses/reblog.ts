@@ -1,13 +1,13 @@
 // Operations 9 and 10: boost and undo boost. A boost of a boost boosts the original; an
 // existing boost is returned rather than duplicated; undoing a boost that does not exist is
-// 404 (spec part 3).
+// 404 (docs/behaviour.md, "Statuses and their transitions").
 
 import type { Core } from '../core.ts';
 import { notFound } from '../errors.ts';
 import type { Account, Status, User } from '../model.ts';
 import { str, type Params } from '../params.ts';
 import { boostVisibility, checkBoost } from '../policy.ts';
-import { findLive, findVisible } from '../viewer.ts';
+import { filterVisible, findLive, findVisible } from '../viewer.ts';
 import { counterEffects } from './delete.ts';
 import { newStatus } from './new-status.ts';
 
@@ -33,7 +33,9 @@ export async function reblog(core: Core, actor: Account, user: User | null, id: 
   return result.status;
 }
 
-/** Returns the original, no longer boosted by the actor. */
+/** Returns the original, no longer boosted by the actor. The boost is the actor's own to undo
+ * whatever the original has become; but an original the actor can no longer see is never
+ * rendered to them, so then the answer is 404 (docs/behaviour.md, "Visibility on every read"). */
 export async function unreblog(core: Core, actor: Account, id: string): Promise<Status> {
   const found = await findLive(core, id);
   const original = found.reblogOfId === null ? found : await findLive(core, found.reblogOfId);
@@ -42,5 +44,7 @@ export async function unreblog(core: Core, actor: Account, id: string): Promise<
   await core.storage.statuses.delete(boost.id, core.clock.now(), counterEffects(boost), (removed) =>
     removed === null ? [] : core.record({ type: 'status.unreblogged', boost: removed.status, original }),
   );
-  return (await core.storage.statuses.get(original.id)) ?? original;
+  const now = (await core.storage.statuses.get(original.id)) ?? original;
+  if ((await filterVisible(core, actor, [now])).length === 0) throw notFound();
+  return now;
 }

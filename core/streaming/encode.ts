@@ -1,5 +1,5 @@
 // The two wire formats, encoded to bytes once per event and shared by every connection that
-// gets the same bytes (reference streaming.md §3 and §4).
+// gets the same bytes (docs/behaviour.md, "Streaming").
 
 const utf8 = new TextEncoder();
 

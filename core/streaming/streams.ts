@@ -1,4 +1,4 @@
-// Stream names and what they mean (reference streaming.md §1): the channels a stream reads,
+// Stream names and what they mean (docs/behaviour.md, "Streaming"): the channels a stream reads,
 // the scopes it needs, the filter context its statuses are checked in, and the exact errors.
 // Pure: list ownership, the one check that needs the store, is the hub's.
 

@@ -1,5 +1,5 @@
-// Mastodon's ASCIIFolding (app/lib/ascii_folding.rb) maps the accented letters of Latin-1
-// and Latin Extended-A, U+00C0–U+017F, to plain ASCII letters and leaves everything else
+// Folding accented letters as Mastodon folds them in hashtags: the letters of Latin-1 and
+// Latin Extended-A, U+00C0–U+017F, to plain ASCII letters and leaves everything else
 // (æ, ß, œ, þ, ǎ …) alone. Most of its table is "drop the accent", which NFD gives us;
 // the letters whose accent is not a combining mark are listed here.
 

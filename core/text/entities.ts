@@ -8,9 +8,8 @@ import type { TextEntity } from './entity-types.ts';
 export type { HashtagEntity, MentionEntity, TextEntity, UrlEntity } from './entity-types.ts';
 
 /**
- * Every entity in `text`, sorted by start and non-overlapping. Like twitter-text's
- * remove_overlapping_entities, the entity that starts first wins, so a mention or hashtag
- * inside a URL is part of the URL.
+ * Every entity in `text`, sorted by start and non-overlapping: of two that overlap, the one
+ * that starts first wins, so a mention or hashtag inside a URL is part of the URL.
  */
 export function extractEntities(text: string): TextEntity[] {
   const candidates: TextEntity[] = [...findUrls(text), ...findMentions(text), ...findHashtags(text)];

@@ -1,4 +1,4 @@
-// HTML escaping with the same five replacements as Ruby's ERB::Util#h, which Mastodon
+// HTML escaping with the five replacements (& < > " ') Mastodon's templates make, which it
 // applies to every piece of text and every attribute value it writes into `content`.
 
 const REPLACEMENTS: Readonly<Record<string, string>> = {

@@ -1,5 +1,5 @@
 // Plain text of a local post (or bio, or profile field) → Mastodon's `content` HTML,
-// following entities.md "How `content` HTML is produced from plain text".
+// as docs/behaviour.md, "Text" says.
 
 import { extractEntities } from './entities.ts';
 import type { TextEntity } from './entities.ts';
@@ -32,7 +32,7 @@ export interface PlainFormatOptions {
 const REL = 'nofollow noopener';
 const REL_ME = 'nofollow noopener me';
 
-/** Newlines unified and the ends stripped (Ruby's String#strip: ASCII whitespace and NUL). */
+/** Newlines unified and the ends stripped (ASCII whitespace and NUL, as Mastodon strips them). */
 function prepare(text: string): string {
   return text.replace(/\r\n?/g, '\n').replace(/^[ \t\n\v\f\0]+|[ \t\n\v\f\0]+$/g, '');
 }

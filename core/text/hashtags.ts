@@ -1,4 +1,5 @@
-// Hashtags as Mastodon 4.x finds them (Tag::HASHTAG_RE and Extractor#extract_hashtags_with_indices).
+// Hashtags as Mastodon 4.x finds them: `#` after a non-word character, then letters, marks,
+// digits and the tag separators, with at least one letter or mark.
 
 import type { HashtagEntity } from './entity-types.ts';
 import { ALPHA, TAG_SEPARATORS, WORD } from './unicode.ts';

@@ -1,4 +1,4 @@
-// Status length as Mastodon's StatusLengthValidator measures it: grapheme clusters, where
+// Status length as Mastodon measures it (docs/behaviour.md, "Statuses and their transitions"): grapheme clusters, where
 // a URL counts as 23 and `@user@domain` as `@user`. The text is rewritten first and then
 // segmented, as Mastodon does, so a combining mark after a URL joins its last character.
 

@@ -1,5 +1,6 @@
-// Mentions as Mastodon 4.x finds them: Account::MENTION_RE plus the end_mention_match
-// check twitter-text applies to what follows the match.
+// Mentions as Mastodon 4.x finds them: `@user` or `@user@domain` not preceded by a word
+// character, and not followed by what would make it part of something else (another `@`,
+// or `://`).
 
 import type { MentionEntity } from './entity-types.ts';
 import { WORD } from './unicode.ts';
@@ -13,7 +14,7 @@ const DOMAIN = String.raw`[${WORD}]+(?:[.\-]+[${WORD}]+)*`;
 const MENTION = new RegExp(String.raw`(?<![=/${WORD}])@(${USERNAME})(?:@(${DOMAIN}))?`, 'gu');
 
 // A match followed by another at sign, a Latin letter with accent (the username would be
-// cut short) or '://' is not a mention at all (twitter-text's end_mention_match).
+// cut short) or '://' is not a mention at all.
 const BAD_FOLLOWER =
   /^(?:[@＠\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0253\u0254\u0256\u0257\u0259\u025B\u0263\u0268\u026F\u0272\u0289\u028B\u02BB\u0300-\u036F\u1E00-\u1EFF]|:\/\/)/u;
 

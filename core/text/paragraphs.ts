@@ -1,7 +1,7 @@
-// Paragraphs of `content`: Rails' simple_format as Mastodon calls it (no sanitising, then
-// every remaining "\n" deleted). Runs on already-escaped HTML.
+// Paragraphs of `content` (docs/behaviour.md, "Text"): blank lines split paragraphs, single newlines
+// become <br /> (no sanitising, then every remaining "\n" deleted). Runs on already-escaped HTML.
 
-// One or more blank lines: newline, any whitespace (Ruby's ASCII \s, newlines included),
+// One or more blank lines: newline, any whitespace (ASCII whitespace, newlines included),
 // newline. Being greedy, it also swallows whitespace-only lines, so no paragraph between
 // two separators is ever whitespace-only.
 const BLANK_LINES = /\n[ \t\n\v\f]*\n/;

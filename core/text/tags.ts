@@ -1,10 +1,10 @@
-// Hashtag normalisation (Mastodon's HashtagNormalizer; streaming.md §1): the form tags are
-// stored, compared and streamed under.
+// Hashtag normalisation (docs/behaviour.md, "Streaming"): the form tags are stored, compared and
+// streamed under.
 
 import { foldAccents } from './ascii-fold.ts';
 import { ALNUM, TAG_SEPARATORS } from './unicode.ts';
 
-// HASHTAG_INVALID_CHARS_RE: anything but letters, marks (Indic vowel signs are marks),
+// Invalid in a normalised tag: anything but letters, marks (Indic vowel signs are marks),
 // decimal digits and the tag separators.
 const INVALID = new RegExp(`[^${ALNUM}${TAG_SEPARATORS}]`, 'gu');
 

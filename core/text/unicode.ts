@@ -9,5 +9,6 @@ export const WORD = String.raw`\p{L}\p{M}\p{Nd}\p{Pc}`;
 export const ALPHA = String.raw`\p{L}\p{M}`;
 export const ALNUM = String.raw`\p{L}\p{M}\p{Nd}`;
 
-/** Tag::HASHTAG_SEPARATORS: underscore, middle dot, katakana middle dot, zero-width non-joiner. */
+/** What may join the words of a hashtag: underscore, middle dot, katakana middle dot,
+ * zero-width non-joiner. */
 export const TAG_SEPARATORS = String.raw`_\u00B7\u30FB\u200C`;

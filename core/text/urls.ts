@@ -1,6 +1,6 @@
-// URLs as Mastodon autolinks them: twitter-text's valid_url with Mastodon's overrides
-// (config/initializers/twitter_regex.rb), an explicit scheme required, plus the xmpp: and
-// magnet: URIs of its valid_extended_uri.
+// URLs as Mastodon autolinks them: the usual web-URL grammar of tweet-style text (scheme, host,
+// port, path, query, fragment, with its rules for trailing punctuation), an explicit scheme
+// required, plus xmpp: and magnet: URIs.
 //
 // Each part is its own sticky regex tried in sequence; that matches the one big regex
 // because every part after the host is optional and greedy.

@@ -1,8 +1,10 @@
-// The home timeline: the viewer's statuses and those of the accounts they follow, with
-// Mastodon's home feed rules (FeedManager#filter_from_home) applied when read.
+// The home timeline: the viewer's statuses and those of the accounts they follow, with the home
+// feed rules of feeds.ts applied when read, then the de-duplication of boosts (a boost whose
+// original or another boost of it is among the entries just before it is left out). The stream
+// asks repeatsInHome for the same decision about a new boost.
 
 import type { Core } from '../core.ts';
-import { showsInHome as showsInHomeFeed } from '../feeds.ts';
+import { BOOST_WINDOW, repeatsRecentEntry, showsInHome as showsInHomeFeed } from '../feeds.ts';
 import type { Account, Follow, Id, Status } from '../model.ts';
 import { fillPage, type Slice } from '../paging.ts';
 import type { Page } from '../ports/storage.ts';
@@ -43,14 +45,47 @@ async function exclusiveMembers(core: Core, viewer: Account): Promise<Set<Id>> {
   return members;
 }
 
-export async function homeTimeline(core: Core, viewer: Account, page: Page): Promise<Slice<Status>> {
+type FeedRules = (rows: Status[]) => Promise<Status[]>;
+
+/** The home feed rules for one viewer, as a filter of statuses read from the store: visibility,
+ * blocks and mutes, the feed rules of feeds.ts, exclusive lists. What remains are the feed's
+ * entries. */
+async function feedRules(core: Core, viewer: Account): Promise<FeedRules> {
   const exclusive = await exclusiveMembers(core, viewer);
-  const keep = async (rows: Status[]): Promise<Status[]> => {
+  return async (rows) => {
     const shown = await withoutHiddenAccounts(core, viewer, await filterVisible(core, viewer, rows));
     const follows = await followsAmong(core, viewer, shown);
-    return shown.filter(
-      (s) => showsInHome(s, viewer.id, follows) && (s.accountId === viewer.id || !exclusive.has(s.accountId)),
-    );
+    return shown.filter((s) => showsInHome(s, viewer.id, follows) && (s.accountId === viewer.id || !exclusive.has(s.accountId)));
   };
-  return fillPage(page, (s) => s.id, (p) => core.storage.statuses.query({ visibilities: HOME_VISIBILITIES, homeOf: viewer.id }, p), keep);
+}
+
+function readHome(core: Core, viewer: Account): (page: Page) => Promise<Status[]> {
+  return (page) => core.storage.statuses.query({ visibilities: HOME_VISIBILITIES, homeOf: viewer.id }, page);
+}
+
+/** The feed's entries just older than `beforeId`, newest first: as many as a boost's
+ * de-duplication looks at. */
+async function entriesBefore(core: Core, viewer: Account, rules: FeedRules, beforeId: Id): Promise<Status[]> {
+  return (await fillPage({ maxId: beforeId, limit: BOOST_WINDOW }, (s) => s.id, readHome(core, viewer), rules)).items;
+}
+
+export async function homeTimeline(core: Core, viewer: Account, page: Page): Promise<Slice<Status>> {
+  const rules = await feedRules(core, viewer);
+  const keep = async (rows: Status[]): Promise<Status[]> => {
+    const entries = await rules(rows);
+    // A boost near the end of what was read looks further back, past these rows.
+    const reachesPast = entries.some((s, i) => s.reblogOfId !== null && entries.length - i - 1 < BOOST_WINDOW);
+    const oldestRow = rows[rows.length - 1];
+    const older = reachesPast && oldestRow !== undefined ? await entriesBefore(core, viewer, rules, oldestRow.id) : [];
+    const sequence = [...entries, ...older];
+    return entries.filter((entry, i) => !repeatsRecentEntry(entry, sequence.slice(i + 1)));
+  };
+  return fillPage(page, (s) => s.id, readHome(core, viewer), keep);
+}
+
+/** Whether a new boost repeats what the viewer's home feed just showed, so that their home
+ * stream leaves it out as their home timeline does. */
+export async function repeatsInHome(core: Core, viewer: Account, boost: Status): Promise<boolean> {
+  if (boost.reblogOfId === null) return false;
+  return repeatsRecentEntry(boost, await entriesBefore(core, viewer, await feedRules(core, viewer), boost.id));
 }

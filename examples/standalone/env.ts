@@ -61,7 +61,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
       baseUrl: `${https ? 'https' : 'http'}://${webHost}`,
       streamingUrl: env['STREAMING_API_BASE_URL'] || `${https ? 'wss' : 'ws'}://${streamingHost}:${streamingPort}`,
       title: env['INSTANCE_TITLE'] || 'Rookery',
+      ...(env['INSTANCE_DESCRIPTION'] ? { description: env['INSTANCE_DESCRIPTION'] } : {}),
       contactEmail: env['CONTACT_EMAIL'] || '',
+      // One rule per line.
+      rules: (env['INSTANCE_RULES'] ?? '').split('\n').map((rule) => rule.trim()).filter((rule) => rule !== ''),
       limitedFederation: flag(env['LIMITED_FEDERATION_MODE'], false),
       registrations: {
         open: registrations !== 'closed',

@@ -1,4 +1,4 @@
-// Preview cards (reference statuses.md §13): the first eligible link of a new or edited status is
+// Preview cards: the first eligible link of a new or edited status is
 // fetched in the background (a job per event, through the PageFetcher port, with timeouts, size
 // and redirect limits, never from private, loopback or link-local addresses unless allowed),
 // its oEmbed or OpenGraph data becomes one shared PreviewCard, the card is inlined on the

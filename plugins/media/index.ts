@@ -1,4 +1,4 @@
-// Media attachments (reference supporting-api.md, statuses.md §4, limits.md): uploads through
+// Media attachments (docs/behaviour.md, "Limits"): uploads through
 // POST /api/v1/media (processed at once, 200) and /api/v2/media (202, processed by a job; GET
 // answers 206 until it is done, then 200), GET/PUT /api/v1/media/:id (description, focus),
 // media_ids on publish and edit with Mastodon's rules and texts, the attachments inlined on the
@@ -237,7 +237,7 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         edits: true,
         async prepare(draft) {
           const asked = Object.hasOwn(draft.params, 'media_ids');
-          // An edit without media_ids has no media (as Mastodon's UpdateStatusService has it).
+          // An edit without media_ids has no media (as editing on Mastodon has it).
           const ids = asked ? (strArray(draft.params, 'media_ids') ?? []) : [];
           if (ids.length === 0) {
             if (draft.editing) draft.mediaIds = [];

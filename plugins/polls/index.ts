@@ -1,4 +1,4 @@
-// Polls (spec part 4; reference statuses.md §4, supporting-api.md): poll[options],
+// Polls (docs/behaviour.md, "Limits"): poll[options],
 // poll[expires_in], poll[multiple], poll[hide_totals] on publish and edit, the poll inlined on
 // the Status with the reader's own votes, GET /api/v1/polls/:id, POST /api/v1/polls/:id/votes,
 // and at expiry a `poll` notification to the voters and the author, exactly once: a job queued
@@ -81,7 +81,7 @@ export function pollsPlugin(): RookeryPlugin {
         edits: true,
         async prepare(draft) {
           if (!present(draft.params, 'poll')) {
-            // An edit without a poll drops it (as Mastodon's UpdateStatusService does).
+            // An edit without a poll drops it (as editing on Mastodon does).
             if (draft.editing && draft.pollId !== null) {
               draft.pollId = null;
               draft.pollOptions = null;

@@ -1,4 +1,4 @@
-// Scheduled statuses (spec part 2, reference statuses.md §4, supporting-api.md): scheduled_at on
+// Scheduled statuses: scheduled_at on
 // publish answers a ScheduledStatus; GET/PUT/DELETE /api/v1/scheduled_statuses[/:id]. At its time
 // a job queued with the row (runAt = scheduled_at) publishes it through the core's publish, with a
 // write that removes the row inside the status's own transaction: whichever process runs the job,

@@ -27,6 +27,7 @@ t.test('defaults', async (t) => {
     limitedFederation: false,
     registrations: { open: true, approvalRequired: false, confirmationRequired: false },
     reservedUsernames: ['admin', 'administrator', 'mod', 'moderator', 'root', 'support', 'help', 'webmaster', 'postmaster', 'abuse', 'security', 'ssladmin', 'hostmaster'],
+    rules: [],
     limits: defaultLimits,
     refreshTokens: false,
   });
@@ -41,9 +42,11 @@ t.test('given values are kept; trailing slashes go', async (t) => {
     limitedFederation: true,
     registrations: { open: false },
     reservedUsernames: ['boss'],
+    rules: ['Be kind ', 'No spam'],
     limits: { maxCharacters: 1000, maxLists: 0 },
     refreshTokens: true,
   });
+  t.same(config.rules, ['Be kind', 'No spam'], 'rules in order, trimmed');
   t.equal(config.baseUrl, 'http://localhost:3000');
   t.equal(config.streamingUrl, 'wss://stream.example');
   t.same(config.registrations, { open: false, approvalRequired: false, confirmationRequired: false });
@@ -58,7 +61,7 @@ t.test('given values are kept; trailing slashes go', async (t) => {
 t.test('the result is frozen all the way down', async (t) => {
   const reserved = ['boss'];
   const config = resolveConfig({ domain: 'social.example', reservedUsernames: reserved });
-  for (const [label, value] of [['config', config], ['registrations', config.registrations], ['limits', config.limits], ['reservedUsernames', config.reservedUsernames], ['defaultLimits', defaultLimits]] as const) {
+  for (const [label, value] of [['config', config], ['registrations', config.registrations], ['limits', config.limits], ['reservedUsernames', config.reservedUsernames], ['rules', config.rules], ['defaultLimits', defaultLimits]] as const) {
     t.ok(Object.isFrozen(value), `${label} is frozen`);
   }
   t.throws(() => ((config as { baseUrl: string }).baseUrl = 'https://evil.example'), TypeError);
@@ -91,6 +94,8 @@ t.test('every bad option is refused with a message that names it', async (t) => 
     ['registrations not an object', { domain: 'a.example', registrations: true }, 'Invalid config: "registrations" must be an object, got true'],
     ['a registration flag of the wrong type', { domain: 'a.example', registrations: { open: 'no' } }, 'Invalid config: "registrations.open" must be a boolean, got "no"'],
     ['reserved usernames as a string', { domain: 'a.example', reservedUsernames: 'admin' }, 'Invalid config: "reservedUsernames" must be an array of strings, got "admin"'],
+    ['rules as a string', { domain: 'a.example', rules: 'Be kind' }, 'Invalid config: "rules" must be an array of non-empty strings, got "Be kind"'],
+    ['a blank rule', { domain: 'a.example', rules: ['Be kind', ' '] }, 'Invalid config: "rules" must be an array of non-empty strings, got an array'],
     ['reserved usernames with a number', { domain: 'a.example', reservedUsernames: ['admin', 1] }, 'Invalid config: "reservedUsernames" must be an array of strings, got an array'],
     ['limits not an object', { domain: 'a.example', limits: [] }, 'Invalid config: "limits" must be an object, got an array'],
     ['a negative limit', { domain: 'a.example', limits: { maxCharacters: -1 } }, 'Invalid config: "limits.maxCharacters" must be a non-negative integer, got -1'],

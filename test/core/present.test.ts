@@ -1,4 +1,4 @@
-// Every field of spec part 2, with its type and its presence rule, from the pure renderers.
+// Every field of a Status and an Account, with its type and its presence rule, from the pure renderers.
 
 import t from 'tap';
 import { resolveConfig } from '../../core/config.ts';

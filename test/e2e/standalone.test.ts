@@ -4,7 +4,7 @@
 // status is published once across a restart past its time.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +50,7 @@ function stop(child: ChildProcess): Promise<number | null> {
 t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   const port = await freePort();
   const streamingPort = await freePort();
-  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1', STREAMING_PORT: String(streamingPort) });
+  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1', STREAMING_PORT: String(streamingPort), INSTANCE_RULES: 'Be kind\n\nNo spam ' });
   const created = cli(env, 'accounts', 'create', 'opal', '--email', 'opal@example.com', '--password', 'a long password');
   t.equal(created.status, 0, created.stderr);
   t.match(created.stdout, /^Created @opal \(id \d+\)\./);
@@ -74,8 +74,16 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   t.equal(status.uri, `http://localhost:${port}/users/opal/statuses/${status.id}`, 'names itself after where it listens');
   const favourited = await fetch(`${base}/api/v1/statuses/${status.id}/favourite`, { method: 'POST', headers });
   t.equal(favourited.status, 200);
-  const instance = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { urls?: { streaming?: string } } };
-  t.equal(instance.configuration?.urls?.streaming, `ws://localhost:${streamingPort}`, 'STREAMING_PORT (its default, 4000: standalone-streaming.test.ts)');
+  const instance = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { urls?: { streaming?: string }; vapid?: { public_key?: string } } };
+  const vapidKey = instance.configuration?.vapid?.public_key ?? '';
+  t.match(vapidKey, /^B[\w-]{86}$/, 'Web Push is on: the VAPID public key');
+  t.equal(statSync(join(dataDir, 'push-token.key')).mode & 0o777, 0o600, 'the push token key is a file only its owner reads');
+    const front = await fetch(`${base}/`);
+  t.equal(front.status, 200, 'the front page');
+  const frontHtml = await front.text();
+  t.match(frontHtml, '<ol id="rules">\n<li>Be kind</li>\n<li>No spam</li>\n</ol>', 'INSTANCE_RULES, one per line');
+  t.match(frontHtml, '<a href="/auth/sign_up">Create an account</a>');
+    t.equal(instance.configuration?.urls?.streaming, `ws://localhost:${streamingPort}`, 'STREAMING_PORT (its default, 4000: standalone-streaming.test.ts)');
 
   // A profile edit with an avatar, through the node handler, into the instance's media directory.
   const form = new FormData();
@@ -98,6 +106,8 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   t.equal(body.content, '<p>kept across restarts</p>');
   t.equal(body.favourites_count, 1, 'and its favourite');
   t.equal(body.favourited, true);
+  const again = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { vapid?: { public_key?: string } } };
+  t.equal(again.configuration?.vapid?.public_key, vapidKey, 'the same VAPID key after the restart');
   t.equal(await stop(server), 0);
 });
 
@@ -108,6 +118,8 @@ t.test('LIMITED_FEDERATION_MODE and closed registrations come from the environme
   const res = await fetch(`http://127.0.0.1:${port}/api/v1/timelines/public`);
   t.equal(res.status, 401);
   t.same(await res.json(), { error: 'This API requires an authenticated user' });
+  t.match(await (await fetch(`http://127.0.0.1:${port}/`)).text(), 'Sign-ups are closed on this server.', 'the front page says so');
+  t.equal((await fetch(`http://127.0.0.1:${port}/auth/sign_up`)).status, 403);
   t.equal(await stop(server), 0);
 });
 

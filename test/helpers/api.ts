@@ -82,6 +82,19 @@ export async function remoteAccount(h: Harness, username: string, domain = 'far.
   return remote;
 }
 
+/** `count` public statuses of `user`, written straight to the store with no event (no stream,
+ * notification or job hears of them): filler that moves older entries of the home feeds that
+ * show `user`'s statuses out of the window a boost's de-duplication looks at (core/feeds.ts). */
+export async function quietStatuses(h: Harness, user: TestUser, count: number): Promise<Status[]> {
+  const written: Status[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const quiet = status(user.account, { id: h.core.ids.next(), text: `filler ${i}`, content: `<p>filler ${i}</p>`, createdAt: h.clock.now() });
+    await h.core.storage.statuses.create(quiet, { countForAuthor: true, countReplyOf: null });
+    written.push(quiet);
+  }
+  return written;
+}
+
 /** A public status of a remote account, written straight to the store; `announce` also
  * records status.created with it (as federation will) and runs the jobs, so streams get it. */
 export async function remoteStatus(h: Harness, author: Account, text: string, overrides: Partial<Status> = {}, options: { announce?: boolean } = {}): Promise<Status> {

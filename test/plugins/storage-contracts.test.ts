@@ -4,6 +4,7 @@ import t from 'tap';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
 import { pollStorageContract } from '../../plugins/polls/storage/contract.ts';
+import { pushStorageContract } from '../../plugins/push/storage/contract.ts';
 import { scheduledStorageContract } from '../../plugins/scheduled/storage/contract.ts';
 import { openMemory, openSqliteMemory, sqliteFiles } from '../helpers/stores.ts';
 
@@ -13,4 +14,5 @@ for (const [name, open] of [['memory', openMemory], ['sqlite file', file], ['sql
   pollStorageContract(t, name, open);
   scheduledStorageContract(t, name, open);
   cardStorageContract(t, name, open);
+  pushStorageContract(t, name, open);
 }

@@ -6,7 +6,7 @@ import { post } from '../../helpers/api.ts';
 import { harness } from '../../helpers/harness.ts';
 import { openSse } from '../../helpers/sse.ts';
 
-t.test('health, refusals, and the reference\'s headers', async (t) => {
+t.test('health, refusals, and the documented headers', async (t) => {
   const h = await harness({ listen: true });
   t.teardown(() => h.close());
   const base = h.core.config.baseUrl;
@@ -27,7 +27,7 @@ t.test('health, refusals, and the reference\'s headers', async (t) => {
   const stream = await openSse(`${base}/api/v1/streaming/public`, { authorization: `Bearer ${alice.token}` });
   t.equal(stream.status, 200);
   t.equal(stream.headers['content-type'], 'text/event-stream; charset=utf-8');
-  t.equal(stream.headers['cache-control'], 'private, no-store', "the reference's caching, not sse-channel's");
+  t.equal(stream.headers['cache-control'], 'private, no-store', "the documented caching, not sse-channel's");
   t.equal(stream.headers['connection'] === 'keep-alive' || stream.headers['connection'] === undefined, true);
   t.equal(stream.headers['transfer-encoding'], 'chunked');
   stream.close();

@@ -1,4 +1,4 @@
-// POST /api/v1/apps and GET /api/v1/apps/verify_credentials over HTTP (reference oauth.md §1–2).
+// POST /api/v1/apps and GET /api/v1/apps/verify_credentials over HTTP (docs/behaviour.md, "OAuth").
 
 import t from 'tap';
 import { harness } from '../../helpers/harness.ts';

@@ -1,6 +1,6 @@
 // The browser side of the authorization code flow over HTTP: every error path of
 // GET /oauth/authorize, sign-in with its CSRF and session rules, the consent page, approve,
-// deny and the out-of-band code page (reference oauth.md §4).
+// deny and the out-of-band code page (docs/behaviour.md, "OAuth").
 
 import t, { type Test } from 'tap';
 import { harness, type Harness } from '../../helpers/harness.ts';

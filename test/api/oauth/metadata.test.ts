@@ -1,4 +1,4 @@
-// GET /.well-known/oauth-authorization-server (RFC 8414, reference oauth.md §7).
+// GET /.well-known/oauth-authorization-server (RFC 8414; docs/behaviour.md, "OAuth").
 
 import t from 'tap';
 import { harness } from '../../helpers/harness.ts';

@@ -1,5 +1,5 @@
 // POST /api/v1/accounts (sign-up by an app) and GET /api/v1/accounts/verify_credentials over
-// HTTP (reference oauth.md §8–9).
+// HTTP (docs/behaviour.md, "OAuth").
 
 import t from 'tap';
 import { harness, type Harness } from '../../helpers/harness.ts';

@@ -1,4 +1,4 @@
-// POST /oauth/revoke (RFC 7009, reference oauth.md §6) and how tokens are then presented and
+// POST /oauth/revoke (RFC 7009; docs/behaviour.md, "OAuth") and how tokens are then presented and
 // refused by the API: header or access_token parameter, scopes, revoked tokens.
 
 import t from 'tap';

@@ -1,5 +1,5 @@
 // POST /oauth/token over HTTP: every grant, PKCE, client authentication and every error with
-// its exact status and text (RFC 6749 §5.2, Doorkeeper's descriptions; reference oauth.md §5).
+// its exact status and text (RFC 6749 §5.2 with Mastodon's descriptions; docs/behaviour.md, "OAuth").
 
 import t from 'tap';
 import { harness, type Harness } from '../../helpers/harness.ts';
@@ -127,7 +127,7 @@ t.test('authorization_code', async (t) => {
   });
 });
 
-t.test('password grant (kept by spec part 5.1)', async (t) => {
+t.test('password grant (kept: docs/behaviour.md, "Where the founding spec wins")', async (t) => {
   const h = await harness();
   t.teardown(() => h.close());
   await h.user('alice');

@@ -1,5 +1,5 @@
 // Spec part 7 over HTTP, for every status operation: the 401s, the 404s (missing, deleted,
-// private, not an id) and the scopes of spec part 5.6, with exact bodies.
+// private, not an id) and the scopes each operation accepts, with exact bodies.
 
 import t from 'tap';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
@@ -89,7 +89,7 @@ for (const op of OPS) {
   });
 }
 
-t.test('scopes of spec part 5.6: the narrow scope suffices, nothing outside it does', async (t) => {
+t.test('scopes: the narrow scope suffices, nothing outside it does', async (t) => {
   for (const op of OPS) {
     if (op.scope === null) continue;
     // Each operation gets a state in which it succeeds: its own status to delete or pin, a

@@ -1,4 +1,4 @@
-// Who may open a stream, and the exact refusals of reference streaming.md §2–§4, through the
+// Who may open a stream, and the exact refusals of docs/behaviour.md, "Streaming", through the
 // core's stream entry on the in-process bus.
 
 import t from 'tap';

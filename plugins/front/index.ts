@@ -1,0 +1,259 @@
+// The standalone instance's own small web front: a page at / that says what this server is (its
+// description, rules and contact) with links to sign in and, while registrations are open, a
+// sign-up form at /auth/sign_up. Plain HTML that needs no JavaScript; every interpolated value
+// is escaped; the form carries the session's CSRF token and is answered only on this origin.
+//
+// A web sign-up is an account created exactly as POST /api/v1/accounts creates one
+// (core/accounts/create.ts: the same checks and texts), under the same registration settings:
+// closed registrations refuse it, approval mode asks for a reason and leaves the account waiting
+// for approval, e-mail confirmation leaves it unconfirmed. It does not sign the person in: they
+// sign in from their app, through /oauth/authorize, like everyone else.
+
+import { createLocalAccount } from '../../core/accounts/create.ts';
+import type { ApiRequest, ApiResponse, Endpoint } from '../../core/api/types.ts';
+import type { Core } from '../../core/core.ts';
+import { RookeryError } from '../../core/errors.ts';
+import { CSRF_FIELD, csrfValid } from '../../core/oauth/csrf.ts';
+import { page, refusedPage } from '../../core/oauth/pages.ts';
+import { currentSession, ensureSession } from '../../core/oauth/sessions.ts';
+import { str, type Params } from '../../core/params.ts';
+import type { RookeryPlugin } from '../../core/plugin-host.ts';
+import { escapeHtml as e } from '../../core/text/index.ts';
+
+export interface FrontPluginOptions {
+  /** Where the "Sign in" link goes (default Rookery's own /auth/sign_in). */
+  signInUrl?: string;
+}
+
+export const SIGN_UP_PATH = '/auth/sign_up';
+
+/** What the sign-up form sent, under the form's own field names. */
+interface SignUpForm {
+  username: string;
+  email: string;
+  password: string;
+  passwordConfirmation: string;
+  agreement: boolean;
+  reason: string;
+}
+
+type FieldErrors = Partial<Record<'username' | 'email' | 'password' | 'password_confirmation' | 'agreement' | 'reason', string[]>>;
+
+const LABELS: Record<keyof FieldErrors, string> = {
+  username: 'Username',
+  email: 'E-mail address',
+  password: 'Password',
+  password_confirmation: 'Confirm password',
+  agreement: 'I agree to the rules',
+  reason: 'Why do you want to join?',
+};
+
+/** How an error message names each field ("Reason can't be blank"). */
+const NAMES: Record<keyof FieldErrors, string> = {
+  username: 'Username',
+  email: 'E-mail address',
+  password: 'Password',
+  password_confirmation: 'Password confirmation',
+  agreement: 'Agreement',
+  reason: 'Reason',
+};
+
+function formOf(params: Params): SignUpForm {
+  return {
+    username: (str(params, 'username') ?? '').trim(),
+    email: (str(params, 'email') ?? '').trim(),
+    password: str(params, 'password') ?? '',
+    passwordConfirmation: str(params, 'password_confirmation') ?? '',
+    agreement: str(params, 'agreement') === '1',
+    reason: str(params, 'reason') ?? '',
+  };
+}
+
+const ORIGIN_OF = new WeakMap<Core, string>();
+
+/** A post that says it comes from another site or origin is refused, whatever it carries: the
+ * browser's Sec-Fetch-Site, else its Origin (which is "null" on our own pages, as they send no
+ * referrer; the CSRF token decides then). */
+function sameOrigin(core: Core, request: ApiRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const origin = request.headers['origin'];
+  if (origin === undefined || origin === '' || origin === 'null') return true;
+  let ours = ORIGIN_OF.get(core);
+  if (ours === undefined) {
+    ours = new URL(core.config.baseUrl).origin;
+    ORIGIN_OF.set(core, ours);
+  }
+  return origin === ours;
+}
+
+function rulesList(core: Core): string {
+  if (core.config.rules.length === 0) return '';
+  return `<ol id="rules">\n${core.config.rules.map((rule) => `<li>${e(rule)}</li>`).join('\n')}\n</ol>`;
+}
+
+function contact(core: Core): string {
+  const email = core.config.contactEmail;
+  return email === '' ? '' : `<h2>Contact</h2>\n<p><a href="mailto:${e(email)}">${e(email)}</a></p>`;
+}
+
+function registrationNote(core: Core): string {
+  const { open, approvalRequired, confirmationRequired } = core.config.registrations;
+  if (!open) return '<p>Sign-ups are closed on this server.</p>';
+  const notes = [
+    approvalRequired ? 'New accounts wait for approval by the staff of this server.' : '',
+    confirmationRequired ? 'New accounts can be used once their e-mail address is confirmed.' : '',
+  ].filter((note) => note !== '');
+  return `<p><a href="${SIGN_UP_PATH}">Create an account</a></p>${notes.map((note) => `\n<p class="hint">${e(note)}</p>`).join('')}`;
+}
+
+function frontPage(core: Core, signInUrl: string): ApiResponse {
+  const { config } = core;
+  const rules = rulesList(core);
+  const content = `<p>${e(config.description)}</p>
+<p>This is a Mastodon-compatible server. Use it from any Mastodon app (Elk, Phanpy, Tusky, Ivory …): when the app asks for your server, enter <strong>${e(config.domain)}</strong>.</p>
+<h2>Your account</h2>
+<p><a href="${e(signInUrl)}">Sign in</a></p>
+${registrationNote(core)}
+${rules === '' ? '' : `<h2>Rules</h2>\n${rules}`}
+${contact(core)}`;
+  return page(core, config.title, content, { documentTitle: config.title });
+}
+
+function closedPage(core: Core): ApiResponse {
+  return page(core, 'Sign-ups are closed', '<p role="alert">This server does not take new sign-ups at the moment.</p><p><a href="/">Back to the front page</a></p>', {
+    status: 403,
+  });
+}
+
+/** A labelled form control with its hint and its errors, tied to it for screen readers;
+ * `control` gets the control's extra attributes (aria-describedby, aria-invalid). */
+function field(name: keyof FieldErrors, errors: FieldErrors, control: (attributes: string) => string, hint = ''): string {
+  const messages = errors[name] ?? [];
+  const id = `signup_${name}`;
+  const described = [hint === '' ? '' : `${id}_hint`, messages.length === 0 ? '' : `${id}_error`].filter((s) => s !== '').join(' ');
+  const attributes = `${described === '' ? '' : ` aria-describedby="${described}"`}${messages.length === 0 ? '' : ' aria-invalid="true"'}`;
+  const hintHtml = hint === '' ? '' : `\n<p class="hint" id="${id}_hint">${e(hint)}</p>`;
+  const errorHtml = messages.length === 0 ? '' : `\n<p class="error" id="${id}_error">${messages.map((m) => e(`${NAMES[name]} ${m}`)).join('<br>')}</p>`;
+  return `<label for="${id}">${e(LABELS[name])}</label>${hintHtml}\n${control(attributes)}${errorHtml}`;
+}
+
+interface SignUpView {
+  csrfToken: string;
+  signInUrl: string;
+  form?: SignUpForm;
+  errors?: FieldErrors;
+  summary?: string;
+}
+
+function signUpPage(core: Core, view: SignUpView, options: { status?: number; cookies?: readonly string[] } = {}): ApiResponse {
+  const { config } = core;
+  const form = view.form;
+  const errors = view.errors ?? {};
+  const approval = config.registrations.approvalRequired;
+  const rules = rulesList(core);
+  const summary = view.summary === undefined ? '' : `<p class="error" role="alert">${e(view.summary)}</p>`;
+  const content = `<p>Create an account on ${e(config.title)} (${e(config.domain)}).</p>
+${summary}
+<form method="post" action="${SIGN_UP_PATH}" novalidate>
+<input type="hidden" name="${CSRF_FIELD}" value="${e(view.csrfToken)}">
+${field('username', errors, (a) => `<input id="signup_username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required maxlength="30" value="${e(form?.username ?? '')}"${a}>`, `Letters, numbers and underscores. Your handle will be @name@${config.domain}.`)}
+${field('email', errors, (a) => `<input id="signup_email" name="email" type="email" autocomplete="email" required value="${e(form?.email ?? '')}"${a}>`)}
+${field('password', errors, (a) => `<input id="signup_password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="72"${a}>`, '8 to 72 characters.')}
+${field('password_confirmation', errors, (a) => `<input id="signup_password_confirmation" name="password_confirmation" type="password" autocomplete="new-password" required${a}>`)}
+${approval ? field('reason', errors, (a) => `<textarea id="signup_reason" name="reason" rows="3" required${a}>${e(form?.reason ?? '')}</textarea>`, 'Sign-ups on this server are approved by its staff.') : ''}
+${rules === '' ? '' : `<h2>Rules</h2>\n${rules}`}
+${agreement(errors, form?.agreement ?? false)}
+<button type="submit">Sign up</button>
+</form>
+<p>Already have an account? <a href="${e(view.signInUrl)}">Sign in</a></p>`;
+  return page(core, 'Sign up', content, options);
+}
+
+function agreement(errors: FieldErrors, checked: boolean): string {
+  const messages = errors.agreement ?? [];
+  const error = messages.length === 0 ? '' : `\n<p class="error" id="signup_agreement_error">${messages.map((m) => e(`${NAMES.agreement} ${m}`)).join('<br>')}</p>`;
+  const attributes = messages.length === 0 ? '' : ' aria-invalid="true" aria-describedby="signup_agreement_error"';
+  return `<label class="check" for="signup_agreement"><input id="signup_agreement" name="agreement" type="checkbox" value="1" required${checked ? ' checked' : ''}${attributes}> ${e(LABELS.agreement)}</label>${error}`;
+}
+
+function doneText(core: Core): string {
+  const { approvalRequired, confirmationRequired } = core.config.registrations;
+  if (approvalRequired) return 'Your sign-up is waiting for approval by the staff of this server. You can sign in once it is approved.';
+  if (confirmationRequired) return 'Your e-mail address has to be confirmed by the staff of this server before you can use your account.';
+  return 'Your account is ready: sign in from your Mastodon app, or below.';
+}
+
+function welcomePage(core: Core, username: string, signInUrl: string): ApiResponse {
+  const content = `<p role="status">Welcome, <strong>@${e(username)}@${e(core.config.domain)}</strong>. ${e(doneText(core))}</p>
+<p><a href="${e(signInUrl)}">Sign in</a></p>
+<p><a href="/">Back to the front page</a></p>`;
+  return page(core, 'Account created', content);
+}
+
+/** The 422 of createLocalAccount as messages per form field. */
+function fieldErrorsOf(err: RookeryError): FieldErrors {
+  const details = (err.extra['details'] ?? {}) as Record<string, { description: string }[]>;
+  const errors: FieldErrors = {};
+  for (const [name, list] of Object.entries(details)) {
+    if (name in LABELS) errors[name as keyof FieldErrors] = list.map((d) => d.description);
+  }
+  return errors;
+}
+
+async function showSignUp(core: Core, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
+  if (!core.config.registrations.open) return closedPage(core);
+  const browser = await ensureSession(core, request.cookies);
+  return signUpPage(core, { csrfToken: browser.session.csrfToken, signInUrl }, { cookies: browser.cookies });
+}
+
+async function submitSignUp(core: Core, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
+  const { registrations } = core.config;
+  if (!registrations.open) return closedPage(core);
+  const browser = await currentSession(core, request.cookies);
+  if (browser === null || !sameOrigin(core, request) || !csrfValid(core, browser.session, request.body)) return refusedPage(core);
+  const form = formOf(request.body);
+  const retry = (errors: FieldErrors, summary: string) => signUpPage(core, { csrfToken: browser.session.csrfToken, signInUrl, form, errors, summary }, { status: 422 });
+  if (form.password !== '' && form.password !== form.passwordConfirmation) {
+    return retry({ password_confirmation: ["doesn't match Password"] }, "Validation failed: Password confirmation doesn't match Password");
+  }
+  try {
+    await createLocalAccount(
+      core,
+      {
+        username: form.username,
+        email: form.email,
+        password: form.password,
+        agreement: form.agreement,
+        reason: form.reason,
+        reasonRequired: registrations.approvalRequired,
+        confirmed: !registrations.confirmationRequired,
+        approved: !registrations.approvalRequired,
+        applicationId: null,
+      },
+      true,
+    );
+  } catch (err) {
+    if (err instanceof RookeryError && err.status === 422) return retry(fieldErrorsOf(err), err.message);
+    throw err;
+  }
+  return welcomePage(core, form.username, signInUrl);
+}
+
+export function frontPlugin(options: FrontPluginOptions = {}): RookeryPlugin {
+  const signInUrl = options.signInUrl ?? '/auth/sign_in';
+  return {
+    name: 'front',
+    register(host) {
+      const { core } = host;
+      // Same-origin pages: no CORS; open in limited-federation mode (they read nothing private).
+      const html = { auth: 'public', scopes: [], cors: false, openInLimitedMode: true } as const;
+      const endpoints: Endpoint[] = [
+        { method: 'GET', path: '/', ...html, handle: async () => frontPage(core, signInUrl) },
+        { method: 'GET', path: SIGN_UP_PATH, ...html, handle: (request) => showSignUp(core, request, signInUrl) },
+        { method: 'POST', path: SIGN_UP_PATH, ...html, handle: (request) => submitSignUp(core, request, signInUrl) },
+      ];
+      for (const endpoint of endpoints) host.addEndpoint(endpoint);
+    },
+  };
+}
