@@ -131,21 +131,44 @@ t.test('event listeners run after the write committed; their failures do not fai
 });
 
 t.test('jobs run on their interval until stopped, and close stops them', async (t) => {
-  let runs = 0;
-  const ticker: RookeryPlugin = { name: 'test-job', register: (host) => host.addJob({ name: 'tick', intervalMs: 5, run: async () => void runs++ }) };
-  const h = await harness({ plugins: [ticker] });
+  // A plugin whose 5 ms job counts its runs and wakes whoever waits for a given count.
+  const counter = () => {
+    let runs = 0;
+    let waiting: { count: number; done: () => void } | null = null;
+    const plugin: RookeryPlugin = {
+      name: 'test-job',
+      register: (host) =>
+        host.addJob({
+          name: 'tick',
+          intervalMs: 5,
+          run: async () => {
+            runs += 1;
+            if (waiting !== null && runs >= waiting.count) waiting.done();
+          },
+        }),
+    };
+    const reach = (count: number) => new Promise<void>((done) => (waiting = { count, done }));
+    return { plugin, reach, runs: () => runs };
+  };
+  const ticker = counter();
+  const h = await harness({ plugins: [ticker.plugin] });
   const stop = h.rookery.startJobs();
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  await ticker.reach(3);
   stop();
-  const after = runs;
+  const after = ticker.runs();
   t.ok(after >= 3, `ran ${after} times`);
-  await new Promise((resolve) => setTimeout(resolve, 30));
-  t.equal(runs, after, 'stopped');
+  // A witness on the same interval: once it ran three times, a ticker still running would have too.
+  const witness = counter();
+  const w = await harness({ plugins: [witness.plugin] });
+  w.rookery.startJobs();
+  await witness.reach(3);
+  t.equal(ticker.runs(), after, 'stopped');
   h.rookery.startJobs();
   await h.close();
-  const closed = runs;
-  await new Promise((resolve) => setTimeout(resolve, 30));
-  t.equal(runs, closed, 'close stops running jobs');
+  const closed = ticker.runs();
+  await witness.reach(witness.runs() + 3);
+  t.equal(ticker.runs(), closed, 'close stops running jobs');
+  await w.close();
 });
 
 t.test('a mute made with notifications: false still lets notifications through', async (t) => {
