@@ -9,7 +9,10 @@ export interface StandaloneSettings {
   bind: string;
   streamingPort: number;
   dataDir: string;
+  /** The SQLite file, used unless mongodbUrl is set. */
   databasePath: string;
+  /** MONGODB_URI: storage on MongoDB (a replica set) instead of SQLite in DATA_DIR. */
+  mongodbUrl: string | null;
   config: ConfigInput;
 }
 
@@ -45,6 +48,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
     streamingPort,
     dataDir,
     databasePath: join(dataDir, 'rookery.sqlite3'),
+    mongodbUrl: env['MONGODB_URI'] || null,
     config: {
       domain,
       baseUrl: `${https ? 'https' : 'http'}://${webHost}`,
