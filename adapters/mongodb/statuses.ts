@@ -247,11 +247,18 @@ export async function runWrites(writes: readonly StorageWrite[] | undefined, sto
   }
 }
 
-export async function applyOps(tx: MongoTx, ops: readonly Op[]): Promise<void> {
+/** An op names one document by its `_id`, or several (an `$in` of ids, or no `_id` at all). */
+export function updatesMany(op: Op): boolean {
+  const target = op.filter['_id'];
+  return target === undefined || (typeof target === 'object' && target !== null && '$in' in target);
+}
+
+/** Sends each op in the transaction, in order, bumped. */
+export async function applyOps(tx: Pick<MongoTx, 'collection' | 'session'>, ops: readonly Op[]): Promise<void> {
   for (const op of ops) {
-    const many = '$in' in ((op.filter['_id'] as Doc | undefined) ?? {}) || op.filter['_id'] === undefined;
-    if (many) await tx.collection(op.collection).updateMany(op.filter, bump(op.update), { session: tx.session });
-    else await tx.collection(op.collection).updateOne(op.filter, bump(op.update), { session: tx.session });
+    const collection = tx.collection(op.collection);
+    if (updatesMany(op)) await collection.updateMany(op.filter, bump(op.update), { session: tx.session });
+    else await collection.updateOne(op.filter, bump(op.update), { session: tx.session });
   }
 }
 

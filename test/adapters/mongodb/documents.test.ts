@@ -66,6 +66,7 @@ import {
   statusPatch,
   statusQueryFilter,
   unpinEverywhere,
+  updatesMany,
 } from '../../../adapters/mongodb/statuses.ts';
 import { pageQuery, type Doc } from '../../../adapters/mongodb/values.ts';
 import {
@@ -214,6 +215,11 @@ t.test('statuses: the live boost field, effects, the edit', async (t) => {
     { collection: 'accounts', filter: { _id: { $in: [B, A] }, statusesCount: { $gt: 0 } }, update: { $inc: { statusesCount: -1 } } },
   ], 'one update for all boosters: one live boost each');
   t.strictSame(boostRemoval([], T0), []);
+  t.strictSame(
+    [...createEffects(s, replyTo(orig.id)), ...boostRemoval([b1, b2], T0), unpinEverywhere(orig.id)].map(updatesMany),
+    [false, false, true, true, true],
+    'one document by its _id, or many: an $in of ids, or no _id at all',
+  );
   t.strictSame(unpinEverywhere(orig.id), { collection: 'accounts', filter: { 'pins.statusId': orig.id }, update: { $pull: { pins: { statusId: orig.id } } } });
   const patch = { text: 't', content: '<p>t</p>', spoilerText: '', sensitive: true, language: 'fr', mentionIds: [B], tags: ['x'], mediaIds: [], pollId: null, editedAt: T0 + 3 };
   t.strictSame(statusPatch(patch), { $set: patch });
