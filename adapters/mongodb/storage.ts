@@ -125,21 +125,26 @@ export async function openMongoStorage(options: MongoStorageOptions): Promise<St
   const client = new MongoClient(options.url, options.clientOptions);
   await client.connect();
   try {
-    const db = client.db(databaseName(options.url, options.database));
-    if (!supportsTransactions(await db.admin().command({ hello: 1 }))) throw new Error(STANDALONE_REFUSED);
-    const registry = new IndexRegistry();
-    registry.add(INDEXES);
-    const meta = db.collection<StoredDoc>(C.meta) as unknown as MetaCollection;
-    await runMigrations(meta, 'schema', MIGRATIONS, (migration) => migration.up(db), schemaTooNew);
-    await ensureIndexes(db, INDEXES);
-    const m = createMongo({ client, db, registry });
-    for (const name of PENDING_JOB_COLLECTIONS) m.carriesJobs(name);
-    await m.sweep();
-    return storageOn(m, options.idempotencyRetentionMs ?? DAY);
+    return await openMongoStorageOn(client, client.db(databaseName(options.url, options.database)), options);
   } catch (error) {
     await client.close();
     throw error;
   }
+}
+
+/** The store on a connected client and one of its databases (openMongoStorage's second half:
+ * the deployment check, the schema, the indexes). The store closes the client when it closes. */
+export async function openMongoStorageOn(client: MongoClient, db: Db, options: Pick<MongoStorageOptions, 'idempotencyRetentionMs'> = {}): Promise<Storage> {
+  if (!supportsTransactions(await db.admin().command({ hello: 1 }))) throw new Error(STANDALONE_REFUSED);
+  const registry = new IndexRegistry();
+  registry.add(INDEXES);
+  const meta = db.collection<StoredDoc>(C.meta) as unknown as MetaCollection;
+  await runMigrations(meta, 'schema', MIGRATIONS, (migration) => migration.up(db), schemaTooNew);
+  await ensureIndexes(db, INDEXES);
+  const m = createMongo({ client, db, registry });
+  for (const name of PENDING_JOB_COLLECTIONS) m.carriesJobs(name);
+  await m.sweep();
+  return storageOn(m, options.idempotencyRetentionMs ?? DAY);
 }
 
 function storageOn(m: Mongo, idempotencyRetentionMs: number): Storage {

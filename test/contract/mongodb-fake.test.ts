@@ -1,0 +1,86 @@
+// The storage, queue and plugin contracts on the MongoDB adapter over a stand-in database
+// (test/helpers/fake-mongo.ts): NOT a MongoDB server, but every repository's code runs, and the
+// documents it sends are interpreted by mingo, an independent implementation of MongoDB's query
+// language, with unique and partial indexes and transactions added. This is what runs here and in
+// CI, where no server can; test/contract/mongodb.test.ts runs the same suites on a real server
+// when MONGODB_URI is set. The stand-in cannot show concurrency (its transactions run one at a
+// time), TTL deletion, or where the server differs from mingo.
+
+import t from 'tap';
+import type { Db, MongoClient } from 'mongodb';
+import { openMongoStorageOn } from '../../adapters/mongodb/storage.ts';
+import { STANDALONE_REFUSED } from '../../adapters/mongodb/storage.ts';
+import { queueContract, storageContract, type OpenQueue, type OpenStore } from '../../adapters/testing/index.ts';
+import type { Storage } from '../../core/ports/storage.ts';
+import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
+import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
+import { pollStorageContract } from '../../plugins/polls/storage/contract.ts';
+import { scheduledStorageContract } from '../../plugins/scheduled/storage/contract.ts';
+import { FakeMongo } from '../helpers/fake-mongo.ts';
+
+const mongo = new FakeMongo();
+let databases = 0;
+
+const openOn = (database: string): Promise<Storage> => openMongoStorageOn(mongo.client() as unknown as MongoClient, mongo.db(database) as unknown as Db);
+
+function opener(database: string) {
+  const open: Storage[] = [];
+  const openOne = async (): Promise<Storage> => {
+    const s = await openOn(database);
+    open.push(s);
+    return s;
+  };
+  const cleanup = async () => {
+    for (const s of open) await s.close();
+    mongo.databases.delete(database);
+  };
+  return { openOne, cleanup };
+}
+
+const openStore: OpenStore = async () => {
+  const { openOne, cleanup } = opener(`contract_${(databases += 1)}`);
+  const handle = {
+    storage: await openOne(),
+    async reopen() {
+      await handle.storage.close();
+      handle.storage = await openOne();
+      return handle.storage;
+    },
+    connect: openOne,
+    cleanup,
+  };
+  return handle;
+};
+
+const openQueue: OpenQueue = async () => {
+  const { openOne, cleanup } = opener(`queue_${(databases += 1)}`);
+  const first = await openOne();
+  return { queue: first.jobs, connect: async () => (await openOne()).jobs, reopen: async () => (await openOne()).jobs, cleanup };
+};
+
+storageContract(t, 'mongodb (stand-in)', openStore);
+queueContract(t, 'mongodb (stand-in)', openQueue);
+mediaStorageContract(t, 'mongodb (stand-in)', openStore);
+pollStorageContract(t, 'mongodb (stand-in)', openStore);
+scheduledStorageContract(t, 'mongodb (stand-in)', openStore);
+cardStorageContract(t, 'mongodb (stand-in)', openStore);
+
+t.test('a standalone server (no replica set) is refused when the store opens', async (t) => {
+  const standalone = new FakeMongo();
+  standalone.replicaSet = null;
+  await t.rejects(openMongoStorageOn(standalone.client() as unknown as MongoClient, standalone.db('x') as unknown as Db), { message: STANDALONE_REFUSED });
+});
+
+t.test('opening twice migrates once and creates every index once', async (t) => {
+  const database = `reopen_${(databases += 1)}`;
+  const a = await openOn(database);
+  const b = await openOn(database);
+  const db = mongo.db(database);
+  t.strictSame(await db.collection('rookery_meta').findOne({ _id: 'schema' }, { projection: { _id: 0, version: 1 } }), { version: 1 });
+  t.equal(((await db.collection('rookery_meta').findOne({ _id: 'schema' }))?.['applied'] as unknown[]).length, 1, 'version 1 recorded once');
+  t.strictSame(db.collection('accounts').indexes.map((i) => i.name), ['accounts_acct', 'accounts_email', 'accounts_pins', 'accounts_pending_jobs']);
+  t.strictSame(await db.collection('counters').findOne({ _id: 'jobs' }), { _id: 'jobs', seq: 0 }, 'the job sequence, made by migration 1');
+  await a.close();
+  await b.close();
+  mongo.databases.delete(database);
+});
