@@ -241,7 +241,8 @@ export interface MongoMigration {
 
 const NAMESPACE_EXISTS = 48;
 
-async function createCollections(db: Db, names: readonly string[]): Promise<void> {
+/** Creates collections that do not exist yet (an existing one is left as it is). */
+export async function createCollections(db: Db, names: readonly string[]): Promise<void> {
   for (const name of names) {
     try {
       await db.createCollection(name);

@@ -20,6 +20,7 @@ import { relationshipRepository } from './relationships.ts';
 import {
   C,
   INDEXES,
+  createCollections,
   IndexRegistry,
   MIGRATIONS,
   PENDING_JOB_COLLECTIONS,
@@ -97,7 +98,14 @@ export interface MongoExtensionContext {
    * runs its own numbered migrations (tracked per extension name; never edit a released one)
    * and registers the collections whose single-document writes carry jobs. The factory is
    * synchronous: the repository awaits this promise before its first operation. */
-  setup(options: { indexes: readonly IndexDefinition[]; migrations?: readonly MongoMigration[]; carriesJobs?: readonly string[] }): Promise<void>;
+  setup(options: {
+    indexes: readonly IndexDefinition[];
+    migrations?: readonly MongoMigration[];
+    carriesJobs?: readonly string[];
+    /** Collections written inside transactions: made up front (a transaction cannot create one
+     * on every deployment). Those its indexes name are made anyway. */
+    collections?: readonly string[];
+  }): Promise<void>;
   /** A StorageWrite for statuses.create/update of this store: its steps run in the status's
    * transaction (checks before the status write, applies after it) and may be asynchronous;
    * every operation must pass `tx.session`. */
@@ -162,6 +170,7 @@ function storageOn(m: Mongo, idempotencyRetentionMs: number): Storage {
       for (const collection of setupOptions.carriesJobs ?? []) m.carriesJobs(collection);
       const done = (async () => {
         const meta = m.collection(C.meta) as unknown as MetaCollection;
+        await createCollections(m.db, [...new Set([...(setupOptions.collections ?? []), ...indexes.map((i) => i.collection)])]);
         await runMigrations(meta, `extension:${name}`, setupOptions.migrations ?? [], (migration) => migration.up(m.db), extensionTooNew(name));
         await ensureIndexes(m.db, indexes);
       })();

@@ -15,6 +15,7 @@ import type { Storage } from '../../core/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
 import { pollStorageContract } from '../../plugins/polls/storage/contract.ts';
+import { pollStorage } from '../../plugins/polls/storage/index.ts';
 import { scheduledStorageContract } from '../../plugins/scheduled/storage/contract.ts';
 import { FakeMongo } from '../helpers/fake-mongo.ts';
 
@@ -82,5 +83,16 @@ t.test('opening twice migrates once and creates every index once', async (t) => 
   t.strictSame(await db.collection('counters').findOne({ _id: 'jobs' }), { _id: 'jobs', seq: 0 }, 'the job sequence, made by migration 1');
   await a.close();
   await b.close();
+  mongo.databases.delete(database);
+});
+
+t.test("a plugin's collections exist before a transaction writes to them", async (t) => {
+  const database = `plugin_${(databases += 1)}`;
+  const s = await openOn(database);
+  const made = (c: string) => mongo.db(database).collections.get(c)?.created ?? false;
+  t.strictSame([made('polls'), made('poll_votes')], [false, false], 'not before the plugin is used');
+  t.equal(await s.extend(pollStorage).get('1'), null);
+  t.strictSame([made('polls'), made('poll_votes')], [true, true], 'made by its setup, not by its first write');
+  await s.close();
   mongo.databases.delete(database);
 });

@@ -149,6 +149,8 @@ class FakeCursor {
 export class FakeCollection {
   docs: Doc[] = [];
   indexes: IndexDescription[] = [];
+  /** Made (createCollection, createIndexes or a first insert), as opposed to only named. */
+  created = false;
   readonly #db: FakeDb;
   readonly name: string;
   constructor(db: FakeDb, name: string) {
@@ -209,6 +211,7 @@ export class FakeCollection {
     this.#checkUnique(stored, undefined);
     this.#record(session, stored['_id'] as string, undefined);
     this.docs.push(stored);
+    this.created = true;
   }
 
   /** The document `update` makes of `doc` (a copy), or of a new one for an upsert. */
@@ -356,6 +359,7 @@ export class FakeCollection {
   }
 
   async createIndexes(specs: IndexDescription[]) {
+    this.created = true;
     for (const spec of specs) {
       const same = this.indexes.find((i) => i.name === spec.name);
       if (same !== undefined && JSON.stringify(same) !== JSON.stringify(spec)) {
@@ -384,8 +388,10 @@ export class FakeDb {
     return c;
   }
   async createCollection(name: string) {
-    if (this.collections.has(name)) throw new MongoServerError({ code: 48, codeName: 'NamespaceExists', errmsg: `Collection ${this.name}.${name} already exists.` });
-    return this.collection(name);
+    const c = this.collection(name);
+    if (c.created) throw new MongoServerError({ code: 48, codeName: 'NamespaceExists', errmsg: `Collection ${this.name}.${name} already exists.` });
+    c.created = true;
+    return c;
   }
   admin() {
     return {

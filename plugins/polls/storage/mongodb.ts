@@ -58,7 +58,7 @@ export function mongoPollRepository(context: MongoExtensionContext): PollReposit
   const { values: v } = context;
   const polls = context.collection(POLLS);
   const votes = context.collection(POLL_VOTES);
-  const ready = context.setup({ indexes: POLL_INDEXES });
+  const ready = context.setup({ indexes: POLL_INDEXES, collections: [POLLS, POLL_VOTES] });
   return {
     async get(pollId) {
       await ready;
