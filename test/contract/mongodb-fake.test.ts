@@ -8,6 +8,8 @@
 
 import t from 'tap';
 import type { Db, MongoClient } from 'mongodb';
+import { jobDoc } from '../../adapters/mongodb/jobs.ts';
+import { pendingJobs } from '../../adapters/mongodb/outbox.ts';
 import { openMongoStorageOn } from '../../adapters/mongodb/storage.ts';
 import { STANDALONE_REFUSED } from '../../adapters/mongodb/storage.ts';
 import { queueContract, storageContract, type OpenQueue, type OpenStore } from '../../adapters/testing/index.ts';
@@ -93,6 +95,26 @@ t.test("a plugin's collections exist before a transaction writes to them", async
   t.strictSame([made('polls'), made('poll_votes')], [false, false], 'not before the plugin is used');
   t.equal(await s.extend(pollStorage).get('1'), null);
   t.strictSame([made('polls'), made('poll_votes')], [true, true], 'made by its setup, not by its first write');
+  await s.close();
+  mongo.databases.delete(database);
+});
+
+t.test('a move a crash interrupted: the sweep finishes it, once', async (t) => {
+  const database = `sweep_${(databases += 1)}`;
+  const s = await openOn(database);
+  const db = mongo.db(database);
+  // What a crash leaves: an account document still carrying the jobs its last write recorded,
+  // and a batch of jobs that came with no write; both recorded long ago (wall clock).
+  const long = new Date(Date.now() - 3_600_000);
+  const recent = new Date();
+  await db.collection('accounts').insertOne({ _id: '900', _jobs: [...pendingJobs(50, [{ name: 'left-behind', payload: { n: 1 }, orderingKey: 'account:900' }], long), ...pendingJobs(52, [{ name: 'being-moved', payload: null }], recent)] });
+  await db.collection('outbox').insertOne({ _id: 60, _jobs: pendingJobs(60, [{ name: 'batch-1', payload: 1 }, { name: 'batch-2', payload: 2 }], long) });
+  await db.collection('jobs').insertOne({ ...jobDoc(61, { name: 'batch-2', payload: 2 }, 0) }); // that batch's move had begun
+  const claimed = await s.jobs.claim(Number.MAX_SAFE_INTEGER / 2, 10, 1000);
+  t.strictSame(claimed.map((j) => [j.id, j.name, j.payload]), [['50', 'left-behind', { n: 1 }], ['60', 'batch-1', 1], ['61', 'batch-2', 2]], 'moved, in their order, each once; the recent one is left to its writer');
+  const left = (await db.collection('accounts').findOne({ _id: '900' }))?.['_jobs'] as { _id: number }[];
+  t.strictSame(left.map((e) => e._id), [52], 'only the moved jobs left the document');
+  t.equal(await db.collection('outbox').findOne({ _id: 60 }), null, 'the batch document is gone');
   await s.close();
   mongo.databases.delete(database);
 });
