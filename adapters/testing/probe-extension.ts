@@ -1,8 +1,10 @@
 // A storage extension for the contract suite: it records, in its own storage, the writes it was
 // asked to apply, and logs the order of checks and applies. It shows what a plugin's storage
-// needs of an adapter (adapters that are not memory or SQLite skip the tests that use it).
+// needs of an adapter (adapters that are not memory, SQLite or MongoDB skip the tests that use it).
 
+import { randomUUID } from 'node:crypto';
 import type { MemoryExtensionContext } from '../memory/storage.ts';
+import type { MongoExtensionContext } from '../mongodb/storage.ts';
 import type { SqliteExtensionContext } from '../sqlite/storage.ts';
 import { StorageConflict, type StorageExtension, type StorageWrite } from '../../core/ports/storage.ts';
 
@@ -65,7 +67,33 @@ function sqliteProbe(context: SqliteExtensionContext): ProbeRepository {
   };
 }
 
+/** On MongoDB the steps are asynchronous, in the status's transaction; rows keep their order by
+ * a sequence of the extension's own. */
+function mongoProbe(context: MongoExtensionContext): ProbeRepository {
+  const ready = context.setup({ indexes: [{ collection: 'contract_probe', name: 'contract_probe_seq', key: { seq: 1 } }] });
+  return {
+    write(key, options = {}) {
+      return context.prepare({
+        async check() {
+          options.seen?.push(`check ${key}`);
+          if (options.fail) throw new StorageConflict('probe');
+        },
+        async apply(tx) {
+          options.seen?.push(`apply ${key}`);
+          await ready;
+          const seq = await context.sequence('contract_probe');
+          await tx.collection('contract_probe').insertOne({ _id: randomUUID(), seq, key }, { session: tx.session });
+        },
+      });
+    },
+    async written() {
+      await ready;
+      return (await context.collection('contract_probe').find({}).sort({ seq: 1 }).toArray()).map((d) => String(d['key']));
+    },
+  };
+}
+
 export const probeStorage: StorageExtension<ProbeRepository> = {
   name: 'contract-probe',
-  engines: { memory: memoryProbe, sqlite: sqliteProbe },
+  engines: { memory: memoryProbe, sqlite: sqliteProbe, mongodb: mongoProbe },
 };

@@ -1,10 +1,8 @@
 // The operator's tool for the standalone instance: create accounts and issue tokens on the
-// same store the server uses (same DATA_DIR). Run it with `npm run rookery -- <command>`.
+// same store the server uses (same DATA_DIR, or same MONGODB_URI). Run it with `npm run rookery -- <command>`.
 
-import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createNodeRookery } from '../../adapters/node/index.ts';
-import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { createLocalAccount } from '../../core/accounts/create.ts';
 import type { Core } from '../../core/core.ts';
 import { RookeryError } from '../../core/errors.ts';
@@ -14,6 +12,7 @@ import { isSubset, parseScopes, ALL_SCOPES } from '../../core/oauth/scopes.ts';
 import { issueToken } from '../../core/oauth/tokens.ts';
 import { readSettings } from './env.ts';
 import { standalonePlugins } from './plugins.ts';
+import { openStore } from './store.ts';
 
 const USAGE = `Usage: npm run rookery -- <command>
 
@@ -113,11 +112,10 @@ async function run(core: Core, argv: string[]): Promise<string> {
 }
 
 const settings = readSettings();
-mkdirSync(settings.dataDir, { recursive: true });
 // No worker here: the jobs this command records are run by the server's workers, whose buses
 // reach the live streams. The same plugins as the server: the jobs of an event are named after
 // the handlers the recording process knows.
-const rookery = await createNodeRookery({ config: settings.config, storage: openSqliteStorage({ path: settings.databasePath }), worker: false, plugins: standalonePlugins(settings.dataDir) });
+const rookery = await createNodeRookery({ config: settings.config, storage: (await openStore(settings)).storage, worker: false, plugins: standalonePlugins(settings.dataDir) });
 let code = 0;
 try {
   console.log(await run(rookery.core, process.argv.slice(2)));

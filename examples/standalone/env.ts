@@ -9,7 +9,10 @@ export interface StandaloneSettings {
   bind: string;
   streamingPort: number;
   dataDir: string;
+  /** The SQLite file, used unless mongodbUrl is set. */
   databasePath: string;
+  /** MONGODB_URI: storage on MongoDB (a replica set) instead of SQLite in DATA_DIR. */
+  mongodbUrl: string | null;
   config: ConfigInput;
   /** ROOKERY_TEST_CLOCK_OFFSET_MS: how far ahead of the system clock this instance's clock runs.
    * For tests only (a scheduled status or a poll's end reached without waiting); 0 otherwise. */
@@ -56,6 +59,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
     dataDir,
     databasePath: join(dataDir, 'rookery.sqlite3'),
     clockOffsetMs: offset(env['ROOKERY_TEST_CLOCK_OFFSET_MS'], 'ROOKERY_TEST_CLOCK_OFFSET_MS'),
+    mongodbUrl: env['MONGODB_URI'] || null,
     config: {
       domain,
       baseUrl: `${https ? 'https' : 'http'}://${webHost}`,

@@ -1,22 +1,20 @@
 // The standalone Rookery instance: Rookery's node:http handler on its own server (the thinnest
 // transport: hapi is for apps that are hapi apps already), with the embedded SQLite store in
-// DATA_DIR. `npm start` runs this file.
+// DATA_DIR, or MongoDB when MONGODB_URI is set. `npm start` runs this file.
 
-import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createNodeHandler } from '../../adapters/node/handler.ts';
 import { createNodeRookery, systemClock } from '../../adapters/node/index.ts';
-import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { readSettings } from './env.ts';
 import { createLogger } from './logger.ts';
 import { listen, ListenError } from './listen.ts';
 import { standalonePlugins } from './plugins.ts';
 import { startStandaloneStreaming } from './streaming.ts';
+import { openStore } from './store.ts';
 
 const log = createLogger();
 const settings = readSettings();
-mkdirSync(settings.dataDir, { recursive: true });
-const storage = openSqliteStorage({ path: settings.databasePath });
+const { storage, where } = await openStore(settings);
 // A shifted clock is for tests only (ROOKERY_TEST_CLOCK_OFFSET_MS): said loudly when set.
 const shift = settings.clockOffsetMs;
 if (shift !== 0) log.warn({ offsetMs: shift }, 'ROOKERY_TEST_CLOCK_OFFSET_MS is set: this instance runs ahead of the real time (for tests only)');
@@ -48,7 +46,7 @@ try {
 const stopJobs = rookery.startJobs();
 const upLine = `Rookery is up on http://${settings.bind}:${settings.port}`;
 // Said whatever the log level: operators and scripts wait for it.
-if (requestLog) log.info({ url: settings.config.baseUrl, data: settings.databasePath }, upLine);
+if (requestLog) log.info({ url: settings.config.baseUrl, data: where }, upLine);
 else console.log(upLine);
 
 let stopping = false;

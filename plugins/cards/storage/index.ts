@@ -2,6 +2,7 @@
 
 import type { StorageExtension } from '../../../core/ports/storage.ts';
 import { memoryCardRepository } from './memory.ts';
+import { mongoCardRepository } from './mongodb.ts';
 import type { CardRepository } from './port.ts';
 import { sqliteCardRepository } from './sqlite.ts';
 
@@ -9,5 +10,5 @@ export type { CardRepository } from './port.ts';
 
 export const cardStorage: StorageExtension<CardRepository> = {
   name: 'cards',
-  engines: { memory: memoryCardRepository, sqlite: sqliteCardRepository },
+  engines: { memory: memoryCardRepository, sqlite: sqliteCardRepository, mongodb: mongoCardRepository },
 };

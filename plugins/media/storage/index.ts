@@ -2,6 +2,7 @@
 
 import type { StorageExtension } from '../../../core/ports/storage.ts';
 import { memoryMediaRepository } from './memory.ts';
+import { mongoMediaRepository } from './mongodb.ts';
 import type { MediaRepository } from './port.ts';
 import { sqliteMediaRepository } from './sqlite.ts';
 
@@ -9,5 +10,5 @@ export type { MediaPatch, MediaRepository } from './port.ts';
 
 export const mediaStorage: StorageExtension<MediaRepository> = {
   name: 'media',
-  engines: { memory: memoryMediaRepository, sqlite: sqliteMediaRepository },
+  engines: { memory: memoryMediaRepository, sqlite: sqliteMediaRepository, mongodb: mongoMediaRepository },
 };

@@ -2,6 +2,7 @@
 
 import type { StorageExtension } from '../../../core/ports/storage.ts';
 import { memoryPollRepository } from './memory.ts';
+import { mongoPollRepository } from './mongodb.ts';
 import type { PollRepository } from './port.ts';
 import { sqlitePollRepository } from './sqlite.ts';
 
@@ -9,5 +10,5 @@ export type { PollRepository } from './port.ts';
 
 export const pollStorage: StorageExtension<PollRepository> = {
   name: 'polls',
-  engines: { memory: memoryPollRepository, sqlite: sqlitePollRepository },
+  engines: { memory: memoryPollRepository, sqlite: sqlitePollRepository, mongodb: mongoPollRepository },
 };

@@ -2,6 +2,7 @@
 
 import type { StorageExtension } from '../../../core/ports/storage.ts';
 import { memoryScheduledRepository } from './memory.ts';
+import { mongoScheduledRepository } from './mongodb.ts';
 import type { ScheduledStatusRepository } from './port.ts';
 import { sqliteScheduledRepository } from './sqlite.ts';
 
@@ -9,5 +10,5 @@ export type { ScheduledStatusRepository } from './port.ts';
 
 export const scheduledStorage: StorageExtension<ScheduledStatusRepository> = {
   name: 'scheduled',
-  engines: { memory: memoryScheduledRepository, sqlite: sqliteScheduledRepository },
+  engines: { memory: memoryScheduledRepository, sqlite: sqliteScheduledRepository, mongodb: mongoScheduledRepository },
 };
