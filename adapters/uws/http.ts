@@ -17,7 +17,7 @@ export function statusLine(status: number): string {
   return `${status} ${REASONS[status] ?? 'Error'}`;
 }
 
-/** Mastodon's text for a failure nobody anticipated (reference streaming.md §3). */
+/** Mastodon's text for a failure nobody anticipated (docs/behaviour.md, "Streaming"). */
 export const UNEXPECTED: StreamRefusal = { status: 500, error: 'An unexpected error occurred' };
 
 /** The first value of each query parameter (Mastodon reads the first of repeated ones). */

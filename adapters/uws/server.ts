@@ -1,5 +1,5 @@
 // The streaming server: uWebSockets.js on its own port, serving Mastodon's streaming API
-// (reference streaming.md) from a Rookery's stream hub. SSE on every /api/v1/streaming/<path>,
+// (docs/behaviour.md, "Streaming") from a Rookery's stream hub. SSE on every /api/v1/streaming/<path>,
 // WebSocket upgrades on any path, /api/v1/streaming/health, CORS for browsers. It holds no
 // rule of its own: rookery.streaming decides every answer and encodes every event once.
 

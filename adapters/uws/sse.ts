@@ -1,4 +1,4 @@
-// One server-sent events stream on uWebSockets.js (reference streaming.md §3). The hub decides
+// One server-sent events stream on uWebSockets.js (docs/behaviour.md, "Streaming"). The hub decides
 // everything (path, token, scopes, list ownership, what each event is); this file writes the
 // status line, the headers, `:)`, the hub's pre-encoded event bytes and heartbeats, and keeps
 // a slow reader from growing memory: while uWS holds unsent bytes, frames wait in a bounded

@@ -1,4 +1,4 @@
-// The WebSocket half (reference streaming.md §2 and §4) on uWebSockets.js. The hub decides who
+// The WebSocket half (docs/behaviour.md, "Streaming") on uWebSockets.js. The hub decides who
 // may connect and what each subscription gets; this file moves bytes: it authenticates in the
 // upgrade (refusing it the way Mastodon does), echoes the Sec-WebSocket-Protocol that masto.js
 // sends its token in, turns subscribe/unsubscribe messages into hub calls (one at a time, in
@@ -156,7 +156,7 @@ export class WsClient implements StreamOutput {
       }
       return;
     }
-    // Unsubscribe errors carry no status on the wire (reference §4).
+    // Unsubscribe errors carry no status on the wire (docs/behaviour.md, "Streaming").
     this.#send(command === 'subscribe' ? wsError(refused.error, refused.status) : wsError(refused.error));
   }
 
@@ -187,7 +187,7 @@ export function websocketBehavior(context: WsContext): WebSocketBehavior<WsUserD
     maxBackpressure: context.maxBackpressure,
     // Handled in WsClient: a dropped frame terminates the socket at once.
     closeOnBackpressureLimit: false,
-    // Liveness is the 30-second ping of reference §4, done in the server's ping round.
+    // Liveness is a ping every 30 seconds, as Mastodon, done in the server's ping round.
     idleTimeout: 0,
     sendPingsAutomatically: false,
     maxLifetime: 0,

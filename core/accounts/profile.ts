@@ -1,5 +1,5 @@
-// Editing one's own profile (PATCH /api/v1/accounts/update_credentials, reference
-// supporting-api.md, limits.md): display name, bio, the locked/bot/discoverable flags, up to four
+// Editing one's own profile (PATCH /api/v1/accounts/update_credentials; docs/behaviour.md,
+// "Limits"): display name, bio, the locked/bot/discoverable flags, up to four
 // profile fields, the posting defaults (source[privacy|sensitive|language]) and, through the
 // plugins that take them over (the media plugin), avatar and header images. Validated as
 // Mastodon's Account model does, every error reported at once with `details`; one atomic write

@@ -1,5 +1,5 @@
-// Server-sent events on the uWebSockets.js streaming server, over real sockets (reference
-// streaming.md §1–§3): every path, every way to pass the token and every refusal with its exact
+// Server-sent events on the uWebSockets.js streaming server, over real sockets (docs/behaviour.md,
+// "Streaming"): every path, every way to pass the token and every refusal with its exact
 // text; headers, `:)`, heartbeats, the hub's own bytes for every event; the must-not cases;
 // and the end of the response when the token is revoked.
 

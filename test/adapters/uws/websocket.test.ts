@@ -1,5 +1,5 @@
-// WebSocket on the uWebSockets.js streaming server, over real sockets (reference
-// streaming.md §2 and §4): the three ways to pass a token (the protocol echoed back), the raw
+// WebSocket on the uWebSockets.js streaming server, over real sockets (docs/behaviour.md,
+// "Streaming"): the three ways to pass a token (the protocol echoed back), the raw
 // refusal of an upgrade, any path, the query's initial subscription, multiplexed subscribe and
 // unsubscribe, error frames, the hub's bytes for every event, binary → 1003, pings, kill →
 // 1000 on revocation, shutdown → 1001, and the must-not cases.
