@@ -2,7 +2,7 @@
 
 import type { RookeryConfig } from './config.ts';
 import type { Core } from './core.ts';
-import { smallIds, snowflakeIds, type IdGenerator } from './ids.ts';
+import { smallIds, snowflakeIds, type IdGenerator, type IdNode } from './ids.ts';
 import { HookRegistry } from './plugin-host.ts';
 import type { EventBus } from './ports/bus.ts';
 import type { Clock } from './ports/clock.ts';
@@ -20,6 +20,8 @@ export interface CoreDeps {
   secrets: Secrets;
   logger?: Logger;
   ids?: IdGenerator;
+  /** This process's number among those writing to one store (core/ids.ts, IdNode). */
+  idNode?: IdNode;
   /** Default: the store's own queue (storage.jobs), which the outbox writes into. */
   queue?: JobQueue;
 }
@@ -34,7 +36,7 @@ export interface CoreParts {
 export function createCore(deps: CoreDeps): CoreParts {
   const registry = new HookRegistry();
   const jobs = new JobRegistry();
-  const ids = deps.ids ?? snowflakeIds(deps.clock, () => deps.secrets.random16());
+  const ids = deps.ids ?? snowflakeIds(deps.clock, () => deps.secrets.random16(), deps.idNode);
   const queue = deps.queue ?? deps.storage.jobs;
   const listeners: (() => void)[] = [];
   // Deferred: the write that records the jobs commits before a worker looks for them.
@@ -48,7 +50,7 @@ export function createCore(deps: CoreDeps): CoreParts {
     queue,
     clock: deps.clock,
     ids,
-    smallIds: smallIds(deps.clock, () => deps.secrets.random16()),
+    smallIds: smallIds(deps.clock, () => deps.secrets.random16(), deps.idNode),
     secrets: deps.secrets,
     logger: deps.logger ?? silentLogger,
     hooks: registry,

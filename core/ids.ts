@@ -8,51 +8,69 @@ import type { Id, Millis } from './model.ts';
 
 export type { IdGenerator } from './ports/ids.ts';
 
-/** `random16` gives the starting sequence (processes sharing a store then rarely collide, and a
- * collision is caught by the store's primary key rather than silently merged). */
-export function snowflakeIds(clock: Clock, random16: () => number): IdGenerator {
-  let lastMs = -1;
+/** How many processes of one instance can be told apart in an id (see IdNode). */
+export const ID_NODES = 64;
+const NODE_BITS = 6;
+
+/** The number (0 to ID_NODES - 1) of this process among those that write to one store, when
+ * they have one each: its ids then never collide with another's, whatever the timing. Without
+ * one, each process starts its sequence at random (rarely colliding, and a collision is caught
+ * by the store's primary key rather than silently merged). */
+export type IdNode = number | undefined;
+
+export function checkIdNode(node: IdNode): void {
+  if (node !== undefined && !(Number.isInteger(node) && node >= 0 && node < ID_NODES)) {
+    throw new Error(`an id node is a whole number from 0 to ${ID_NODES - 1}, got ${node}`);
+  }
+}
+
+/** The low 16 bits of ids made within one time unit: this process's node number, if any, then a
+ * sequence started at random in the lower half of its range (room to count up) that borrows
+ * the next unit when it runs out. */
+function sequence(random16: () => number, node: IdNode): { next(unit: number): { unit: number; low: number } } {
+  checkIdNode(node);
+  const bits = node === undefined ? 16 : 16 - NODE_BITS;
+  const top = node === undefined ? 0 : node << bits;
+  const max = (1 << bits) - 1;
+  let lastUnit = -1;
   let seq = 0;
   return {
-    next() {
-      let ms = clock.now();
-      if (ms <= lastMs) {
-        ms = lastMs; // same millisecond, or the wall clock stepped back: keep ids increasing
+    next(unit) {
+      if (unit <= lastUnit) {
+        unit = lastUnit; // same unit, or the wall clock stepped back: keep ids increasing
         seq += 1;
-        if (seq > 0xffff) {
-          ms += 1; // the sequence ran out: borrow the next millisecond
+        if (seq > max) {
+          unit += 1;
           seq = 0;
         }
       } else {
-        seq = random16() & 0x7fff; // a random start in the lower half leaves room to count up
+        seq = random16() & (max >> 1);
       }
-      lastMs = ms;
-      return ((BigInt(ms) << 16n) | BigInt(seq)).toString();
+      lastUnit = unit;
+      return { unit, low: top | seq };
+    },
+  };
+}
+
+export function snowflakeIds(clock: Clock, random16: () => number, node?: IdNode): IdGenerator {
+  const seq = sequence(random16, node);
+  return {
+    next() {
+      const { unit, low } = seq.next(clock.now());
+      return ((BigInt(unit) << 16n) | BigInt(low)).toString();
     },
   };
 }
 
 /** Ids for rows that clients see as JSON integers (application_id in ScheduledStatus):
  * (seconds since 2020 << 16) | sequence stays below 2^53 for a million years. */
-export function smallIds(clock: Clock, random16: () => number): IdGenerator {
+export function smallIds(clock: Clock, random16: () => number, node?: IdNode): IdGenerator {
   const EPOCH_2020 = 1_577_836_800;
-  let lastSecond = -1;
-  let seq = 0;
+  const seq = sequence(random16, node);
   return {
     next() {
-      let second = Math.floor(clock.now() / 1000) - EPOCH_2020;
-      if (second <= lastSecond) {
-        second = lastSecond;
-        seq += 1;
-        if (seq > 0xffff) {
-          second += 1;
-          seq = 0;
-        }
-      } else {
-        seq = random16() & 0x7fff;
-      }
-      lastSecond = second;
-      return (second * 0x10000 + seq).toString();
+      const { unit, low } = seq.next(Math.floor(clock.now() / 1000) - EPOCH_2020);
+      return (unit * 0x10000 + low).toString();
     },
   };
 }

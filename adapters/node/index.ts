@@ -33,6 +33,9 @@ export interface NodeRookeryOptions {
   clock?: Clock;
   plugins?: readonly RookeryPlugin[];
   secrets?: NodeSecretsOptions;
+  /** This process's number (0–63) among the processes writing to one store, so that their ids
+   * never collide: see reserveIdNode in rookery/redis. */
+  idNode?: number;
   /** Whether this process runs queued jobs (default true); see RookeryOptions.worker. */
   worker?: RookeryOptions['worker'];
   /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
@@ -51,6 +54,7 @@ export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery>
   if (options.logger) deps.logger = options.logger;
   if (options.plugins) deps.plugins = options.plugins;
   if (options.worker !== undefined) deps.worker = options.worker;
+  if (options.idNode !== undefined) deps.idNode = options.idNode;
   if (options.signIn) deps.signIn = options.signIn;
   return createRookery(deps);
 }

@@ -63,3 +63,22 @@ t.test('small ids stay safe JSON integers', async (t) => {
   t.ok(Number.isSafeInteger(id));
   t.equal(compareIds(String(id), ids.next()), -1);
 });
+
+t.test('processes with an id node each never collide, whatever the timing', async (t) => {
+  const clock = { now: () => 1_700_000_000_000 };
+  // The worst case without nodes: the same millisecond and the same random start.
+  const plain = [snowflakeIds(clock, () => 5), snowflakeIds(clock, () => 5)];
+  t.equal(plain[0]?.next(), plain[1]?.next(), 'without nodes two processes can make the same id');
+  const seen = new Set<string>();
+  const nodes = [0, 1, 63].map((node) => snowflakeIds(clock, () => 5, node));
+  for (let i = 0; i < 3000; i++) for (const ids of nodes) seen.add(ids.next());
+  t.equal(seen.size, 9000, '3,000 ids from each of three nodes in one millisecond (borrowing the next ones): all distinct');
+  const first = snowflakeIds(clock, () => 0, 63).next();
+  t.equal(BigInt(first) & 0xffffn, 63n << 10n, 'the node is in the six bits above a 10-bit sequence');
+  t.equal(idTime(first), clock.now());
+  const small = [smallIds(clock, () => 9, 2), smallIds(clock, () => 9, 3)];
+  t.not(small[0]?.next(), small[1]?.next(), 'small ids too');
+  for (const node of [-1, 64, 1.5, Number.NaN]) {
+    t.throws(() => snowflakeIds(clock, () => 0, node), { message: `an id node is a whole number from 0 to 63, got ${node}` });
+  }
+});
