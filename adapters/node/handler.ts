@@ -1,14 +1,22 @@
 // Rookery for node:http, and for any framework that hands out (req, res[, next]) such as
 // Express or Connect. It reads the body within the front's limit (Content-Length first, then
 // counting while it streams), asks the front, and writes the answer. Requests that are not
-// Rookery's go to next() when there is one, else get a JSON 404.
+// Rookery's go to next() when there is one, else get a JSON 404. Streams under
+// /api/v1/streaming are served as server-sent events (sse.ts) unless `streaming: false`.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { frontTexts } from '../../core/http/front.ts';
 import type { HttpFront, RawHead, RawResponse } from '../../core/http/types.ts';
 import type { Rookery } from '../../core/rookery.ts';
+import { createSseStreams, isStreamingPath, type SseOptions } from './sse.ts';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
+
+export interface NodeHandlerOptions {
+  /** Server-sent events on this server (default true); false where a streaming server
+   * (rookery/uws) serves them. Options tune them. */
+  streaming?: boolean | SseOptions;
+}
 
 const TOO_LARGE = Symbol('too large');
 const ABORTED = Symbol('aborted');
@@ -57,10 +65,22 @@ async function serve(http: HttpFront, head: RawHead, limit: number | 'ignore', r
   write(res, (await http.handle({ ...head, body })) ?? http.refuse(head, 404, frontTexts.notFound));
 }
 
-export function createNodeHandler(rookery: Rookery): NodeHandler {
+export function createNodeHandler(rookery: Rookery, options: NodeHandlerOptions = {}): NodeHandler {
   const { http } = rookery;
+  const streams = options.streaming === false ? null : createSseStreams(rookery, options.streaming === true ? {} : options.streaming);
   return (req, res, next) => {
     const head: RawHead = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '' };
+    if (streams !== null && head.method === 'GET' && head.url.startsWith('/api/v1/streaming')) {
+      const url = new URL(head.url, 'http://rookery.invalid');
+      if (isStreamingPath(url.pathname)) {
+        // The first of repeated parameters, as Mastodon reads them.
+        streams.serve(req, res, url.pathname, (name) => url.searchParams.get(name) ?? undefined).catch((err: unknown) => {
+          if (res.headersSent) res.destroy();
+          else write(res, http.refuse(head, 500, 'An unexpected error occurred', err), true);
+        });
+        return;
+      }
+    }
     const limit = http.bodyLimit(head.method, head.url);
     if (limit === null) {
       if (next) next();

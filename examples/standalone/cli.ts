@@ -10,8 +10,10 @@ import type { Account } from '../../core/model.ts';
 import { OOB_REDIRECT_URI, registerApplication } from '../../core/oauth/apps.ts';
 import { isSubset, parseScopes, ALL_SCOPES } from '../../core/oauth/scopes.ts';
 import { issueToken } from '../../core/oauth/tokens.ts';
+import { silentLogger } from '../../core/ports/logger.ts';
 import { readSettings } from './env.ts';
 import { standalonePlugins } from './plugins.ts';
+import { reserveNode } from './shared.ts';
 import { openStore } from './store.ts';
 
 const USAGE = `Usage: npm run rookery -- <command>
@@ -115,7 +117,15 @@ const settings = readSettings();
 // No worker here: the jobs this command records are run by the server's workers, whose buses
 // reach the live streams. The same plugins as the server: the jobs of an event are named after
 // the handlers the recording process knows.
-const rookery = await createNodeRookery({ config: settings.config, storage: (await openStore(settings)).storage, worker: false, plugins: standalonePlugins(settings.dataDir) });
+// With REDIS_URL, an id node of its own: the servers may be writing to the same store meanwhile.
+const lease = await reserveNode(settings, silentLogger);
+const rookery = await createNodeRookery({
+  config: settings.config,
+  storage: (await openStore(settings)).storage,
+  worker: false,
+  plugins: standalonePlugins(settings.dataDir),
+  ...(lease !== null ? { idNode: lease.node } : {}),
+});
 let code = 0;
 try {
   console.log(await run(rookery.core, process.argv.slice(2)));
@@ -132,5 +142,6 @@ try {
   }
 } finally {
   await rookery.close();
+  await lease?.release();
 }
 process.exit(code);

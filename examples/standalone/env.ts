@@ -4,7 +4,17 @@
 import { join, resolve } from 'node:path';
 import type { ConfigInput } from '../../core/config.ts';
 
+/** What one process of the instance does (ROOKERY_ROLE): `all` of it, or one part of a
+ * deployment of many processes that share a store and Redis. */
+export type Role = 'web' | 'streaming' | 'worker' | 'all';
+export const ROLES: readonly Role[] = ['web', 'streaming', 'worker', 'all'];
+
 export interface StandaloneSettings {
+  role: Role;
+  /** REDIS_URL: the bus, the queue and the id nodes shared between processes; null: in-process. */
+  redisUrl: string | null;
+  /** REDIS_NAMESPACE, as Mastodon's: the prefix of every key and channel (default `rookery`). */
+  redisPrefix: string;
   port: number;
   bind: string;
   streamingPort: number;
@@ -38,7 +48,16 @@ function offset(value: string | undefined, name: string): number {
   return n;
 }
 
+function role(value: string | undefined, redisUrl: string | null): Role {
+  const chosen = (value || 'all').toLowerCase();
+  if (!(ROLES as readonly string[]).includes(chosen)) throw new Error(`ROOKERY_ROLE must be web, streaming, worker or all, got "${value}"`);
+  // A part needs the others: events and jobs cross processes only through Redis.
+  if (chosen !== 'all' && redisUrl === null) throw new Error(`ROOKERY_ROLE=${chosen} needs REDIS_URL: the processes of one instance share events and jobs through Redis`);
+  return chosen as Role;
+}
+
 export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSettings {
+  const redisUrl = env['REDIS_URL'] || null;
   const portNumber = port(env['PORT'], 3000, 'PORT');
   const bind = env['BIND'] || '127.0.0.1';
   const streamingPort = port(env['STREAMING_PORT'], 4000, 'STREAMING_PORT');
@@ -53,6 +72,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
   const registrations = (env['REGISTRATIONS'] || 'open').toLowerCase();
   if (!['open', 'approval', 'closed'].includes(registrations)) throw new Error(`REGISTRATIONS must be open, approval or closed, got "${registrations}"`);
   return {
+    role: role(env['ROOKERY_ROLE'], redisUrl),
+    redisUrl,
+    redisPrefix: `${env['REDIS_NAMESPACE'] || 'rookery'}:`,
     port: portNumber,
     bind,
     streamingPort,

@@ -1,10 +1,12 @@
 // A Rookery mounted on a hapi server for tests: memory storage (or any given store), a clock
 // the test can move, fast password hashing, and helpers to create signed-in users.
 
+import { createServer, type Server as NodeServer } from 'node:http';
 import Hapi from '@hapi/hapi';
 import { rookeryHapi, type RookeryHapiOptions } from '../../adapters/hapi/index.ts';
 import { createInProcessBus } from '../../adapters/memory/bus.ts';
 import { createMemoryStorage } from '../../adapters/memory/storage.ts';
+import { createNodeHandler } from '../../adapters/node/handler.ts';
 import { createNodeSecrets } from '../../adapters/node/secrets.ts';
 import { createLocalAccount, type NewLocalAccount } from '../../core/accounts/create.ts';
 import { resolveConfig, type ConfigInput } from '../../core/config.ts';
@@ -48,8 +50,11 @@ export interface HarnessOptions {
   /** false: no worker in this Rookery (queued jobs wait); requests then need drain: false.
    * Worker options (batch …) tune it. */
   worker?: RookeryOptions['worker'];
-  /** Options of the hapi plugin's own streaming (SSE on the same port). */
+  /** Options of the transport's own streaming (SSE on the same port). */
   streaming?: RookeryHapiOptions['streaming'];
+  /** What listens when `listen` is set: the hapi plugin (default), or the node:http handler
+   * (rookery/node). Injected requests go through hapi either way. */
+  transport?: 'hapi' | 'node';
 }
 
 export interface TestUser {
@@ -105,7 +110,14 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const server = Hapi.server({ port, host: '127.0.0.1' });
   await server.register({ plugin: rookeryHapi, options: options.streaming === undefined ? { rookery } : { rookery, streaming: options.streaming } });
   const core = rookery.core;
-  if (options.listen) await server.start();
+  let nodeServer: NodeServer | null = null;
+  if (options.listen && options.transport === 'node') {
+    await server.initialize();
+    const handle = createNodeHandler(rookery, options.streaming === undefined ? {} : { streaming: options.streaming });
+    const listening = createServer((req, res) => handle(req, res));
+    nodeServer = listening;
+    await new Promise<void>((ready) => listening.listen(port, '127.0.0.1', () => ready()));
+  } else if (options.listen) await server.start();
   else await server.initialize();
 
   const h: Harness = {
@@ -143,7 +155,11 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     },
     async close() {
       await server.stop();
+      // Streams end with the Rookery; then nothing keeps the node server open.
+      const stopped = nodeServer === null ? null : new Promise((done) => nodeServer?.close(done));
       await rookery.close();
+      nodeServer?.closeAllConnections();
+      await stopped;
     },
   };
   return h;
