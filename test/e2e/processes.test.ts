@@ -5,13 +5,14 @@
 // status is published once; and a kill -9 of web A under a write load loses no write it had
 // acknowledged (each one readable through B, its mention notified exactly once).
 
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { childEnv, freePort } from '../helpers/processes.ts';
+import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
 import { dropPrefix, SHARED_REDIS, testPrefix } from '../helpers/redis.ts';
-import { cli, killInstance, startInstance, stopInstance, type Instance } from '../helpers/standalone.ts';
+import { cli, killInstance, STANDALONE_SERVER, startInstance, stopInstance, type Instance } from '../helpers/standalone.ts';
 import { WsReader } from '../helpers/uws.ts';
 
 t.setTimeout(180_000);
@@ -178,4 +179,17 @@ t.test('2 web + 1 streaming + 1 worker on one SQLite file and Redis', async (t) 
     }
     t.same([...mentioned].filter((id) => seen.get(id) !== 1), [], 'one notification per acknowledged write');
   });
+});
+
+t.test('a role without REDIS_URL, or an unknown one, stops the server with one clear line', async (t) => {
+  const run = (extra: Record<string, string>) =>
+    spawnSync(...cleanCommand(process.execPath, [STANDALONE_SERVER]), { env: childEnv({ DATA_DIR: dataDir, PORT: '0', ...extra }), encoding: 'utf8' });
+  for (const [extra, line] of [
+    [{ ROOKERY_ROLE: 'web' }, 'ROOKERY_ROLE=web needs REDIS_URL: the processes of one instance share events and jobs through Redis'],
+    [{ ROOKERY_ROLE: 'worker', REDIS_URL: '' }, 'ROOKERY_ROLE=worker needs REDIS_URL: the processes of one instance share events and jobs through Redis'],
+    [{ ROOKERY_ROLE: 'cook', REDIS_URL: SHARED_REDIS }, 'ROOKERY_ROLE must be web, streaming, worker or all, got "cook"'],
+  ] as const) {
+    const result = run(extra);
+    t.same([result.status, result.stderr.trim()], [1, line], JSON.stringify(extra));
+  }
 });
