@@ -4,11 +4,9 @@
 // end the store is opened here, the jobs left behind run to completion, and every write that
 // was acknowledged has its notification, exactly once.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import t from 'tap';
 import { createInProcessBus } from '../../adapters/memory/bus.ts';
 import { createNodeSecrets } from '../../adapters/node/secrets.ts';
@@ -18,10 +16,10 @@ import type { Notification } from '../../core/model.ts';
 import { createRookery } from '../../core/rookery.ts';
 import { standalonePlugins } from '../../examples/standalone/plugins.ts';
 import { TestClock } from '../helpers/harness.ts';
-import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
+import { childEnv, freePort } from '../helpers/processes.ts';
+import { cli, killInstance, startInstance } from '../helpers/standalone.ts';
 
 t.setTimeout(240_000);
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'rookery-crash-'));
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -38,38 +36,6 @@ function random(seed: number): () => number {
   };
 }
 
-function cli(env: NodeJS.ProcessEnv, ...args: string[]): string {
-  const result = spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/cli.ts'), ...args]), { env, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`cli ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout.trim();
-}
-
-function start(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((ready, fail) => {
-    // Only the tail is kept: the request log of a loaded instance is long.
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4000);
-    };
-    const watch = (chunk: Buffer) => {
-      keep(chunk);
-      if (output.includes('Rookery is up')) ready(child);
-    };
-    child.stdout?.on('data', watch);
-    child.stderr?.on('data', keep);
-    child.once('exit', (code) => fail(new Error(`the instance exited with ${code}: ${output}`)));
-  });
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((done) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => done());
-    child.kill('SIGKILL');
-  });
-}
-
 t.test(`${CYCLES} kills under load: every acknowledged write keeps its notification`, async (t) => {
   const port = await freePort();
   const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), STREAMING_PORT: String(await freePort()), BIND: '127.0.0.1' });
@@ -82,7 +48,7 @@ t.test(`${CYCLES} kills under load: every acknowledged write keeps its notificat
   }
   const base = `http://127.0.0.1:${port}`;
   const json = { 'content-type': 'application/json' };
-  let server = await start(env);
+  let server = await startInstance(env);
   // Statuses of the author for the fans to favourite: each favourite notifies once.
   const targets: string[] = [];
   for (let i = 0; i < 40; i++) {
@@ -130,15 +96,15 @@ t.test(`${CYCLES} kills under load: every acknowledged write keeps its notificat
       while (killing === null) {
         await write();
         acknowledged = before() - startCount;
-        if (acknowledged >= stopAfter && killing === null) killing = kill(server);
+        if (acknowledged >= stopAfter && killing === null) killing = killInstance(server);
       }
     });
     await Promise.all(workers);
     await killing;
     t.ok(acknowledged >= stopAfter, `cycle ${cycle + 1}: killed after ${acknowledged} acknowledged writes`);
-    server = await start(env);
+    server = await startInstance(env);
   }
-  await kill(server);
+  await killInstance(server);
 
   // Open the same data here, let the lease of whatever the last instance held run out, and run
   // every job left.

@@ -5,14 +5,13 @@
 // status is published once; and a kill -9 of web A under a write load loses no write it had
 // acknowledged (each one readable through B, its mention notified exactly once).
 
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
+import { childEnv, freePort } from '../helpers/processes.ts';
 import { dropPrefix, SHARED_REDIS, testPrefix } from '../helpers/redis.ts';
-import { cli, killInstance, STANDALONE_SERVER, startInstance, stopInstance, type Instance } from '../helpers/standalone.ts';
+import { cli, killInstance, runServer, startInstance, stopInstance, type Instance } from '../helpers/standalone.ts';
 import { WsReader } from '../helpers/uws.ts';
 
 t.setTimeout(180_000);
@@ -183,7 +182,7 @@ t.test('2 web + 1 streaming + 1 worker on one SQLite file and Redis', async (t) 
 
 t.test('a role without REDIS_URL, or an unknown one, stops the server with one clear line', async (t) => {
   const run = (extra: Record<string, string>) =>
-    spawnSync(...cleanCommand(process.execPath, [STANDALONE_SERVER]), { env: childEnv({ DATA_DIR: dataDir, PORT: '0', ...extra }), encoding: 'utf8' });
+    runServer(childEnv({ DATA_DIR: dataDir, PORT: '0', ...extra }));
   for (const [extra, line] of [
     [{ ROOKERY_ROLE: 'web' }, 'ROOKERY_ROLE=web needs REDIS_URL: the processes of one instance share events and jobs through Redis'],
     [{ ROOKERY_ROLE: 'worker', REDIS_URL: '' }, 'ROOKERY_ROLE=worker needs REDIS_URL: the processes of one instance share events and jobs through Redis'],

@@ -2,50 +2,21 @@
 // streams on STREAMING_PORT beside the HTTP port, advertises where (or STREAMING_API_BASE_URL,
 // for a reverse proxy), ends its streams on SIGTERM, and refuses to start without streaming.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import t from 'tap';
 import { readSettings } from '../../examples/standalone/env.ts';
-import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
+import { childEnv, freePort } from '../helpers/processes.ts';
+import { runCli, runServer, startInstance, stopInstance } from '../helpers/standalone.ts';
 import { SseReader, WsReader } from '../helpers/uws.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const server = join(root, 'examples/standalone/server.ts');
 
 function tempDir(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'rookery-streaming-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
-  return spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/cli.ts'), ...args]), { env, encoding: 'utf8' });
-}
-
-async function start(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(...cleanCommand(process.execPath, [server]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolveStart, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Rookery is up')) resolveStart();
-    });
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-  return child;
-}
-
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolveStop) => {
-    child.removeAllListeners('exit');
-    child.on('exit', (code) => resolveStop(code));
-    child.kill('SIGTERM');
-  });
 }
 
 async function instanceUrls(base: string): Promise<{ v2: unknown; v1: unknown }> {
@@ -70,9 +41,9 @@ t.test('npm start streams on STREAMING_PORT, advertises it, and ends the streams
   const port = await freePort();
   const streamingPort = await freePort();
   const env = childEnv({ DATA_DIR: tempDir(t), PORT: String(port), STREAMING_PORT: String(streamingPort), BIND: '127.0.0.1' });
-  t.equal(cli(env, 'accounts', 'create', 'opal', '--email', 'opal@example.com', '--password', 'a long password').status, 0);
-  const token = cli(env, 'tokens', 'issue', 'opal', '--scopes', 'read write').stdout.trim();
-  const child = await start(env);
+  t.equal(runCli(env, 'accounts', 'create', 'opal', '--email', 'opal@example.com', '--password', 'a long password').status, 0);
+  const token = runCli(env, 'tokens', 'issue', 'opal', '--scopes', 'read write').stdout.trim();
+  const child = await startInstance(env);
   const base = `http://127.0.0.1:${port}`;
   const streaming = `http://127.0.0.1:${streamingPort}`;
 
@@ -91,7 +62,7 @@ t.test('npm start streams on STREAMING_PORT, advertises it, and ends the streams
   t.strictSame(ws.names(), [`update ${status.id}`], 'over WebSocket');
   t.strictSame(sse.names(), [`update ${status.id}`], 'over SSE');
 
-  t.equal(await stop(child), 0, 'SIGTERM: a clean exit');
+  t.equal(await stopInstance(child), 0, 'SIGTERM: a clean exit');
   t.equal((await ws.whenClosed()).code, 1001, 'the WebSocket was told the server is going away');
   await sse.end();
   t.pass('the SSE response ended');
@@ -101,10 +72,10 @@ t.test('STREAMING_API_BASE_URL: the instance advertises the public URL of a reve
   const port = await freePort();
   const streamingPort = await freePort();
   const env = childEnv({ DATA_DIR: tempDir(t), PORT: String(port), STREAMING_PORT: String(streamingPort), STREAMING_API_BASE_URL: 'wss://streaming.social.example' });
-  const child = await start(env);
+  const child = await startInstance(env);
   t.strictSame(await instanceUrls(`http://127.0.0.1:${port}`), { v2: 'wss://streaming.social.example', v1: 'wss://streaming.social.example' });
   t.equal((await fetch(`http://127.0.0.1:${streamingPort}/api/v1/streaming/health`)).status, 200, 'and streams on STREAMING_PORT behind it');
-  t.equal(await stop(child), 0);
+  t.equal(await stopInstance(child), 0);
 });
 
 t.test('a streaming port already taken: the instance does not start, and says why', async (t) => {
@@ -114,10 +85,7 @@ t.test('a streaming port already taken: the instance does not start, and says wh
   const address = holder.address();
   const taken = typeof address === 'object' && address !== null ? address.port : 0;
   const port = await freePort();
-  const result = spawnSync(...cleanCommand(process.execPath, [server]), {
-    env: childEnv({ DATA_DIR: tempDir(t), PORT: String(port), STREAMING_PORT: String(taken), BIND: '127.0.0.1' }),
-    encoding: 'utf8',
-  });
+  const result = runServer(childEnv({ DATA_DIR: tempDir(t), PORT: String(port), STREAMING_PORT: String(taken), BIND: '127.0.0.1' }));
   t.equal(result.status, 1);
   t.match(result.stderr, `Rookery cannot start: The streaming server could not listen on 127.0.0.1:${taken} (is the port in use?)`);
   t.notMatch(result.stdout, /Rookery is up/, 'the HTTP side never came up');

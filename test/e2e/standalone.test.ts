@@ -3,70 +3,38 @@
 // everything acknowledged is there after a restart (an avatar on disk included); a scheduled
 // status is published once across a restart past its time.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import t from 'tap';
-import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
+import { childEnv, freePort } from '../helpers/processes.ts';
+import { runCli, runServer, spawnInstance, startInstance, stopInstance } from '../helpers/standalone.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'rookery-standalone-'));
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 
-
-function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
-  return spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/cli.ts'), ...args]), { env, encoding: 'utf8' });
-}
-
-async function start(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolveStart, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 15_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Rookery is up')) {
-        clearTimeout(timer);
-        resolveStart();
-      }
-    });
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-  return child;
-}
-
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolveStop) => {
-    child.removeAllListeners('exit');
-    child.on('exit', (code) => resolveStop(code));
-    child.kill('SIGTERM');
-  });
-}
 
 t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   const port = await freePort();
   const streamingPort = await freePort();
   const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1', STREAMING_PORT: String(streamingPort), INSTANCE_RULES: 'Be kind\n\nNo spam ' });
-  const created = cli(env, 'accounts', 'create', 'opal', '--email', 'opal@example.com', '--password', 'a long password');
+  const created = runCli(env, 'accounts', 'create', 'opal', '--email', 'opal@example.com', '--password', 'a long password');
   t.equal(created.status, 0, created.stderr);
   t.match(created.stdout, /^Created @opal \(id \d+\)\./);
-  const duplicate = cli(env, 'accounts', 'create', 'opal', '--email', 'other@example.com', '--password', 'a long password');
+  const duplicate = runCli(env, 'accounts', 'create', 'opal', '--email', 'other@example.com', '--password', 'a long password');
   t.equal(duplicate.status, 1);
   t.match(duplicate.stderr, /Validation failed: Username is already taken/);
-  const usage = cli(env, 'frobnicate');
+  const usage = runCli(env, 'frobnicate');
   t.equal(usage.status, 2);
   t.match(usage.stderr, /Usage: npm run rookery/);
-  const issued = cli(env, 'tokens', 'issue', 'opal', '--scopes', 'read write');
+  const issued = runCli(env, 'tokens', 'issue', 'opal', '--scopes', 'read write');
   t.equal(issued.status, 0, issued.stderr);
   const token = issued.stdout.trim();
   t.match(token, /^[A-Za-z0-9_-]{43}$/);
 
   const base = `http://127.0.0.1:${port}`;
-  let server = await start(env);
+  let server = await startInstance(env);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const posted = await fetch(`${base}/api/v1/statuses`, { method: 'POST', headers, body: JSON.stringify({ status: 'kept across restarts' }) });
   t.equal(posted.status, 200);
@@ -95,8 +63,8 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   t.equal(profile.display_name, 'Opal');
   t.match(profile.avatar, new RegExp(`^http://localhost:${port}/system/media/\\d+-avatar-\\d+\\.png$`));
 
-  t.equal(await stop(server), 0, 'SIGTERM: a clean exit');
-  server = await start(env);
+  t.equal(await stopInstance(server), 0, 'SIGTERM: a clean exit');
+  server = await startInstance(env);
   const avatar = await fetch(`${base}${new URL(profile.avatar).pathname}`);
   const avatarSize = await sharp(Buffer.from(await avatar.arrayBuffer())).metadata();
   t.same([avatar.status, avatar.headers.get('content-type'), avatarSize.width, avatarSize.height], [200, 'image/png', 400, 400], 'the avatar is on disk and served after the restart');
@@ -108,26 +76,23 @@ t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   t.equal(body.favourited, true);
   const again = (await (await fetch(`${base}/api/v2/instance`)).json()) as { configuration?: { vapid?: { public_key?: string } } };
   t.equal(again.configuration?.vapid?.public_key, vapidKey, 'the same VAPID key after the restart');
-  t.equal(await stop(server), 0);
+  t.equal(await stopInstance(server), 0);
 });
 
 t.test('LIMITED_FEDERATION_MODE and closed registrations come from the environment', async (t) => {
   const port = await freePort();
   const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), STREAMING_PORT: String(await freePort()), LIMITED_FEDERATION_MODE: 'true', REGISTRATIONS: 'closed' });
-  const server = await start(env);
+  const server = await startInstance(env);
   const res = await fetch(`http://127.0.0.1:${port}/api/v1/timelines/public`);
   t.equal(res.status, 401);
   t.same(await res.json(), { error: 'This API requires an authenticated user' });
   t.match(await (await fetch(`http://127.0.0.1:${port}/`)).text(), 'Sign-ups are closed on this server.', 'the front page says so');
   t.equal((await fetch(`http://127.0.0.1:${port}/auth/sign_up`)).status, 403);
-  t.equal(await stop(server), 0);
+  t.equal(await stopInstance(server), 0);
 });
 
 t.test('a bad setting fails loudly before listening', async (t) => {
-  const result = spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), {
-    env: childEnv({ DATA_DIR: dataDir, PORT: 'eighty' }),
-    encoding: 'utf8',
-  });
+  const result = runServer(childEnv({ DATA_DIR: dataDir, PORT: 'eighty' }));
   t.not(result.status, 0);
   t.match(result.stderr, /PORT must be a port number, got "eighty"/);
 });
@@ -137,50 +102,18 @@ t.test('a busy port: a clear message naming PORT, no stack', async (t) => {
   const blocker = createServer();
   const port = await freePort();
   await new Promise<void>((listening) => blocker.listen(port, '127.0.0.1', () => listening()));
-  const result = spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), {
-    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), STREAMING_PORT: String(await freePort()), BIND: '127.0.0.1', LOG_LEVEL: 'silent' }),
-    encoding: 'utf8',
-  });
+  const result = runServer(childEnv({ DATA_DIR: dataDir, PORT: String(port), STREAMING_PORT: String(await freePort()), BIND: '127.0.0.1', LOG_LEVEL: 'silent' }));
   await new Promise<void>((closed) => blocker.close(() => closed()));
   t.equal(result.status, 1);
   t.equal(result.stderr.trim(), `Port ${port} is already in use on 127.0.0.1. Set PORT to a free port (or stop what listens on 127.0.0.1:${port}).`);
   t.notMatch(result.stderr, /\n\s+at /, 'no stack trace');
 });
 
-/** Starts the instance and reads its log lines as they come: `until(text)` resolves with the
- * first line (since start) that contains `text`. */
-function startWatched(env: NodeJS.ProcessEnv): { child: ChildProcess; until(text: string): Promise<string> } {
-  const child = spawn(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const seen: string[] = [];
-  const waiting: { text: string; found(line: string): void }[] = [];
-  let partial = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) {
-      seen.push(line);
-      for (const w of [...waiting]) if (line.includes(w.text)) waiting.splice(waiting.indexOf(w), 1) && w.found(line);
-    }
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<never>((_, fail) => child.on('exit', (code) => fail(new Error(`the instance exited with ${code}: ${stderr}\n${seen.join('\n')}`))));
-  exited.catch(() => undefined);
-  return {
-    child,
-    until(text) {
-      const earlier = seen.find((line) => line.includes(text));
-      if (earlier !== undefined) return Promise.resolve(earlier);
-      return Promise.race([new Promise<string>((found) => waiting.push({ text, found })), exited]);
-    },
-  };
-}
-
 t.test('a scheduled status is published once, after a SIGTERM and a restart past its time', async (t) => {
   const port = await freePort();
-  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1', LOG_LEVEL: 'info' });
-  t.equal(cli(env, 'accounts', 'create', 'sched', '--email', 'sched@example.com', '--password', 'a long password').status, 0);
-  const token = cli(env, 'tokens', 'issue', 'sched', '--scopes', 'read write').stdout.trim();
+  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), STREAMING_PORT: String(await freePort()), BIND: '127.0.0.1', LOG_LEVEL: 'info' });
+  t.equal(runCli(env, 'accounts', 'create', 'sched', '--email', 'sched@example.com', '--password', 'a long password').status, 0);
+  const token = runCli(env, 'tokens', 'issue', 'sched', '--scopes', 'read write').stdout.trim();
   const base = `http://127.0.0.1:${port}`;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const statusesOf = async () => {
@@ -189,7 +122,7 @@ t.test('a scheduled status is published once, after a SIGTERM and a restart past
   };
 
   // Scheduled six minutes ahead of the real time (Mastodon wants at least five).
-  const first = startWatched(env);
+  const first = spawnInstance(env);
   await first.until('Rookery is up');
   const scheduledAt = new Date(Date.now() + 6 * 60_000).toISOString();
   const res = await fetch(`${base}/api/v1/statuses`, { method: 'POST', headers, body: JSON.stringify({ status: 'from the past, for the future', visibility: 'unlisted', scheduled_at: scheduledAt }) });
@@ -197,10 +130,10 @@ t.test('a scheduled status is published once, after a SIGTERM and a restart past
   const scheduled = (await res.json()) as { id: string; scheduled_at: string };
   t.equal(scheduled.scheduled_at, scheduledAt, 'a ScheduledStatus');
   t.same(await statusesOf(), [], 'nothing published yet');
-  t.equal(await stop(first.child), 0, 'SIGTERM before its time');
+  t.equal(await stopInstance(first), 0, 'SIGTERM before its time');
 
   // The same data, with the instance's clock seven minutes ahead: its job is due at start.
-  const second = startWatched({ ...env, ROOKERY_TEST_CLOCK_OFFSET_MS: String(7 * 60_000) });
+  const second = spawnInstance({ ...env, ROOKERY_TEST_CLOCK_OFFSET_MS: String(7 * 60_000) });
   t.match(await second.until('ROOKERY_TEST_CLOCK_OFFSET_MS is set'), /for tests only/, 'the shifted clock is announced');
   const published = JSON.parse(await second.until('scheduled status published')) as { scheduled: string; status: string };
   t.equal(published.scheduled, scheduled.id, 'the scheduled row was published');
@@ -209,20 +142,17 @@ t.test('a scheduled status is published once, after a SIGTERM and a restart past
   t.same(after.map((s) => [s.id, s.content, s.visibility]), [[published.status, '<p>from the past, for the future</p>', 'unlisted']], 'exactly one status, as scheduled');
   const left = await fetch(`${base}/api/v1/scheduled_statuses`, { headers });
   t.same(await left.json(), [], 'no scheduled status left');
-  t.equal(await stop(second.child), 0);
+  t.equal(await stopInstance(second), 0);
 
   // Once more, later still: nothing is published again.
-  const third = startWatched({ ...env, ROOKERY_TEST_CLOCK_OFFSET_MS: String(60 * 60_000) });
+  const third = spawnInstance({ ...env, ROOKERY_TEST_CLOCK_OFFSET_MS: String(60 * 60_000) });
   await third.until('Rookery is up');
   t.same((await statusesOf()).map((s) => s.id), [published.status], 'still exactly one');
-  t.equal(await stop(third.child), 0);
+  t.equal(await stopInstance(third), 0);
 });
 
 t.test('ROOKERY_TEST_CLOCK_OFFSET_MS must be a whole number of milliseconds', async (t) => {
-  const result = spawnSync(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), {
-    env: childEnv({ DATA_DIR: dataDir, ROOKERY_TEST_CLOCK_OFFSET_MS: '7 minutes' }),
-    encoding: 'utf8',
-  });
+  const result = runServer(childEnv({ DATA_DIR: dataDir, ROOKERY_TEST_CLOCK_OFFSET_MS: '7 minutes' }));
   t.not(result.status, 0);
   t.match(result.stderr, /ROOKERY_TEST_CLOCK_OFFSET_MS must be a whole number of milliseconds \(0 or more\), got "7 minutes"/);
 });

@@ -1,6 +1,6 @@
 // The standalone instance as a child process, the way operators run it: the server
 // (examples/standalone/server.ts) in any role, and the operator CLI on the same settings.
-// A start resolves on the line the process prints once it serves, never after a delay.
+// Waits are on lines the process prints, never on a delay.
 
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
@@ -23,33 +23,64 @@ export function cli(env: NodeJS.ProcessEnv, ...args: string[]): string {
   return result.stdout.trim();
 }
 
+/** The server run to its end, for settings that must stop it before it serves. */
+export function runServer(env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
+  return spawnSync(...cleanCommand(process.execPath, [STANDALONE_SERVER]), { env, encoding: 'utf8' });
+}
+
 export interface Instance {
   readonly child: ChildProcess;
+  /** The first line printed on stdout since the start that contains `text` (already printed, or
+   * to come); rejects if the process exits first. */
+  until(text: string): Promise<string>;
   /** The last few thousand characters it printed (stdout and stderr), for failure messages. */
   output(): string;
 }
 
-/** Starts the server and resolves once its output contains `ready` (default: the web line). */
-export function startInstance(env: NodeJS.ProcessEnv, ready = 'Rookery is up'): Promise<Instance> {
+/** Starts the server and follows its output, line by line. */
+export function spawnInstance(env: NodeJS.ProcessEnv): Instance {
   const child = spawn(...cleanCommand(process.execPath, [STANDALONE_SERVER]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  // Only the tail is kept: the request log of a loaded instance is long.
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-8000);
+  // The latest lines only: the request log of a loaded instance is long.
+  const seen: string[] = [];
+  const waiting: { text: string; found(line: string): void }[] = [];
+  let partial = '';
+  let tail = '';
+  const keep = (chunk: string) => {
+    tail = (tail + chunk).slice(-8000);
   };
-  const instance: Instance = { child, output: () => output };
-  return new Promise((started, fail) => {
-    let seen = false;
-    child.stdout?.on('data', (chunk: Buffer) => {
-      keep(chunk);
-      if (!seen && output.includes(ready)) {
-        seen = true;
-        started(instance);
+  child.stdout?.on('data', (chunk: Buffer) => {
+    keep(chunk.toString());
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      seen.push(line);
+      if (seen.length > 5000) seen.shift();
+      for (const w of [...waiting]) {
+        if (!line.includes(w.text)) continue;
+        waiting.splice(waiting.indexOf(w), 1);
+        w.found(line);
       }
-    });
-    child.stderr?.on('data', keep);
-    child.once('exit', (code, signal) => fail(new Error(`the instance exited (${code ?? signal}) before "${ready}": ${output}`)));
+    }
   });
+  child.stderr?.on('data', (chunk: Buffer) => keep(chunk.toString()));
+  const exited = new Promise<never>((_, fail) => child.once('exit', (code, signal) => fail(new Error(`the instance exited (${code ?? signal}): ${tail}`))));
+  exited.catch(() => undefined);
+  return {
+    child,
+    output: () => tail,
+    until(text) {
+      const earlier = seen.find((line) => line.includes(text));
+      if (earlier !== undefined) return Promise.resolve(earlier);
+      return Promise.race([new Promise<string>((found) => waiting.push({ text, found })), exited]);
+    },
+  };
+}
+
+/** Starts the server and resolves once it printed `ready` (default: the web line). */
+export async function startInstance(env: NodeJS.ProcessEnv, ready = 'Rookery is up'): Promise<Instance> {
+  const instance = spawnInstance(env);
+  await instance.until(ready);
+  return instance;
 }
 
 function ended(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
