@@ -1,28 +1,43 @@
-// The server side of the fan-out benchmark: a Rookery on SQLite with its node:http front and
-// its uWebSockets.js streaming server, driven by the benchmark over IPC (seeding accounts,
-// reading its memory and CPU). Started by bench/fanout.ts with --expose-gc; not a test.
+// The server side of the fan-out benchmark, driven by bench/fanout.ts over IPC (seeding
+// accounts, reading memory and CPU). Started with --expose-gc; not a test. Arguments:
+//   <httpPort> <streamingPort> <role> [<sqlite file> <redis namespace>]
+// - role `all`: one process, a Rookery on SQLite with its node:http front, its worker and its
+//   uWebSockets.js streaming server, on the in-process bus;
+// - role `web`: the node:http front and the worker, on the Redis bus and queue;
+// - role `streaming`: the streaming server alone, on the Redis bus (the same SQLite file).
 
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createNodeHandler } from '../adapters/node/handler.ts';
 import { createNodeRookery } from '../adapters/node/index.ts';
+import { createRedisBus, createRedisQueue, reserveIdNode } from '../adapters/redis/index.ts';
 import { openSqliteStorage } from '../adapters/sqlite/index.ts';
 import { startStreamingServer } from '../adapters/uws/index.ts';
 import type { Id } from '../core/model.ts';
 
-const [httpPort, streamingPort] = process.argv.slice(2).map(Number) as [number, number];
-const dir = mkdtempSync(join(tmpdir(), 'rookery-fanout-'));
+const [httpPort, streamingPort] = process.argv.slice(2, 4).map(Number) as [number, number];
+const role = process.argv[4] ?? 'all';
+const path = process.argv[5] ?? join(mkdtempSync(join(tmpdir(), 'rookery-fanout-')), 'rookery.sqlite3');
+const namespace = process.argv[6];
+const redis = namespace === undefined ? null : { url: 'redis://127.0.0.1:6379', prefix: `${namespace}:` };
+const idNode = redis === null ? null : await reserveIdNode(redis);
 const rookery = await createNodeRookery({
   config: { domain: `localhost:${httpPort}`, baseUrl: `http://localhost:${httpPort}`, streamingUrl: `ws://127.0.0.1:${streamingPort}` },
-  storage: openSqliteStorage({ path: join(dir, 'rookery.sqlite3') }),
+  storage: openSqliteStorage({ path }),
   // Thousands of accounts are seeded: a cheap password hash, for the benchmark only.
   secrets: { scryptN: 1024 },
+  worker: role !== 'streaming',
+  ...(redis === null || idNode === null ? {} : { bus: await createRedisBus(redis), queue: await createRedisQueue(redis), idNode: idNode.node }),
 });
-const http = createServer(createNodeHandler(rookery));
-await new Promise<void>((ready) => http.listen(httpPort, '127.0.0.1', () => ready()));
-const streaming = await startStreamingServer(rookery, { port: streamingPort, host: '127.0.0.1' });
+let http: Server | null = null;
+if (role !== 'streaming') {
+  const listening = createServer(createNodeHandler(rookery, { streaming: false }));
+  await new Promise<void>((ready) => listening.listen(httpPort, '127.0.0.1', () => ready()));
+  http = listening;
+}
+const streaming = role === 'web' ? null : await startStreamingServer(rookery, { port: streamingPort, host: '127.0.0.1' });
 
 type Command =
   | { cmd: 'seed'; readers: number; hidden: boolean }
@@ -70,7 +85,7 @@ process.on('message', (message: Command) => {
     } else if (message.cmd === 'stats') {
       if (message.gc) (globalThis as { gc?: () => void }).gc?.();
       const cpu = process.cpuUsage();
-      process.send?.({ stats: { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, cpu: cpu.user + cpu.system, streams: streaming.stats(), hub: rookery.streaming.stats() } });
+      process.send?.({ stats: { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, cpu: cpu.user + cpu.system, streams: streaming?.stats(), hub: rookery.streaming.stats() } });
     } else if (message.cmd === 'drain') {
       await rookery.drain();
       process.send?.({ drained: true });
@@ -79,9 +94,10 @@ process.on('message', (message: Command) => {
 });
 process.on('SIGTERM', () => {
   void (async () => {
-    await streaming.close();
-    http.close();
+    await streaming?.close();
+    http?.close();
     await rookery.close();
+    await idNode?.release();
     process.exit(0);
   })();
 });

@@ -6,10 +6,14 @@
 // - Sustained rate: 1,000 WebSocket clients, each an account with its own blocks, mutes and
 //   keyword filters; statuses published at growing rates; the highest rate at which every
 //   event reaches every client with a p99 under one second.
+// Both measured twice, as two deployments: one process on the in-process bus, and a web process
+// (API and worker) with a streaming process of its own on the Redis bus and queue.
 // Servers on core 0, clients and publisher on core 1 (when taskset exists). Not a test.
 
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -40,7 +44,8 @@ interface Server {
 /** A child on core 0 with IPC (and --expose-gc, so memory can be read after a collection). */
 async function startServer(script: string, args: string[]): Promise<Server> {
   const child = fork(join(root, script), args, {
-    execArgv: ['--expose-gc'],
+    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each server process, written there at exit.
+    execArgv: ['--expose-gc', ...(process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : [])],
     env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -157,10 +162,13 @@ interface Broadcast {
 }
 
 /** Rounds of one event to `count` connected clients; latencies of every delivery. */
-async function rounds(count: number, arrivals: Map<string, number[]>, send: (marker: string) => Promise<number>, server: Server): Promise<Omit<Broadcast, 'perConnection'>> {
+/** CPU time (µs) of every process on the server side. */
+type CpuOf = () => Promise<number>;
+
+async function rounds(count: number, arrivals: Map<string, number[]>, send: (marker: string) => Promise<number>, cpu: CpuOf): Promise<Omit<Broadcast, 'perConnection'>> {
   const latencies: number[] = [];
   let missed = 0;
-  const cpuBefore = (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu;
+  const cpuBefore = await cpu();
   for (let round = 0; round < ROUNDS; round++) {
     const marker = `mk${Date.now()}${round}z`;
     arrivals.set(marker, []);
@@ -173,7 +181,7 @@ async function rounds(count: number, arrivals: Map<string, number[]>, send: (mar
     arrivals.delete(marker);
     await pause(200);
   }
-  const cpuAfter = (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu;
+  const cpuAfter = await cpu();
   latencies.sort((a, b) => a - b);
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN, missed, cpuPerRound: (cpuAfter - cpuBefore) / ROUNDS / 1000 };
 }
@@ -187,7 +195,22 @@ async function waitConnections(server: Server, count: number): Promise<void> {
   throw new Error(`only part of ${count} streams subscribed`);
 }
 
-async function rookeryBroadcast(server: Server, httpPort: number, streamingPort: number, author: string, readers: readonly string[], transport: 'ws' | 'sse', count: number): Promise<Broadcast> {
+/** Rookery as it is deployed for one set of figures: one process, or a web process (API and
+ * worker) and a streaming process on the Redis bus. */
+interface Deployment {
+  label: string;
+  httpPort: number;
+  streamingPort: number;
+  /** Where statuses are published and jobs drained. */
+  web: Server;
+  /** Where streams are held: its memory and subscriptions are the ones measured. */
+  streams: Server;
+  cpu: CpuOf;
+  stop(): Promise<void>;
+}
+
+async function rookeryBroadcast(d: Deployment, author: string, readers: readonly string[], transport: 'ws' | 'sse', count: number): Promise<Broadcast> {
+  const { streams: server, httpPort, streamingPort } = d;
   const arrivals = new Map<string, number[]>();
   const onSeen: Seen = (marker, at) => arrivals.get(marker)?.push(at);
   const before = await server.ask<Stats>({ cmd: 'stats', gc: true }, 'stats');
@@ -208,7 +231,7 @@ async function rookeryBroadcast(server: Server, httpPort: number, streamingPort:
     });
     await res.arrayBuffer();
     return sentAt;
-  }, server);
+  }, d.cpu);
   for (const client of clients) client.close();
   await waitConnections(server, 0).catch(() => undefined);
   return { ...result, perConnection: (idle.rss - before.rss) / count };
@@ -225,7 +248,7 @@ async function bareBroadcast(server: Server, port: number, transport: 'ws' | 'ss
     const sentAt = performance.now();
     server.child.send({ cmd: 'broadcast', ws: sample.ws.replace('MARKER', marker), sse: sample.sse.replace('MARKER', marker) });
     return sentAt;
-  }, server);
+  }, async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu);
   for (const client of clients) client.close();
   await pause(500);
   return { ...result, perConnection: (idle.rss - before.rss) / count };
@@ -271,76 +294,127 @@ async function step(httpPort: number, author: string, arrivals: Map<string, numb
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const ms = (value: number) => value.toFixed(0).padStart(5);
 
+async function inOneProcess(): Promise<Deployment> {
+  const httpPort = await freePort();
+  const streamingPort = await freePort();
+  const server = await startServer('bench/fanout-server.ts', [String(httpPort), String(streamingPort), 'all']);
+  return {
+    label: 'one process, in-process bus',
+    httpPort,
+    streamingPort,
+    web: server,
+    streams: server,
+    cpu: async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu,
+    stop: () => stop(server),
+  };
+}
+
+/** A web process (API and worker) and a streaming process sharing a SQLite file and the Redis
+ * at 127.0.0.1:6379, under a namespace of this run's own (removed at the end). */
+async function overRedis(): Promise<Deployment> {
+  const httpPort = await freePort();
+  const streamingPort = await freePort();
+  const file = join(mkdtempSync(join(tmpdir(), 'rookery-fanout-')), 'rookery.sqlite3');
+  const namespace = `rookery-bench:${process.pid}:${Date.now()}`;
+  const args = (role: string) => [String(httpPort), String(streamingPort), role, file, namespace];
+  const web = await startServer('bench/fanout-server.ts', args('web'));
+  const streams = await startServer('bench/fanout-server.ts', args('streaming'));
+  return {
+    label: 'Redis bus and queue, streaming in its own process',
+    httpPort,
+    streamingPort,
+    web,
+    streams,
+    cpu: async () => (await web.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu + (await streams.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu,
+    async stop() {
+      await stop(streams);
+      await stop(web);
+      const { createClient } = await import('@redis/client');
+      const client = createClient({ url: 'redis://127.0.0.1:6379' });
+      await client.connect();
+      for await (const keys of client.scanIterator({ MATCH: `${namespace}:*`, COUNT: 1000 })) if (keys.length > 0) await client.del(keys);
+      client.destroy();
+    },
+  };
+}
+
+/** The sample the bare server sends: what Rookery sends, byte for byte but for the marker. */
+async function sampleFrames(d: Deployment, author: string, reader: string): Promise<{ ws: string; sse: string }> {
+  const ws = new WebSocket(`ws://127.0.0.1:${d.streamingPort}/api/v1/streaming?stream=public&access_token=${reader}`);
+  const frame = new Promise<string>((done) => ws.once('message', (data: Buffer) => done(data.toString())));
+  await new Promise((open) => ws.once('open', open));
+  await waitConnections(d.streams, 1);
+  await fetch(`http://127.0.0.1:${d.httpPort}/api/v1/statuses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${author}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ status: 'A status for everyone, mk0z, with a little text to make it the size of a real one. #bench' }),
+  });
+  const text = await frame;
+  ws.close();
+  const payload = (JSON.parse(text) as { payload: string }).payload;
+  return { ws: text.replace(/mk\d+z/, 'MARKER'), sse: `event: update\ndata: ${payload.replace(/mk\d+z/, 'MARKER')}\n\n` };
+}
+
+async function measure(d: Deployment, bare: Server, barePort: number, say: (line: string) => void): Promise<void> {
+  const largest = Math.max(...SIZES);
+  const { author, readers } = await d.web.ask<{ author: string; readers: string[] }>({ cmd: 'seed', readers: largest, hidden: false }, 'seeded');
+  const sample = await sampleFrames(d, author, readers[0] ?? '');
+  say(`\n== ${d.label}`);
+  say(`Fan-out: one status per round, ${ROUNDS} rounds; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
+  say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn | p99 ratio');
+  for (const count of SIZES) {
+    for (const transport of ['ws', 'sse'] as const) {
+      const r = await rookeryBroadcast(d, author, readers, transport, count);
+      const b = await bareBroadcast(bare, barePort, transport, count, sample);
+      say(
+        `${String(count).padStart(7)}  ${transport.padEnd(9)}        ${ms(r.p50)} ${ms(r.p99)} ${ms(r.max)} ${String(r.missed).padStart(7)}  ${kb(r.perConnection).padStart(13)}  ${r.cpuPerRound.toFixed(1).padStart(12)} |          ${ms(b.p50)} ${ms(b.p99)} ${ms(b.max)} ${String(b.missed).padStart(7)}  ${kb(b.perConnection).padStart(13)} | ${(r.p99 / Math.max(1, b.p99)).toFixed(2)}×`,
+      );
+    }
+  }
+
+  // Sustained: 1,000 accounts, each screening every status against its own hidden things.
+  const screened = await d.web.ask<{ author: string; readers: string[] }>({ cmd: 'seed', readers: 1000, hidden: true }, 'seeded');
+  const arrivals = new Map<string, number[]>();
+  const clients = await openMany(1000, (i) =>
+    openWs(`ws://127.0.0.1:${d.streamingPort}/api/v1/streaming?stream=public&access_token=${screened.readers[i]}`, (marker, at) => arrivals.get(marker)?.push(at)),
+  );
+  await waitConnections(d.streams, 1000);
+  say(`\nSustained: 1,000 WebSocket clients, each its own account with 2 blocks, 3 mutes and a 10-keyword filter; ${STEP_SECONDS} s per step`);
+  say('rate/s   sent   p99 ms  missed');
+  let best = 0;
+  for (const rate of (process.env['BENCH_RATES'] ?? '25,50,100,150,200,300,400').split(',').map(Number)) {
+    const result = await step(d.httpPort, screened.author, arrivals, 1000, rate);
+    const ok = result.missed === 0 && result.p99 <= 1000;
+    say(`${String(rate).padStart(6)} ${String(result.sent).padStart(6)}  ${ms(result.p99)}  ${String(result.missed).padStart(6)}  ${ok ? 'ok' : 'over'}`);
+    if (!ok) break;
+    best = rate;
+    await d.web.ask({ cmd: 'drain' }, 'drained');
+  }
+  for (const client of clients) client.close();
+  say(`Highest sustained rate with p99 <= 1 s and nothing missed: ${best} filtered updates per second to 1,000 clients.`);
+}
+
+// BENCH_FANOUT_DEPLOYMENTS=local,redis (default both).
 export async function runFanout(): Promise<string[]> {
   const lines: string[] = [];
   const say = (line: string) => {
     console.log(line);
     lines.push(line);
   };
-  const httpPort = await freePort();
-  const streamingPort = await freePort();
   const barePort = await freePort();
-  const rookery = await startServer('bench/fanout-server.ts', [String(httpPort), String(streamingPort)]);
   const bare = await startServer('bench/bare-uws.ts', [String(barePort)]);
+  const chosen = (process.env['BENCH_FANOUT_DEPLOYMENTS'] ?? 'local,redis').split(',');
   try {
-    const largest = Math.max(...SIZES);
-    const { author, readers } = await rookery.ask<{ author: string; readers: string[] }>({ cmd: 'seed', readers: largest, hidden: false }, 'seeded');
-    // The bare server sends what Rookery sends, byte for byte but for the marker.
-    const sample = await new Promise<{ ws: string; sse: string }>((done) => {
-      void (async () => {
-        const seen = new Map<string, number[]>();
-        let frame = '';
-        const ws = new WebSocket(`ws://127.0.0.1:${streamingPort}/api/v1/streaming?stream=public&access_token=${readers[0]}`);
-        ws.on('message', (data: Buffer) => {
-          frame = data.toString();
-          ws.close();
-          const payload = (JSON.parse(frame) as { payload: string }).payload;
-          done({ ws: frame.replace(/mk\d+z/, 'MARKER'), sse: `event: update\ndata: ${payload.replace(/mk\d+z/, 'MARKER')}\n\n` });
-        });
-        await new Promise((open) => ws.once('open', open));
-        await waitConnections(rookery, 1);
-        seen.set('sample', []);
-        await fetch(`http://127.0.0.1:${httpPort}/api/v1/statuses`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${author}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ status: 'A status for everyone, mk0z, with a little text to make it the size of a real one. #bench' }),
-        });
-      })();
-    });
-    say(`Fan-out: one status per round, ${ROUNDS} rounds; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
-    say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn | p99 ratio');
-    for (const count of SIZES) {
-      for (const transport of ['ws', 'sse'] as const) {
-        const r = await rookeryBroadcast(rookery, httpPort, streamingPort, author, readers, transport, count);
-        const b = await bareBroadcast(bare, barePort, transport, count, sample);
-        say(
-          `${String(count).padStart(7)}  ${transport.padEnd(9)}        ${ms(r.p50)} ${ms(r.p99)} ${ms(r.max)} ${String(r.missed).padStart(7)}  ${kb(r.perConnection).padStart(13)}  ${r.cpuPerRound.toFixed(1).padStart(12)} |          ${ms(b.p50)} ${ms(b.p99)} ${ms(b.max)} ${String(b.missed).padStart(7)}  ${kb(b.perConnection).padStart(13)} | ${(r.p99 / Math.max(1, b.p99)).toFixed(2)}×`,
-        );
+    for (const [name, open] of [['local', inOneProcess], ['redis', overRedis]] as const) {
+      if (!chosen.includes(name)) continue;
+      const deployment = await open();
+      try {
+        await measure(deployment, bare, barePort, say);
+      } finally {
+        await deployment.stop();
       }
     }
-
-    // Sustained: 1,000 accounts, each screening every status against its own hidden things.
-    const screened = await rookery.ask<{ author: string; readers: string[] }>({ cmd: 'seed', readers: 1000, hidden: true }, 'seeded');
-    const arrivals = new Map<string, number[]>();
-    const clients = await openMany(1000, (i) =>
-      openWs(`ws://127.0.0.1:${streamingPort}/api/v1/streaming?stream=public&access_token=${screened.readers[i]}`, (marker, at) => arrivals.get(marker)?.push(at)),
-    );
-    await waitConnections(rookery, 1000);
-    say(`\nSustained: 1,000 WebSocket clients, each its own account with 2 blocks, 3 mutes and a 10-keyword filter; ${STEP_SECONDS} s per step`);
-    say('rate/s   sent   p99 ms  missed');
-    let best = 0;
-    for (const rate of (process.env['BENCH_RATES'] ?? '25,50,100,150,200,300,400').split(',').map(Number)) {
-      const result = await step(httpPort, screened.author, arrivals, 1000, rate);
-      const ok = result.missed === 0 && result.p99 <= 1000;
-      say(`${String(rate).padStart(6)} ${String(result.sent).padStart(6)}  ${ms(result.p99)}  ${String(result.missed).padStart(6)}  ${ok ? 'ok' : 'over'}`);
-      if (!ok) break;
-      best = rate;
-      await rookery.ask({ cmd: 'drain' }, 'drained');
-    }
-    for (const client of clients) client.close();
-    say(`Highest sustained rate with p99 <= 1 s and nothing missed: ${best} filtered updates per second to 1,000 clients.`);
   } finally {
-    await stop(rookery);
     await stop(bare);
   }
   return lines;
