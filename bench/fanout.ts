@@ -293,6 +293,7 @@ async function step(httpPort: number, author: string, arrivals: Map<string, numb
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const ms = (value: number) => value.toFixed(0).padStart(5);
+const pct = (share: number) => `${(share * 100).toFixed(0)}%`.padStart(10);
 
 async function inOneProcess(): Promise<Deployment> {
   const httpPort = await freePort();
@@ -380,12 +381,19 @@ async function measure(d: Deployment, bare: Server, barePort: number, say: (line
   );
   await waitConnections(d.streams, 1000);
   say(`\nSustained: 1,000 WebSocket clients, each its own account with 2 blocks, 3 mutes and a 10-keyword filter; ${STEP_SECONDS} s per step`);
-  say('rate/s   sent   p99 ms  missed');
+  say('rate/s   sent   p99 ms  missed  server CPU  client CPU');
   let best = 0;
   for (const rate of (process.env['BENCH_RATES'] ?? '25,50,100,150,200,300,400').split(',').map(Number)) {
+    // CPU of both sides over the step: a client side near 100% of its core means the figure
+    // measures the clients, not the server.
+    const [serverBefore, clientBefore, wallBefore] = [await d.cpu(), process.cpuUsage(), performance.now()];
     const result = await step(d.httpPort, screened.author, arrivals, 1000, rate);
+    const wall = (performance.now() - wallBefore) * 1000;
+    const clientCpu = process.cpuUsage(clientBefore);
+    const serverShare = ((await d.cpu()) - serverBefore) / wall;
+    const clientShare = (clientCpu.user + clientCpu.system) / wall;
     const ok = result.missed === 0 && result.p99 <= 1000;
-    say(`${String(rate).padStart(6)} ${String(result.sent).padStart(6)}  ${ms(result.p99)}  ${String(result.missed).padStart(6)}  ${ok ? 'ok' : 'over'}`);
+    say(`${String(rate).padStart(6)} ${String(result.sent).padStart(6)}  ${ms(result.p99)}  ${String(result.missed).padStart(6)}  ${pct(serverShare)}  ${pct(clientShare)}  ${ok ? 'ok' : 'over'}`);
     if (!ok) break;
     best = rate;
     await d.web.ask({ cmd: 'drain' }, 'drained');
