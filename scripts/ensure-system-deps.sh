@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# System packages the project needs, named as arguments (default: chromium):
+# System packages the project needs, named as arguments (default: chromium redis-server):
 #   chromium  the browser test drives Debian's Chromium (playwright-core never downloads one);
+#   redis-server  the Redis tests start private servers to kill and restart (and the test run
+#             starts one for itself when none answers at 127.0.0.1:6379);
 #   gcc, patchelf  scripts/uws-glibc-compat.mjs builds and links a shim so that uWebSockets.js
 #             loads on a glibc older than 2.38 (it asks for them only there).
 # Installs what is missing with apt-get when it may (root); otherwise says exactly what to do.
 set -u
-[ $# -eq 0 ] && set -- chromium
+[ $# -eq 0 ] && set -- chromium redis-server
 
 missing=()
 for tool in "$@"; do
@@ -26,6 +28,7 @@ fi
 for tool in "${missing[@]}"; do
   case "$tool" in
     chromium) echo "The browser test needs Chromium at ${CHROMIUM_PATH:-/usr/bin/chromium}: run 'sudo apt-get install chromium' or set CHROMIUM_PATH." >&2 ;;
+    redis-server) echo "The Redis tests need redis-server: run 'sudo apt-get install redis-server'." >&2 ;;
     *) echo "$tool is needed (uWebSockets.js on glibc < 2.38): run 'sudo apt-get install $tool'." >&2 ;;
   esac
 done

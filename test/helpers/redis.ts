@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from '@redis/client';
 import { freePort } from './processes.ts';
 
-export const SHARED_REDIS = 'redis://127.0.0.1:6379';
+/** 127.0.0.1:6379, or the private server scripts/run-tests.sh started where none answers there. */
+export const SHARED_REDIS = process.env['ROOKERY_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 /** A prefix no other test uses. */
 export function testPrefix(label: string): string {
