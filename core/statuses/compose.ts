@@ -46,17 +46,13 @@ export interface TextParts {
   sensitive: boolean;
 }
 
-/** status / spoiler_text / sensitive as Mastodon reads them: both texts trimmed; a blank status
- * with a content warning takes the warning as its text; a warning makes the post sensitive. */
+/** status / spoiler_text / sensitive as Mastodon reads them: both texts trimmed; a warning makes
+ * the post sensitive. A content warning never stands in for a blank status (Mastodon makes it
+ * the text; the founding spec, which wins, requires `status` unless media are attached). */
 export function readText(params: Params, defaultSensitive: boolean, current?: TextParts): TextParts {
-  let text = (str(params, 'status') ?? current?.text ?? '').trim();
-  let spoilerText = (str(params, 'spoiler_text') ?? current?.spoilerText ?? '').trim();
+  const text = (str(params, 'status') ?? current?.text ?? '').trim();
+  const spoilerText = (str(params, 'spoiler_text') ?? current?.spoilerText ?? '').trim();
   let sensitive = bool(params, 'sensitive') ?? current?.sensitive ?? defaultSensitive;
-  if (text === '' && spoilerText !== '') {
-    text = spoilerText;
-    spoilerText = '';
-    sensitive = true;
-  }
   if (spoilerText !== '') sensitive = true;
   return { text, spoilerText, sensitive };
 }
