@@ -4,6 +4,9 @@
 
 export interface Limits {
   readonly maxCharacters: number;
+  /** The raw length (UTF-16 units) of a status's text and warning together, whatever they
+   * count: a URL counts 23 characters however long it is, so this is what bounds a post. */
+  readonly maxRawCharacters: number;
   readonly charactersReservedPerUrl: number;
   readonly maxPinnedStatuses: number;
   readonly maxMediaAttachments: number;
@@ -12,6 +15,11 @@ export interface Limits {
   readonly minPollExpiration: number;
   readonly maxPollExpiration: number;
   readonly maxLists: number;
+  /** Keyword filters per account, keywords per filter and statuses per filter (Mastodon has
+   * no limits; every keyword of an account's filters is compiled into one matcher). */
+  readonly maxFilters: number;
+  readonly maxFilterKeywords: number;
+  readonly maxFilterStatuses: number;
   readonly idempotencySeconds: number;
   readonly authorizationCodeSeconds: number;
   readonly webSessionSeconds: number;
@@ -47,6 +55,7 @@ export const MASTODON_COMPATIBLE_VERSION = `4.3.0 (compatible; Rookery ${ROOKERY
 
 export const defaultLimits: Limits = Object.freeze({
   maxCharacters: 500,
+  maxRawCharacters: 10_000,
   charactersReservedPerUrl: 23,
   maxPinnedStatuses: 5,
   maxMediaAttachments: 4,
@@ -55,6 +64,9 @@ export const defaultLimits: Limits = Object.freeze({
   minPollExpiration: 300,
   maxPollExpiration: 2_629_746,
   maxLists: 50,
+  maxFilters: 50,
+  maxFilterKeywords: 50,
+  maxFilterStatuses: 100,
   idempotencySeconds: 3600,
   authorizationCodeSeconds: 600,
   webSessionSeconds: 14 * 24 * 3600,

@@ -4,6 +4,7 @@
 
 import type { Core } from '../core.ts';
 import { RookeryError } from '../errors.ts';
+import { MAX_LENGTH } from '../lengths.ts';
 import type { Account, Id, User } from '../model.ts';
 import { StorageConflict } from '../ports/storage.ts';
 
@@ -55,7 +56,8 @@ function validate(core: Core, input: NewLocalAccount, requireAgreement: boolean)
   else if (username.length > 30) errors.push(fieldError('username', 'ERR_TOO_LONG', 'is too long (maximum is 30 characters)'));
   else if (core.config.reservedUsernames.includes(username.toLowerCase())) errors.push(fieldError('username', 'ERR_RESERVED', 'is reserved'));
   if (input.email === '') errors.push(fieldError('email', 'ERR_BLANK', "can't be blank"));
-  else if (!EMAIL.test(input.email) || input.email.length > 254) errors.push(fieldError('email', 'ERR_INVALID', 'is invalid'));
+  // Length first: the pattern backtracks on long inputs.
+  else if (input.email.length > MAX_LENGTH.email || !EMAIL.test(input.email)) errors.push(fieldError('email', 'ERR_INVALID', 'is invalid'));
   if (input.password === '') errors.push(fieldError('password', 'ERR_BLANK', "can't be blank"));
   else if (input.password.length < 8) errors.push(fieldError('password', 'ERR_TOO_SHORT', 'is too short (minimum is 8 characters)'));
   else if (input.password.length > 72) errors.push(fieldError('password', 'ERR_TOO_LONG', 'is too long (maximum is 72 characters)'));
@@ -64,6 +66,9 @@ function validate(core: Core, input: NewLocalAccount, requireAgreement: boolean)
     errors.push(fieldError('locale', 'ERR_INCLUSION', 'is not included in the list'));
   }
   if (input.reasonRequired === true && (input.reason ?? '').trim() === '') errors.push(fieldError('reason', 'ERR_BLANK', "can't be blank"));
+  else if ((input.reason ?? '').length > MAX_LENGTH.signUpReason) {
+    errors.push(fieldError('reason', 'ERR_TOO_LONG', `is too long (maximum is ${MAX_LENGTH.signUpReason} characters)`));
+  }
   return errors;
 }
 

@@ -5,7 +5,8 @@
 // front says so (null) and the transport passes them to the host app.
 
 import type { ApiRequest, Endpoint, Params, TokenLookup } from '../api/types.ts';
-import { RookeryError } from '../errors.ts';
+import { notFound, RookeryError } from '../errors.ts';
+import { isId } from '../ids.ts';
 import { parseBody } from './body.ts';
 import { parseCookies } from './cookies.ts';
 import { preflight, withCors } from './cors.ts';
@@ -62,6 +63,12 @@ function corsFor(match: RouteMatch, path: string): boolean {
   return (match.kind === 'path' && match.cors) || isApiPath(path);
 }
 
+/** Path parameters named `id` or `…_id` hold Mastodon ids (core/ids.ts): anything else there
+ * names no record, so it is 404 before an endpoint (or a store) ever sees it. */
+function isIdParam(name: string): boolean {
+  return name === 'id' || name.endsWith('_id');
+}
+
 function decodePathParams(raw: Record<string, string>): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -70,6 +77,7 @@ function decodePathParams(raw: Record<string, string>): Record<string, string> {
     } catch {
       throw new RookeryError(400, rackTexts.badEncoding('the path'));
     }
+    if (isIdParam(name) && !isId(params[name])) throw notFound();
   }
   return params;
 }

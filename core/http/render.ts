@@ -17,11 +17,23 @@ const CONTENT_TYPES = {
 
 export const SERVER_ERROR = 'Internal server error';
 
+/** A Location header as a transport can send it: characters outside printable ASCII (a
+ * redirect URI stored before URIs were checked, say) are %-encoded, never a thrown error. */
+function safeLocation(location: string): string {
+  return location.replace(/[^\x21-\x7e]/gu, (c) => {
+    try {
+      return encodeURIComponent(c);
+    } catch {
+      return '%EF%BF%BD'; // a lone surrogate: U+FFFD
+    }
+  });
+}
+
 export function render(response: ApiResponse): RawResponse {
   const type = response.type ?? 'json';
   const headers: Record<string, string | string[]> = { 'content-type': CONTENT_TYPES[type] };
   for (const [name, value] of Object.entries(response.headers ?? {})) headers[name.toLowerCase()] = value;
-  if (response.location !== undefined) headers['location'] = response.location;
+  if (response.location !== undefined) headers['location'] = safeLocation(response.location);
   if (response.cookies !== undefined && response.cookies.length > 0) headers['set-cookie'] = [...response.cookies];
   // What hapi sent when an endpoint set no caching of its own.
   headers['cache-control'] ??= 'no-cache';

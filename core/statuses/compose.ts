@@ -3,6 +3,7 @@
 
 import type { Core } from '../core.ts';
 import { texts, unprocessable } from '../errors.ts';
+import { tooLong } from '../lengths.ts';
 import type { Account, Id } from '../model.ts';
 import { bool, present, str, type Params } from '../params.ts';
 import type { PublishDraft } from '../hooks.ts';
@@ -57,9 +58,18 @@ export function readText(params: Params, defaultSensitive: boolean, current?: Te
   return { text, spoilerText, sensitive };
 }
 
-/** 422s of the text: blank without media, or over the character limit. */
+/** 422 when text and warning together are longer than limits.maxRawCharacters, however few
+ * characters they count (every URL counts 23): checked as soon as they are read, before any
+ * work is done on them, and again by validateText. */
+export function checkRawLength(core: Core, parts: TextParts): void {
+  const max = core.config.limits.maxRawCharacters;
+  if (parts.text.length + parts.spoilerText.length > max) throw tooLong('Text', max);
+}
+
+/** 422s of the text: blank without media, too long raw, or over the character limit. */
 export function validateText(core: Core, parts: TextParts, hasMedia: boolean): void {
   if (parts.text === '' && !hasMedia) throw unprocessable(texts.textBlank);
+  checkRawLength(core, parts);
   const max = core.config.limits.maxCharacters;
   if (countStatusCharacters(parts.spoilerText, parts.text) > max) throw unprocessable(texts.textTooLong(max));
 }
