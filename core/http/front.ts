@@ -11,7 +11,7 @@ import { parseBody } from './body.ts';
 import { parseCookies } from './cookies.ts';
 import { preflight, withCors } from './cors.ts';
 import { parseUrlEncoded, rackTexts } from './rack.ts';
-import { errorResponse, render, renderFailure, SERVER_ERROR } from './render.ts';
+import { errorResponse, oauthBody, render, renderFailure, SERVER_ERROR } from './render.ts';
 import { Router, type RouteMatch } from './router.ts';
 import type { BodyLimit, FrontDeps, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo } from './types.ts';
 
@@ -61,6 +61,12 @@ function ignoresBody(endpoint: Endpoint): boolean {
 function corsFor(match: RouteMatch, path: string): boolean {
   if (match.kind === 'endpoint') return match.endpoint.cors !== false;
   return (match.kind === 'path' && match.cors) || isApiPath(path);
+}
+
+/** Whether errors of the request are in RFC 6749's shape: those of the token and revoke
+ * endpoints (another method on their paths is a plain 404, like everywhere). */
+function oauthFor(match: RouteMatch): boolean {
+  return match.kind === 'endpoint' && match.endpoint.oauthErrors === true;
 }
 
 /** Path parameters named `id` or `…_id` hold Mastodon ids (core/ids.ts): anything else there
@@ -141,7 +147,7 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
       };
       return render(await endpoint.handle(request));
     } catch (err) {
-      return renderFailure(err, logFailure(raw.method.toUpperCase(), target.path));
+      return renderFailure(err, logFailure(raw.method.toUpperCase(), target.path), endpoint.oauthErrors === true);
     }
   }
 
@@ -180,14 +186,15 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
     refuse(request: RawHead, status: number, message: string, cause?: unknown): RawResponse {
       const target = splitUrl(request.url);
       const path = target?.path ?? '';
-      let response: RawResponse;
+      const match = target === null ? null : router.match(routingMethod(request.method), path);
+      let body: Record<string, unknown>;
       if (status >= 500) {
         logFailure(request.method.toUpperCase(), path)(cause ?? new Error(message));
-        response = errorResponse(status, { error: SERVER_ERROR });
+        body = { error: SERVER_ERROR };
       } else {
-        response = errorResponse(status, { error: message });
+        body = { error: message };
       }
-      const match = target === null ? null : router.match(routingMethod(request.method), path);
+      const response = errorResponse(status, match !== null && oauthFor(match) ? oauthBody(status, body) : body);
       return match !== null && corsFor(match, path) ? withCors(response, headerOf(request.headers, 'origin')) : response;
     },
   };
