@@ -1,6 +1,6 @@
 // Node defaults for the core's ports: the system clock, node:crypto secrets, an in-process
 // bus. createNodeRookery wires them with a store and a configuration; createNodeHandler serves
-// the result on node:http (or Express, Connect …).
+// the result on node:http (or Express, Connect …), and limitNodeServer sets a server's limits.
 
 import { resolveConfig, type ConfigInput } from '../../core/config.ts';
 import type { EventBus } from '../../core/ports/bus.ts';
@@ -14,7 +14,8 @@ import { systemClock } from './clock.ts';
 import { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
 
 export { systemClock } from './clock.ts';
-export { createNodeHandler, type NodeHandler } from './handler.ts';
+export { createNodeHandler, DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WRITE_TIMEOUT_MS, type NodeHandler, type NodeHandlerOptions } from './handler.ts';
+export { limitNodeServer, type NodeServerLimits } from './server.ts';
 export { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
 
 export interface NodeRookeryOptions {

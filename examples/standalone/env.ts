@@ -2,11 +2,14 @@
 // Mastodon has one). Shared by the server and the operator CLI so both open the same store.
 
 import { join, resolve } from 'node:path';
+import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WRITE_TIMEOUT_MS } from '../../adapters/node/handler.ts';
 import type { ConfigInput } from '../../core/config.ts';
 
 export interface StandaloneSettings {
   port: number;
   bind: string;
+  /** What one connection may hold (adapters/node: createNodeHandler's options). */
+  connections: { maxBufferedBytes: number; writeTimeoutMs: number };
   streamingPort: number;
   dataDir: string;
   databasePath: string;
@@ -22,6 +25,13 @@ function port(value: string | undefined, fallback: number, name: string): number
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number, got "${value}"`);
+  return n;
+}
+
+function positive(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${value}"`);
   return n;
 }
 
@@ -42,6 +52,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
   return {
     port: portNumber,
     bind,
+    connections: {
+      maxBufferedBytes: positive(env['MAX_BUFFERED_BYTES'], DEFAULT_MAX_BUFFERED_BYTES, 'MAX_BUFFERED_BYTES'),
+      writeTimeoutMs: positive(env['WRITE_TIMEOUT_MS'], DEFAULT_WRITE_TIMEOUT_MS, 'WRITE_TIMEOUT_MS'),
+    },
     streamingPort,
     dataDir,
     databasePath: join(dataDir, 'rookery.sqlite3'),

@@ -4,8 +4,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createNodeHandler } from '../../adapters/node/handler.ts';
-import { createNodeRookery } from '../../adapters/node/index.ts';
+import { createNodeHandler, createNodeRookery, limitNodeServer } from '../../adapters/node/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { readSettings } from './env.ts';
 import { createLogger } from './logger.ts';
@@ -17,7 +16,7 @@ const settings = readSettings();
 mkdirSync(settings.dataDir, { recursive: true });
 const storage = openSqliteStorage({ path: settings.databasePath });
 const rookery = await createNodeRookery({ config: settings.config, storage, logger: log, plugins: standalonePlugins(settings.dataDir) });
-const handle = createNodeHandler(rookery);
+const handle = createNodeHandler(rookery, settings.connections);
 const requestLog = log.isLevelEnabled('info');
 
 const server = createServer((req, res) => {
@@ -29,6 +28,7 @@ const server = createServer((req, res) => {
   }
   handle(req, res);
 });
+limitNodeServer(server, rookery);
 try {
   await listen(server, settings, 'PORT');
 } catch (err) {
