@@ -2,6 +2,8 @@
 // is checked once, here, with an error that names it; the result is frozen, so nothing can
 // change the configuration under a running core.
 
+import { parseCidr } from './ip.ts';
+
 export interface Limits {
   readonly maxCharacters: number;
   /** The raw length (UTF-16 units) of a status's text and warning together, whatever they
@@ -47,6 +49,11 @@ export interface RookeryConfig {
   readonly limits: Limits;
   /** Issue refresh tokens from the token endpoint (opt-in; Mastodon issues none). */
   readonly refreshTokens: boolean;
+  /** Mastodon's rate limits (core/rate-limits.ts); on unless false. */
+  readonly rateLimits: boolean;
+  /** Peers (addresses or CIDR ranges) whose X-Forwarded-For names the client: the reverse
+   * proxies in front of the instance. Default: loopback. */
+  readonly trustedProxies: readonly string[];
 }
 
 export const ROOKERY_VERSION = '0.1.0';
@@ -88,7 +95,8 @@ export class ConfigError extends Error {
 
 const DEFAULT_RESERVED = Object.freeze(['admin', 'administrator', 'mod', 'moderator', 'root', 'support', 'help', 'webmaster', 'postmaster', 'abuse', 'security', 'ssladmin', 'hostmaster']);
 
-const TOP_LEVEL = new Set(['domain', 'baseUrl', 'streamingUrl', 'title', 'description', 'contactEmail', 'limitedFederation', 'registrations', 'reservedUsernames', 'limits', 'refreshTokens']);
+const TOP_LEVEL = new Set(['domain', 'baseUrl', 'streamingUrl', 'title', 'description', 'contactEmail', 'limitedFederation', 'registrations', 'reservedUsernames', 'limits', 'refreshTokens', 'rateLimits', 'trustedProxies']);
+const DEFAULT_TRUSTED_PROXIES = Object.freeze(['127.0.0.0/8', '::1']);
 const REGISTRATION_KEYS = new Set(['open', 'approvalRequired', 'confirmationRequired']);
 const LIMIT_KEYS = new Set(Object.keys(defaultLimits));
 /** A host name or address with an optional port: no scheme, path, query, user or spaces. */
@@ -121,6 +129,7 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
+const isRangeList = (value: unknown): value is string[] => isStringList(value) && value.every((item) => parseCidr(item) !== null);
 
 function urlWithScheme(value: string, schemes: readonly string[]): boolean {
   let url: URL;
@@ -194,5 +203,7 @@ export function resolveConfig(input: ConfigInput): RookeryConfig {
     reservedUsernames: Object.freeze([...reserved]),
     limits: limitsOf(raw),
     refreshTokens: optional(raw, 'refreshTokens', 'refreshTokens', isBoolean, 'a boolean', false),
+    rateLimits: optional(raw, 'rateLimits', 'rateLimits', isBoolean, 'a boolean', true),
+    trustedProxies: Object.freeze([...optional(raw, 'trustedProxies', 'trustedProxies', isRangeList, 'an array of IP addresses or CIDR ranges', DEFAULT_TRUSTED_PROXIES)]),
   });
 }

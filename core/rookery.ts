@@ -20,6 +20,9 @@ import type { RookeryPlugin } from './plugin-host.ts';
 import { NOTIFYING_EVENTS, notificationHandler } from './events/notify.ts';
 import { STREAMED_EVENTS, streamHandler } from './events/fanout.ts';
 import { createWorker, type WorkerOptions } from './queue/worker.ts';
+import { createMemoryCounters } from './counters.ts';
+import type { CounterStore } from './ports/counters.ts';
+import { createRateLimiter } from './rate-limits.ts';
 import { createStreamHub, type StreamHub } from './streaming/hub.ts';
 
 export interface RookeryOptions extends CoreDeps {
@@ -29,6 +32,8 @@ export interface RookeryOptions extends CoreDeps {
   worker?: boolean | Pick<WorkerOptions, 'batch' | 'leaseMs' | 'pollMs'>;
   /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
   signIn?: SignInPort;
+  /** Where rate-limit counters live (default: this process; adapters/redis shares them). */
+  counters?: CounterStore;
 }
 
 export interface Rookery {
@@ -88,13 +93,15 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   ]);
   const stoppers = new Set<() => void>();
   const streaming = createStreamHub(core);
+  const counters = options.counters ?? createMemoryCounters();
+  const rateLimiter = core.config.rateLimits ? createRateLimiter(core.config, counters, () => core.clock.now()) : null;
   const lookup = (raw: string | null | undefined) => lookupToken(core, raw);
   const guard = (endpoint: Endpoint, found: TokenLookup) => authorize(endpoint, found, core.config);
   return {
     core,
     endpoints,
     streaming,
-    http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger }),
+    http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger, rateLimiter }),
     accounts: hostAccounts(core),
     tokens: hostTokens(core),
     lookupToken: lookup,
@@ -122,6 +129,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
       await worker?.stop();
       await streaming.close();
       await core.bus.close();
+      await counters.close?.();
       await core.storage.close();
     },
   };

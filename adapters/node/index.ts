@@ -4,6 +4,7 @@
 
 import { resolveConfig, type ConfigInput } from '../../core/config.ts';
 import type { EventBus } from '../../core/ports/bus.ts';
+import type { CounterStore } from '../../core/ports/counters.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import type { SignInPort } from '../../core/oauth/sign-in-port.ts';
@@ -29,6 +30,8 @@ export interface NodeRookeryOptions {
   worker?: RookeryOptions['worker'];
   /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
   signIn?: SignInPort;
+  /** Where rate-limit counters live (default: this process); see adapters/redis/rate-limits.ts. */
+  counters?: CounterStore;
 }
 
 export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery> {
@@ -43,5 +46,6 @@ export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery>
   if (options.plugins) deps.plugins = options.plugins;
   if (options.worker !== undefined) deps.worker = options.worker;
   if (options.signIn) deps.signIn = options.signIn;
+  if (options.counters) deps.counters = options.counters;
   return createRookery(deps);
 }

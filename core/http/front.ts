@@ -4,9 +4,10 @@
 // Requests for paths that are neither an endpoint's nor under /api/ are not Rookery's: the
 // front says so (null) and the transport passes them to the host app.
 
-import type { ApiRequest, Endpoint, Params, TokenLookup } from '../api/types.ts';
+import type { ApiRequest, ApiResponse, Endpoint, Params, TokenLookup } from '../api/types.ts';
 import { notFound, RookeryError } from '../errors.ts';
 import { isId } from '../ids.ts';
+import { rateLimitTexts } from '../rate-limits.ts';
 import { parseBody } from './body.ts';
 import { parseCookies } from './cookies.ts';
 import { preflight, withCors } from './cors.ts';
@@ -134,6 +135,20 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
       const headers = flattenHeaders(raw.headers);
       // A public endpoint does not look at tokens, so none is looked up.
       const lookup = endpoint.auth === 'public' ? NO_TOKEN : await deps.lookupToken(bearerToken(headers['authorization'], query, body));
+      // Counted before the endpoint runs or refuses, as Mastodon's Rack::Attack counts.
+      const verdict =
+        deps.rateLimiter == null
+          ? null
+          : await deps.rateLimiter.before({
+              route: `${endpoint.method} ${endpoint.path}`,
+              path: target.path,
+              params: { ...query, ...body },
+              accountId: lookup.kind === 'valid' ? (lookup.account?.id ?? null) : null,
+              tokenId: lookup.kind === 'valid' ? lookup.token.id : null,
+              remoteAddress: raw.remoteAddress,
+              forwardedFor: headers['x-forwarded-for'],
+            });
+      if (verdict?.limited) throw new RookeryError(429, rateLimitTexts.tooMany, {}, verdict.headers);
       const request: ApiRequest = {
         method: endpoint.method,
         path: target.path,
@@ -145,7 +160,18 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         caller: deps.authorize(endpoint, lookup),
         remoteAddress: raw.remoteAddress,
       };
-      return render(await endpoint.handle(request));
+      let response: ApiResponse;
+      try {
+        response = await endpoint.handle(request);
+      } catch (err) {
+        // An endpoint's refusal carries the limits' headers too (Mastodon sends them on a 422).
+        if (verdict != null && err instanceof RookeryError && err.status < 500) {
+          throw new RookeryError(err.status, err.message, { ...err.extra }, { ...verdict.headers, ...err.headers });
+        }
+        throw err;
+      }
+      if (verdict != null) response = { ...response, headers: { ...(await deps.rateLimiter?.after(verdict, response.status, response.body)), ...response.headers } };
+      return render(response);
     } catch (err) {
       return renderFailure(err, logFailure(raw.method.toUpperCase(), target.path), endpoint.oauthErrors === true);
     }

@@ -10,6 +10,8 @@ export interface StandaloneSettings {
   bind: string;
   /** What one connection may hold (adapters/node: createNodeHandler's options). */
   connections: { maxBufferedBytes: number; writeTimeoutMs: number };
+  /** Rate-limit counters shared through Redis when set. */
+  redisUrl: string | null;
   streamingPort: number;
   dataDir: string;
   databasePath: string;
@@ -56,6 +58,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
       maxBufferedBytes: positive(env['MAX_BUFFERED_BYTES'], DEFAULT_MAX_BUFFERED_BYTES, 'MAX_BUFFERED_BYTES'),
       writeTimeoutMs: positive(env['WRITE_TIMEOUT_MS'], DEFAULT_WRITE_TIMEOUT_MS, 'WRITE_TIMEOUT_MS'),
     },
+    redisUrl: env['REDIS_URL'] || null,
     streamingPort,
     dataDir,
     databasePath: join(dataDir, 'rookery.sqlite3'),
@@ -66,6 +69,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
       title: env['INSTANCE_TITLE'] || 'Rookery',
       contactEmail: env['CONTACT_EMAIL'] || '',
       limitedFederation: flag(env['LIMITED_FEDERATION_MODE'], false),
+      rateLimits: flag(env['RATE_LIMITS'], true),
+      // Mastodon's variable: the reverse proxies whose X-Forwarded-For names the client.
+      ...(env['TRUSTED_PROXY_IP'] ? { trustedProxies: env['TRUSTED_PROXY_IP'].split(/[\s,]+/).filter((s) => s !== '') } : {}),
       registrations: {
         open: registrations !== 'closed',
         approvalRequired: registrations === 'approval',

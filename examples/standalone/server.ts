@@ -15,7 +15,9 @@ const log = createLogger();
 const settings = readSettings();
 mkdirSync(settings.dataDir, { recursive: true });
 const storage = openSqliteStorage({ path: settings.databasePath });
-const rookery = await createNodeRookery({ config: settings.config, storage, logger: log, plugins: standalonePlugins(settings.dataDir) });
+// With REDIS_URL, every process of the instance counts against the same rate limits.
+const counters = settings.redisUrl === null ? undefined : await (await import('../../adapters/redis/rate-limits.ts')).createRedisCounters({ url: settings.redisUrl });
+const rookery = await createNodeRookery({ config: settings.config, storage, logger: log, plugins: standalonePlugins(settings.dataDir), ...(counters ? { counters } : {}) });
 const handle = createNodeHandler(rookery, settings.connections);
 const requestLog = log.isLevelEnabled('info');
 

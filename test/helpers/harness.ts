@@ -15,6 +15,7 @@ import { issueToken } from '../../core/oauth/tokens.ts';
 import type { SignInPort } from '../../core/oauth/sign-in-port.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
+import type { CounterStore } from '../../core/ports/counters.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { Storage } from '../../core/ports/storage.ts';
@@ -46,6 +47,8 @@ export interface HarnessOptions {
   worker?: boolean;
   /** Options of the hapi plugin's own streaming (SSE on the same port). */
   streaming?: RookeryHapiOptions['streaming'];
+  /** Where rate-limit counters live (default: in this process). */
+  counters?: CounterStore;
 }
 
 export interface TestUser {
@@ -96,6 +99,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   if (options.logger) deps.logger = options.logger;
   if (options.worker !== undefined) deps.worker = options.worker;
   if (options.signIn) deps.signIn = options.signIn;
+  if (options.counters) deps.counters = options.counters;
   const rookery = await createRookery(deps);
   const server = Hapi.server({ port, host: '127.0.0.1' });
   await server.register({ plugin: rookeryHapi, options: options.streaming === undefined ? { rookery } : { rookery, streaming: options.streaming } });
