@@ -14,6 +14,7 @@ import { createCore, type CoreDeps } from './create-core.ts';
 import { hostAccounts, hostTokens, type HostAccounts, type HostTokens } from './host-api.ts';
 import { createHttpFront } from './http/front.ts';
 import type { HttpFront } from './http/types.ts';
+import { pruneExpiredSessions, PRUNE_SESSIONS_JOB } from './oauth/sessions.ts';
 import type { SignInPort } from './oauth/sign-in-port.ts';
 import { lookupToken } from './oauth/tokens.ts';
 import type { RookeryPlugin } from './plugin-host.ts';
@@ -73,6 +74,8 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   core.jobs.subscribe('notifications', NOTIFYING_EVENTS, notificationHandler(core));
   core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
   for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core, plugin.name));
+  // The core's own periodic job, run by startJobs() like the plugins' ones.
+  registry.jobs.push({ ...PRUNE_SESSIONS_JOB, run: async () => void (await pruneExpiredSessions(core)) });
   const workerOptions = options.worker ?? true;
   const worker =
     workerOptions === false

@@ -2,8 +2,10 @@
 // transport: hapi is for apps that are hapi apps already), with the embedded SQLite store in
 // DATA_DIR. `npm start` runs this file.
 
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import { createNodeHandler, createNodeRookery, limitNodeServer } from '../../adapters/node/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { readSettings } from './env.ts';
@@ -12,12 +14,35 @@ import { listen, ListenError } from './listen.ts';
 import { standalonePlugins } from './plugins.ts';
 
 const log = createLogger();
+
+/** The key that signs what browsers hand back (the sign-in form's CSRF token): SECRET_KEY_BASE,
+ * as Mastodon names it, else one made once and kept in DATA_DIR, so that a restart does not
+ * void forms in flight. Every process of one instance must share it. */
+function secretKey(dataDir: string): string {
+  const given = process.env['SECRET_KEY_BASE'];
+  if (given !== undefined && given !== '') return given;
+  const file = join(dataDir, 'secret_key_base');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    const key = randomBytes(48).toString('base64url');
+    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+    return key;
+  }
+}
 const settings = readSettings();
 mkdirSync(settings.dataDir, { recursive: true });
 const storage = openSqliteStorage({ path: settings.databasePath });
 // With REDIS_URL, every process of the instance counts against the same rate limits.
 const counters = settings.redisUrl === null ? undefined : await (await import('../../adapters/redis/rate-limits.ts')).createRedisCounters({ url: settings.redisUrl });
-const rookery = await createNodeRookery({ config: settings.config, storage, logger: log, plugins: standalonePlugins(settings.dataDir), ...(counters ? { counters } : {}) });
+const rookery = await createNodeRookery({
+  config: settings.config,
+  storage,
+  logger: log,
+  plugins: standalonePlugins(settings.dataDir),
+  secrets: { secretKey: secretKey(settings.dataDir) },
+  ...(counters ? { counters } : {}),
+});
 const handle = createNodeHandler(rookery, settings.connections);
 const requestLog = log.isLevelEnabled('info');
 
