@@ -15,6 +15,8 @@ export const MAX_LENGTH = {
   filterKeyword: 64,
   /** Mastodon's UserInviteRequest. */
   signUpReason: 420,
+  /** Mastodon's Account (accounts made from code: the host API, the CLI). */
+  displayName: 30,
   /** OAuth parameters carried through the sign-in and consent forms and echoed to the client
    * (state, scope …). Mastodon: bounded only by its proxy's URL length. */
   authorizeParam: 2000,

@@ -35,7 +35,7 @@ interface FieldError {
 const SUPPORTED_LOCALES = new Set(['ar', 'ca', 'cs', 'cy', 'da', 'de', 'el', 'en', 'en-GB', 'eo', 'es', 'eu', 'fa', 'fi', 'fr', 'ga', 'gd', 'gl', 'he', 'hu', 'id', 'is', 'it', 'ja', 'ko', 'nl', 'nn', 'no', 'pl', 'pt', 'pt-BR', 'pt-PT', 'ro', 'ru', 'sk', 'sl', 'sv', 'th', 'tr', 'uk', 'vi', 'zh-CN', 'zh-TW']);
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const LABELS: Record<string, string> = { username: 'Username', email: 'Email', password: 'Password', agreement: 'Agreement', locale: 'Locale', reason: 'Reason' };
+const LABELS: Record<string, string> = { username: 'Username', email: 'Email', password: 'Password', agreement: 'Agreement', locale: 'Locale', reason: 'Reason', display_name: 'Display name' };
 
 function fieldError(field: string, code: string, description: string): FieldError {
   return { field, label: LABELS[field] ?? field, code, description };
@@ -64,6 +64,9 @@ function validate(core: Core, input: NewLocalAccount, requireAgreement: boolean)
   if (requireAgreement && input.agreement !== true) errors.push(fieldError('agreement', 'ERR_ACCEPTED', 'must be accepted'));
   if (input.locale !== undefined && input.locale !== '' && !SUPPORTED_LOCALES.has(input.locale)) {
     errors.push(fieldError('locale', 'ERR_INCLUSION', 'is not included in the list'));
+  }
+  if ((input.displayName ?? '').length > MAX_LENGTH.displayName) {
+    errors.push(fieldError('display_name', 'ERR_TOO_LONG', `is too long (maximum is ${MAX_LENGTH.displayName} characters)`));
   }
   if (input.reasonRequired === true && (input.reason ?? '').trim() === '') errors.push(fieldError('reason', 'ERR_BLANK', "can't be blank"));
   else if ((input.reason ?? '').length > MAX_LENGTH.signUpReason) {
@@ -128,6 +131,6 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount, req
 }
 
 function sortByField(errors: FieldError[]): FieldError[] {
-  const order = ['username', 'email', 'password', 'agreement', 'locale', 'reason'];
+  const order = ['username', 'email', 'password', 'agreement', 'locale', 'reason', 'display_name'];
   return [...errors].sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
 }

@@ -252,6 +252,12 @@ t.test('sign-up: the reason is at most 420 characters (Mastodon)', async (t) => 
   t.same([email.statusCode, email.json.details.email], [422, [{ error: 'ERR_INVALID', description: 'is invalid' }]], 'a 120 kB address, refused at once');
 });
 
+t.test('accounts made from code: the display name is at most 30 characters (Mastodon)', async (t) => {
+  const refused = await h.rookery.accounts.create({ username: 'named', email: 'named@example.com', displayName: 'n'.repeat(1024 * 1024) }).catch((err: Error) => err);
+  t.equal((refused as Error).message, 'Validation failed: Display name is too long (maximum is 30 characters)');
+  t.equal((await h.rookery.accounts.create({ username: 'named', email: 'named@example.com', displayName: 'n'.repeat(30) })).displayName, 'n'.repeat(30));
+});
+
 t.test('follow languages: known codes only, each once', async (t) => {
   const carol = await h.user('carol');
   const refused = await h.request('POST', `/api/v1/accounts/${carol.account.id}/follow`, { token: bob.token, payload: { languages: ['en', 'x'.repeat(10_000)] } });
