@@ -82,6 +82,18 @@ t.test('framework errors in the one shape, on both transports', async (t) => {
   }
 });
 
+t.test('the standalone transport (node handler without a host) answers every other path in the shape too', async (t) => {
+  for (const [method, path, headers] of [
+    ['GET', '/no/such/page', {}],
+    ['POST', '/signup', { 'content-type': 'text/plain' }],
+    ['OPTIONS', '/elsewhere', { origin: 'https://elk.zone', 'access-control-request-method': 'GET' }],
+    ['GET', '/%FF%FE', {}],
+  ] as const) {
+    const reply = await overNode(method, path, headers, method === 'POST' ? 'x' : undefined);
+    t.same([reply.status, reply.json, reply.type], [404, { error: 'Not Found' }, JSON_TYPE], `${method} ${path}`);
+  }
+});
+
 t.test('a bad Cookie header is read leniently: the page works, no error', async (t) => {
   for (const [name, send] of transports) {
     for (const cookie of ['=;;;=', '_rookery_session="unterminated', '\u00ff=\u00ff; a', `x=${'y'.repeat(8000)}`]) {
