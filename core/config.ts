@@ -2,8 +2,13 @@
 // is checked once, here, with an error that names it; the result is frozen, so nothing can
 // change the configuration under a running core.
 
+import { parseCidr } from './ip.ts';
+
 export interface Limits {
   readonly maxCharacters: number;
+  /** The raw length (UTF-16 units) of a status's text and warning together, whatever they
+   * count: a URL counts 23 characters however long it is, so this is what bounds a post. */
+  readonly maxRawCharacters: number;
   readonly charactersReservedPerUrl: number;
   readonly maxPinnedStatuses: number;
   readonly maxMediaAttachments: number;
@@ -12,6 +17,11 @@ export interface Limits {
   readonly minPollExpiration: number;
   readonly maxPollExpiration: number;
   readonly maxLists: number;
+  /** Keyword filters per account, keywords per filter and statuses per filter (Mastodon has
+   * no limits; every keyword of an account's filters is compiled into one matcher). */
+  readonly maxFilters: number;
+  readonly maxFilterKeywords: number;
+  readonly maxFilterStatuses: number;
   readonly idempotencySeconds: number;
   readonly authorizationCodeSeconds: number;
   readonly webSessionSeconds: number;
@@ -41,6 +51,11 @@ export interface RookeryConfig {
   readonly limits: Limits;
   /** Issue refresh tokens from the token endpoint (opt-in; Mastodon issues none). */
   readonly refreshTokens: boolean;
+  /** Mastodon's rate limits (core/rate-limits.ts); on unless false. */
+  readonly rateLimits: boolean;
+  /** Peers (addresses or CIDR ranges) whose X-Forwarded-For names the client: the reverse
+   * proxies in front of the instance. Default: loopback. */
+  readonly trustedProxies: readonly string[];
 }
 
 export const ROOKERY_VERSION = '0.1.0';
@@ -49,6 +64,7 @@ export const MASTODON_COMPATIBLE_VERSION = `4.3.0 (compatible; Rookery ${ROOKERY
 
 export const defaultLimits: Limits = Object.freeze({
   maxCharacters: 500,
+  maxRawCharacters: 10_000,
   charactersReservedPerUrl: 23,
   maxPinnedStatuses: 5,
   maxMediaAttachments: 4,
@@ -57,6 +73,9 @@ export const defaultLimits: Limits = Object.freeze({
   minPollExpiration: 300,
   maxPollExpiration: 2_629_746,
   maxLists: 50,
+  maxFilters: 50,
+  maxFilterKeywords: 50,
+  maxFilterStatuses: 100,
   idempotencySeconds: 3600,
   authorizationCodeSeconds: 600,
   webSessionSeconds: 14 * 24 * 3600,
@@ -78,7 +97,8 @@ export class ConfigError extends Error {
 
 const DEFAULT_RESERVED = Object.freeze(['admin', 'administrator', 'mod', 'moderator', 'root', 'support', 'help', 'webmaster', 'postmaster', 'abuse', 'security', 'ssladmin', 'hostmaster']);
 
-const TOP_LEVEL = new Set(['domain', 'baseUrl', 'streamingUrl', 'title', 'description', 'contactEmail', 'limitedFederation', 'registrations', 'reservedUsernames', 'rules', 'limits', 'refreshTokens']);
+const TOP_LEVEL = new Set(['domain', 'baseUrl', 'streamingUrl', 'title', 'description', 'contactEmail', 'limitedFederation', 'registrations', 'reservedUsernames', 'rules', 'limits', 'refreshTokens', 'rateLimits', 'trustedProxies']);
+const DEFAULT_TRUSTED_PROXIES = Object.freeze(['127.0.0.0/8', '::1']);
 const REGISTRATION_KEYS = new Set(['open', 'approvalRequired', 'confirmationRequired']);
 const LIMIT_KEYS = new Set(Object.keys(defaultLimits));
 /** A host name or address with an optional port: no scheme, path, query, user or spaces. */
@@ -112,6 +132,7 @@ const isBoolean = (value: unknown): value is boolean => typeof value === 'boolea
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
 const isTextList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => isString(item) && item.trim() !== '');
+const isRangeList = (value: unknown): value is string[] => isStringList(value) && value.every((item) => parseCidr(item) !== null);
 
 function urlWithScheme(value: string, schemes: readonly string[]): boolean {
   let url: URL;
@@ -186,5 +207,7 @@ export function resolveConfig(input: ConfigInput): RookeryConfig {
     rules: Object.freeze(optional(raw, 'rules', 'rules', isTextList, 'an array of non-empty strings', []).map((rule) => rule.trim())),
     limits: limitsOf(raw),
     refreshTokens: optional(raw, 'refreshTokens', 'refreshTokens', isBoolean, 'a boolean', false),
+    rateLimits: optional(raw, 'rateLimits', 'rateLimits', isBoolean, 'a boolean', true),
+    trustedProxies: Object.freeze([...optional(raw, 'trustedProxies', 'trustedProxies', isRangeList, 'an array of IP addresses or CIDR ranges', DEFAULT_TRUSTED_PROXIES)]),
   });
 }

@@ -4,6 +4,7 @@
 
 import type { Core } from './core.ts';
 import { notFound, unprocessable } from './errors.ts';
+import { MAX_LENGTH, tooLongText } from './lengths.ts';
 import { isId } from './ids.ts';
 import {
   FILTER_ACTIONS,
@@ -34,6 +35,12 @@ export interface FilterInput {
   keywords?: readonly KeywordInput[] | undefined;
 }
 
+export const filterTexts = {
+  tooMany: 'Validation failed: You have reached the maximum number of filters',
+  tooManyKeywords: (max: number) => `Validation failed: A filter can have at most ${max} keywords`,
+  tooManyStatuses: (max: number) => `Validation failed: A filter can have at most ${max} statuses`,
+} as const;
+
 function validationFailed(messages: string[]): never {
   throw unprocessable(`Validation failed: ${messages.join(', ')}`);
 }
@@ -60,11 +67,15 @@ function isBlankEntry(k: KeywordInput): boolean {
 }
 
 /** `nested`: the entries of a filter's keywords_attributes, where all-blank entries are
- * skipped and errors name "Keywords keyword"; otherwise the keyword endpoints ("Keyword"). */
+ * skipped and errors name "Keywords keyword"; otherwise the keyword endpoints ("Keyword").
+ * Refused as soon as the filter would hold more than limits.maxFilterKeywords keywords, so a
+ * request with thousands of entries costs no more than one with a few too many. */
 function applyKeywords(core: Core, current: readonly FilterKeyword[], inputs: readonly KeywordInput[], nested: boolean): FilterKeyword[] {
   const label = nested ? 'Keywords keyword' : 'Keyword';
+  const max = core.config.limits.maxFilterKeywords;
   let keywords = [...current];
   for (const input of nested ? inputs.filter((k) => !isBlankEntry(k)) : inputs) {
+    if (input.keyword !== undefined && input.keyword.length > MAX_LENGTH.filterKeyword) validationFailed([tooLongText(label, MAX_LENGTH.filterKeyword)]);
     if (input.id !== undefined && input.id !== '') {
       const index = keywords.findIndex((k) => k.id === input.id);
       const existing = keywords[index];
@@ -77,6 +88,7 @@ function applyKeywords(core: Core, current: readonly FilterKeyword[], inputs: re
       continue;
     }
     if (input.destroy) continue;
+    if (keywords.length >= max) throw unprocessable(filterTexts.tooManyKeywords(max));
     keywords.push({ id: core.ids.next(), keyword: input.keyword ?? '', wholeWord: input.wholeWord ?? true });
   }
   if (keywords.some((k) => k.keyword.trim() === '')) validationFailed([`${label} can't be blank`]);
@@ -90,6 +102,7 @@ function expiresAtOf(core: Core, expiresIn: number | null): number | null {
 function checkFilter(filter: Filter): void {
   const errors: string[] = [];
   if (filter.title.trim() === '') errors.push("Title can't be blank");
+  else if (filter.title.length > MAX_LENGTH.filterTitle) errors.push(tooLongText('Title', MAX_LENGTH.filterTitle));
   errors.push(...contextErrors(filter.context));
   if (errors.length > 0) validationFailed(errors);
 }
@@ -123,6 +136,8 @@ export async function createFilter(core: Core, actor: Account, input: FilterInpu
   };
   checkFilter(filter);
   filter.keywords = applyKeywords(core, [], input.keywords ?? [], true);
+  const max = core.config.limits.maxFilters;
+  if ((await core.storage.filters.listBy(actor.id)).length >= max) throw unprocessable(filterTexts.tooMany);
   await core.storage.filters.create(filter, () => changed(core, actor, filter));
   return filter;
 }
@@ -199,6 +214,8 @@ export async function addFilterStatus(core: Core, actor: Account, filterId: stri
   const filter = await ownFilter(core, actor, filterId);
   const { status } = await findVisible(core, actor, statusId);
   if (filter.statuses.some((s) => s.statusId === status.id)) validationFailed(['Status has already been taken']);
+  const max = core.config.limits.maxFilterStatuses;
+  if (filter.statuses.length >= max) throw unprocessable(filterTexts.tooManyStatuses(max));
   const row: FilterStatus = { id: core.ids.next(), statusId: status.id };
   await save(core, actor, { ...filter, statuses: [...filter.statuses, row] });
   return row;

@@ -5,11 +5,14 @@ import { findAccount } from './accounts/find.ts';
 import type { Core } from './core.ts';
 import { showsInList as showsInListFeed } from './feeds.ts';
 import { notFound, unprocessable } from './errors.ts';
+import { MAX_LENGTH, tooLongText } from './lengths.ts';
 import { compareIds, isId } from './ids.ts';
 import { LIST_REPLIES_POLICIES, type Account, type Id, type List, type ListRepliesPolicy } from './model.ts';
 
 export const listTexts = {
   titleBlank: "Validation failed: Title can't be blank",
+  titleTooLong: `Validation failed: ${tooLongText('Title', MAX_LENGTH.listTitle)}`,
+  tooManyIds: 'Too many ids requested',
   policyInvalid: 'Validation failed: Replies policy is not included in the list',
   tooMany: 'Validation failed: You have reached the maximum number of lists',
   duplicate: 'Validation failed: Account has already been taken',
@@ -37,7 +40,12 @@ function repliesPolicyOf(value: string | undefined): ListRepliesPolicy | undefin
 
 function checkTitle(title: string | undefined): void {
   if (title === undefined || title.trim() === '') throw unprocessable(listTexts.titleBlank);
+  if (title.length > MAX_LENGTH.listTitle) throw unprocessable(listTexts.titleTooLong);
 }
+
+/** Accounts added or removed in one request (clients send one; Mastodon reads at most 40 ids
+ * in its batch reads). */
+export const MAX_MEMBER_IDS = 100;
 
 export async function createList(core: Core, actor: Account, input: ListInput): Promise<List> {
   checkTitle(input.title);
@@ -80,6 +88,7 @@ export async function deleteList(core: Core, actor: Account, id: string): Promis
 export async function addListMembers(core: Core, actor: Account, id: string, accountIds: readonly string[]): Promise<void> {
   const list = await ownList(core, actor, id);
   const unique = [...new Set(accountIds)];
+  if (unique.length > MAX_MEMBER_IDS) throw unprocessable(listTexts.tooManyIds);
   if (unique.length === 0) return;
   for (const accountId of unique) await findAccount(core, accountId);
   const facts = await core.storage.relationships.relationships(actor.id, unique);
@@ -90,7 +99,8 @@ export async function addListMembers(core: Core, actor: Account, id: string, acc
 
 export async function removeListMembers(core: Core, actor: Account, id: string, accountIds: readonly string[]): Promise<void> {
   const list = await ownList(core, actor, id);
-  const ids = accountIds.filter(isId);
+  const ids = [...new Set(accountIds.filter(isId))];
+  if (ids.length > MAX_MEMBER_IDS) throw unprocessable(listTexts.tooManyIds);
   if (ids.length > 0) await core.storage.lists.removeMembers(list.id, ids);
 }
 

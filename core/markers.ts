@@ -3,6 +3,7 @@
 
 import type { Core } from './core.ts';
 import { unprocessable } from './errors.ts';
+import { isId } from './ids.ts';
 import { MARKER_TIMELINES, type Account, type Marker, type MarkerTimeline } from './model.ts';
 import { iso } from './present/time.ts';
 
@@ -21,10 +22,17 @@ export async function readMarkers(core: Core, actor: Account, timelines: readonl
   return known.length === 0 ? [] : core.storage.markers.get(actor.id, known);
 }
 
-/** Saves the positions sent (timeline → last read id); a timeline sent without one is 422. */
+export const markerTexts = {
+  blank: "Validation failed: Last read can't be blank",
+  invalid: 'Validation failed: Last read is invalid',
+} as const;
+
+/** Saves the positions sent (timeline → last read id); a timeline sent without one, or with
+ * something that is not an id, is 422. */
 export async function saveMarkers(core: Core, actor: Account, positions: ReadonlyMap<MarkerTimeline, string>): Promise<Marker[]> {
   for (const id of positions.values()) {
-    if (id.trim() === '') throw unprocessable("Validation failed: Last read can't be blank");
+    if (id.trim() === '') throw unprocessable(markerTexts.blank);
+    if (!isId(id)) throw unprocessable(markerTexts.invalid);
   }
   const saved: Marker[] = [];
   for (const [timeline, lastReadId] of positions) {

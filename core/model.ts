@@ -226,6 +226,9 @@ export interface AccessToken {
   scopes: string[];
   /** Digest of the refresh token issued with it (opt-in), or null. */
   refreshTokenHash: string | null;
+  /** The authorization code it was issued for (absent for other grants): a replayed code
+   * revokes it (RFC 6749 §4.1.2). */
+  authorizationCodeId?: Id;
   createdAt: Millis;
   revokedAt: Millis | null;
 }

@@ -14,6 +14,7 @@ import { createCore, type CoreDeps } from './create-core.ts';
 import { hostAccounts, hostTokens, type HostAccounts, type HostTokens } from './host-api.ts';
 import { createHttpFront } from './http/front.ts';
 import type { HttpFront } from './http/types.ts';
+import { pruneExpiredSessions, PRUNE_SESSIONS_JOB } from './oauth/sessions.ts';
 import type { SignInPort } from './oauth/sign-in-port.ts';
 import { lookupToken } from './oauth/tokens.ts';
 import type { RookeryPlugin } from './plugin-host.ts';
@@ -22,6 +23,9 @@ import { STREAMED_EVENTS, streamHandler } from './events/fanout.ts';
 import { profileHandler } from './accounts/profile.ts';
 import { createRelay } from './queue/relay.ts';
 import { createWorker, type WorkerOptions } from './queue/worker.ts';
+import { createMemoryCounters } from './counters.ts';
+import type { CounterStore } from './ports/counters.ts';
+import { createRateLimiter } from './rate-limits.ts';
 import { createStreamHub, type StreamHub } from './streaming/hub.ts';
 
 export interface RookeryOptions extends CoreDeps {
@@ -31,6 +35,8 @@ export interface RookeryOptions extends CoreDeps {
   worker?: boolean | Pick<WorkerOptions, 'batch' | 'leaseMs' | 'pollMs'>;
   /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
   signIn?: SignInPort;
+  /** Where rate-limit counters live (default: this process; adapters/redis shares them). */
+  counters?: CounterStore;
 }
 
 export interface Rookery {
@@ -73,6 +79,8 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
   core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
   for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core, plugin.name));
+  // The core's own periodic job, run by startJobs() like the plugins' ones.
+  registry.jobs.push({ ...PRUNE_SESSIONS_JOB, run: async () => void (await pruneExpiredSessions(core)) });
   const workerOptions = options.worker ?? true;
   // Writes record their jobs in the store; when jobs wait elsewhere (Redis), the worker relays them.
   const relay = core.queue === core.storage.jobs ? null : createRelay({ from: core.storage.jobs, to: core.queue, clock: core.clock });
@@ -95,13 +103,15 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   ]);
   const stoppers = new Set<() => void>();
   const streaming = createStreamHub(core);
+  const counters = options.counters ?? createMemoryCounters();
+  const rateLimiter = core.config.rateLimits ? createRateLimiter(core.config, counters, () => core.clock.now()) : null;
   const lookup = (raw: string | null | undefined) => lookupToken(core, raw);
   const guard = (endpoint: Endpoint, found: TokenLookup) => authorize(endpoint, found, core.config);
   return {
     core,
     endpoints,
     streaming,
-    http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger }),
+    http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger, rateLimiter }),
     accounts: hostAccounts(core),
     tokens: hostTokens(core),
     lookupToken: lookup,
@@ -130,6 +140,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
       await streaming.close();
       await core.bus.close();
       if (core.queue !== core.storage.jobs) await core.queue.close?.();
+      await counters.close?.();
       await core.storage.close();
     },
   };

@@ -26,6 +26,12 @@ function headOf(request: Request): RawHead {
   return { method: req.method ?? request.method.toUpperCase(), url: req.url ?? request.path, headers: req.headers, remoteAddress: request.info.remoteAddress };
 }
 
+/** hapi's own routes for requests that match none (notFound, badRequest): method '_special',
+ * which its types do not list. */
+function isSpecialRoute(request: Request): boolean {
+  return (request.route.method as string) === '_special';
+}
+
 function reply(h: ResponseToolkit, raw: RawResponse) {
   const body = typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body.buffer, raw.body.byteOffset, raw.body.byteLength);
   const response = h.response(body).code(raw.status);
@@ -55,13 +61,15 @@ export const rookeryHapi: Plugin<RookeryHapiOptions> = {
     const routes: ServerRoute[] = http.routes.map(({ method, path, maxBytes }) => ({
       method,
       path: toHapiPath(path),
-      options: method === 'GET' ? base : { ...base, payload: { parse: false, output: 'data', maxBytes } },
+      // override: hapi reads the bytes and never the content type (the front does, and refuses
+      // a bad one in its own words, as it does for the node handler).
+      options: method === 'GET' ? base : { ...base, payload: { parse: false, output: 'data', maxBytes, override: 'application/octet-stream' } },
     }));
     // Preflights, other methods on our paths and unknown /api paths: the front answers them
     // without a body, so hapi does not read one. One route per path shape (hapi refuses two).
     const others = new Map([['/api/{any*}', '/api/{any*}']]);
     for (const { path } of routes) if (!path.startsWith('/api/')) others.set(path.replace(/\{[^}]*\}/g, '{}'), path);
-    const other: RouteOptions = { ...base, payload: { parse: false, output: 'stream' } };
+    const other: RouteOptions = { ...base, payload: { parse: false, output: 'stream', override: 'application/octet-stream' } };
     server.route([...routes, ...[...others.values()].map((path) => ({ method: '*' as const, path, options: other }))]);
     server.ext(
       'onPreResponse',
@@ -72,5 +80,19 @@ export const rookeryHapi: Plugin<RookeryHapiOptions> = {
       },
       { sandbox: 'plugin' },
     );
+    // Requests hapi refuses before any route (a path it cannot decode, or one its dot-segment
+    // normalization sends nowhere) reach no route of ours: on Rookery's paths the front still
+    // answers them, as it answers the node handler. Everything else stays the host's.
+    server.ext('onPreResponse', async (request, h) => {
+      const response = request.response;
+      if (!('isBoom' in response) || !response.isBoom || !isSpecialRoute(request)) return h.continue;
+      const head = headOf(request);
+      const limit = http.bodyLimit(head.method, head.url);
+      if (limit === null) return h.continue;
+      // The front answers these without their body (hapi read none).
+      if (limit === 'ignore') return reply(h, (await http.handle({ ...head, body: null })) ?? http.refuse(head, 404, frontTexts.notFound));
+      const status = response.output.statusCode;
+      return reply(h, http.refuse(head, status, status === 404 ? frontTexts.notFound : response.message, response));
+    });
   },
 };

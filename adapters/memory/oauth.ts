@@ -79,6 +79,19 @@ export function oauthRepository(state: MemoryState): OAuthRepository {
       c.usedAt = now;
       return clone(c);
     },
+    async revokeTokensOfCode(codeHash, at, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        const codeId = codeByHash.get(codeHash);
+        if (codeId === undefined) return [];
+        const revoked = [];
+        for (const tok of tokens.values()) {
+          if (tok.authorizationCodeId !== codeId || tok.revokedAt !== null) continue;
+          revoked.push(clone(tok));
+          tok.revokedAt = at;
+        }
+        return revoked;
+      })());
+    },
     async createSession(s) {
       if (sessions.has(s.id)) throw new StorageConflict('id');
       if (sessionByHash.has(s.idHash)) throw new StorageConflict('idHash');
@@ -95,6 +108,16 @@ export function oauthRepository(state: MemoryState): OAuthRepository {
       if (!s) return;
       sessions.delete(id);
       sessionByHash.delete(s.idHash);
+    },
+    async pruneSessions(now) {
+      let pruned = 0;
+      for (const [id, s] of sessions) {
+        if (s.expiresAt > now) continue;
+        sessions.delete(id);
+        sessionByHash.delete(s.idHash);
+        pruned++;
+      }
+      return pruned;
     },
   };
 }

@@ -52,6 +52,7 @@ export function tokenDoc(t: AccessToken): Doc {
     accountId: t.accountId,
     scopes: t.scopes,
     refreshTokenHash: t.refreshTokenHash,
+    authorizationCodeId: t.authorizationCodeId ?? null,
     createdAt: t.createdAt,
     revokedAt: t.revokedAt,
   };
@@ -67,6 +68,7 @@ export function tokenFromDoc(d: Doc): AccessToken {
     refreshTokenHash: (d['refreshTokenHash'] as string | null | undefined) ?? null,
     createdAt: d['createdAt'] as number,
     revokedAt: d['revokedAt'] as number | null,
+    ...(typeof d['authorizationCodeId'] === 'string' ? { authorizationCodeId: d['authorizationCodeId'] } : {}),
   };
 }
 
@@ -123,6 +125,12 @@ export function consumeCodeUpdate(codeHash: string, now: Millis): { filter: Doc;
 }
 
 export const revokeUpdate = (at: Millis): Doc => ({ $set: { revokedAt: at } });
+
+/** The live tokens issued for one authorization code (a replayed code revokes them). */
+export const liveTokensOfCode = (codeId: Id): Doc => ({ authorizationCodeId: codeId, revokedAt: null });
+
+/** Sessions expired at `now` (the TTL index removes them later anyway; this is the prune job). */
+export const expiredSessions = (now: Millis): Doc => ({ expiresAt: { $lte: now } });
 
 export function oauthRepository(m: Mongo): OAuthRepository {
   const applications = m.collection(C.applications);
@@ -192,6 +200,17 @@ export function oauthRepository(m: Mongo): OAuthRepository {
       const d = await codes.findOneAndUpdate(filter, bump(update), { returnDocument: 'after' });
       return d ? codeFromDoc(d) : null;
     },
+    async revokeTokensOfCode(codeHash, at, outbox) {
+      // Several token documents change together, with the jobs of their revocation: a transaction.
+      return m.withOutbox(outbox, async (tx) => {
+        const code = await tx.collection(C.authorizationCodes).findOne({ codeHash }, { session: tx.session, projection: { _id: 1 } });
+        if (code === null) return [];
+        const filter = liveTokensOfCode(code._id as Id);
+        const found = (await tx.collection(C.accessTokens).find(filter, { session: tx.session, projection: { _jobs: 0 } }).toArray()).map(tokenFromDoc);
+        if (found.length > 0) await tx.collection(C.accessTokens).updateMany({ _id: { $in: found.map((t) => t.id) } }, bump(revokeUpdate(at)), { session: tx.session });
+        return found;
+      });
+    },
     async createSession(s) {
       await insert(sessions, sessionDoc(s, purgeAt(m.wallNow(), s.createdAt, s.expiresAt)));
     },
@@ -203,6 +222,9 @@ export function oauthRepository(m: Mongo): OAuthRepository {
       const id = lookupId(sessionId);
       if (id === null) return;
       await sessions.deleteOne({ _id: id });
+    },
+    async pruneSessions(now) {
+      return (await sessions.deleteMany(expiredSessions(now))).deletedCount;
     },
   };
 }

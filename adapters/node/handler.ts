@@ -3,10 +3,18 @@
 // counting while it streams), asks the front, and writes the answer. Requests that are not
 // Rookery's go to next() when there is one, else get a JSON 404. Streams under
 // /api/v1/streaming are served as server-sent events (sse.ts) unless `streaming: false`.
+//
+// What a connection may hold is bounded: a client that does not read its responses (or
+// pipelines requests faster than it reads) has its connection closed once it owes more than
+// maxBufferedBytes of earlier responses, and a response the client has not taken within
+// writeTimeoutMs closes its connection too. Without that, every response such a client asks
+// for waits in this process's memory for ever.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { frontTexts } from '../../core/http/front.ts';
 import type { HttpFront, RawHead, RawResponse } from '../../core/http/types.ts';
+import type { Logger } from '../../core/ports/logger.ts';
 import type { Rookery } from '../../core/rookery.ts';
 import { createSseStreams, isStreamingPath, type SseOptions } from './sse.ts';
 
@@ -16,16 +24,60 @@ export interface NodeHandlerOptions {
   /** Server-sent events on this server (default true); false where a streaming server
    * (rookery/uws) serves them. Options tune them. */
   streaming?: boolean | SseOptions;
+  /** Bytes of earlier responses a connection may still owe its client when a new response is
+   * written (default 1 MiB): past that the client is not reading, and the connection is closed
+   * instead of queueing more. One response of any size is always written. */
+  maxBufferedBytes?: number;
+  /** How long a written response may wait for the client to take it (default 30 s) before its
+   * connection is closed. */
+  writeTimeoutMs?: number;
 }
+
+export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 
 const TOO_LARGE = Symbol('too large');
 const ABORTED = Symbol('aborted');
 
+interface Limits {
+  maxBufferedBytes: number;
+  writeTimeoutMs: number;
+  logger: Logger;
+}
+
+/** Bytes each connection owes its client: written by this handler, not yet handed to the OS. */
+const owed = new WeakMap<Socket, number>();
+/** Per connection, the request being answered: pipelined requests are answered one after the
+ * other, so a client that sends many at once and reads none has at most one made for it. */
+const turns = new WeakMap<Socket, Promise<void>>();
+
 /** `close` ends the connection afterwards, so that an unread body is not read on. */
-function write(res: ServerResponse, raw: RawResponse, close = false): void {
+function write(req: IncomingMessage, res: ServerResponse, raw: RawResponse, limits: Limits, close = false): void {
   const body = typeof raw.body === 'string' ? Buffer.from(raw.body) : raw.body;
+  const socket = req.socket;
+  const owing = owed.get(socket) ?? 0;
+  if (owing > 0 && owing + body.byteLength > limits.maxBufferedBytes) {
+    // The client has not taken what it asked for before: it gets no more.
+    limits.logger.info({ remoteAddress: socket.remoteAddress, owedBytes: owing }, 'connection closed: the client does not read its responses');
+    socket.destroy();
+    return;
+  }
   const headers: Record<string, string | string[]> = { ...raw.headers, 'content-length': String(body.byteLength) };
   if (close) headers['connection'] = 'close';
+  owed.set(socket, owing + body.byteLength);
+  let settled = false;
+  const timer = setTimeout(() => {
+    limits.logger.info({ remoteAddress: socket.remoteAddress, owedBytes: owed.get(socket) ?? 0 }, 'connection closed: a response was not taken in time');
+    socket.destroy();
+  }, limits.writeTimeoutMs);
+  timer.unref();
+  const settle = () => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    owed.set(socket, Math.max(0, (owed.get(socket) ?? 0) - body.byteLength));
+  };
+  res.once('finish', settle).once('close', settle);
   res.writeHead(raw.status, headers);
   res.end(body);
 }
@@ -54,19 +106,35 @@ function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | nul
   });
 }
 
-async function serve(http: HttpFront, head: RawHead, limit: number | 'ignore', req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(http: HttpFront, head: RawHead, limit: number | 'ignore', req: IncomingMessage, res: ServerResponse, limits: Limits): Promise<void> {
+  // The client went away, or still owes more than it may: nothing is made for it.
+  if (req.socket.destroyed) return;
+  const owing = owed.get(req.socket) ?? 0;
+  if (owing > limits.maxBufferedBytes) {
+    limits.logger.info({ remoteAddress: req.socket.remoteAddress, owedBytes: owing }, 'connection closed: the client does not read its responses');
+    req.socket.destroy();
+    return;
+  }
   let body: Uint8Array | null = null;
   if (limit !== 'ignore') {
     const read = Number(req.headers['content-length']) > limit ? TOO_LARGE : await readBody(req, limit);
     if (read === ABORTED) return;
-    if (read === TOO_LARGE) return write(res, http.refuse(head, 413, frontTexts.tooLarge(limit)), true);
+    if (read === TOO_LARGE) return write(req, res, http.refuse(head, 413, frontTexts.tooLarge(limit)), limits, true);
     body = read;
   }
-  write(res, (await http.handle({ ...head, body })) ?? http.refuse(head, 404, frontTexts.notFound));
+  const response = (await http.handle({ ...head, body })) ?? http.refuse(head, 404, frontTexts.notFound);
+  // The client went away while the answer was made: nothing to write it to.
+  if (req.socket.destroyed) return;
+  write(req, res, response, limits);
 }
 
 export function createNodeHandler(rookery: Rookery, options: NodeHandlerOptions = {}): NodeHandler {
   const { http } = rookery;
+  const limits: Limits = {
+    maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+    writeTimeoutMs: options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
+    logger: rookery.core.logger,
+  };
   const streams = options.streaming === false ? null : createSseStreams(rookery, options.streaming === true ? {} : options.streaming);
   return (req, res, next) => {
     const head: RawHead = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '' };
@@ -76,7 +144,7 @@ export function createNodeHandler(rookery: Rookery, options: NodeHandlerOptions 
         // The first of repeated parameters, as Mastodon reads them.
         streams.serve(req, res, url.pathname, (name) => url.searchParams.get(name) ?? undefined).catch((err: unknown) => {
           if (res.headersSent) res.destroy();
-          else write(res, http.refuse(head, 500, 'An unexpected error occurred', err), true);
+          else write(req, res, http.refuse(head, 500, 'An unexpected error occurred', err), limits, true);
         });
         return;
       }
@@ -84,12 +152,20 @@ export function createNodeHandler(rookery: Rookery, options: NodeHandlerOptions 
     const limit = http.bodyLimit(head.method, head.url);
     if (limit === null) {
       if (next) next();
-      else write(res, http.refuse(head, 404, frontTexts.notFound));
+      else write(req, res, http.refuse(head, 404, frontTexts.notFound), limits);
       return;
     }
-    serve(http, head, limit, req, res).catch((err: unknown) => {
-      if (res.headersSent) res.destroy();
-      else write(res, http.refuse(head, 500, 'request failed', err), true);
+    const socket = req.socket;
+    const previous = turns.get(socket);
+    const run = () =>
+      serve(http, head, limit, req, res, limits).catch((err: unknown) => {
+        if (res.headersSent) res.destroy();
+        else write(req, res, http.refuse(head, 500, 'request failed', err), limits, true);
+      });
+    const turn = previous === undefined ? run() : previous.then(run);
+    turns.set(socket, turn);
+    void turn.finally(() => {
+      if (turns.get(socket) === turn) turns.delete(socket);
     });
   };
 }

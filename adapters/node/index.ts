@@ -1,11 +1,13 @@
 // Node defaults for the core's ports: the system clock, node:crypto secrets, an in-process
 // bus, the store's own job queue. createNodeRookery wires them with a store and a
 // configuration (a Redis bus and queue from rookery/redis for several processes);
-// createNodeHandler serves the result on node:http (or Express, Connect …).
+// createNodeHandler serves the result on node:http (or Express, Connect …), and
+// limitNodeServer sets a server's limits.
 
 import { resolveConfig, type ConfigInput } from '../../core/config.ts';
 import type { EventBus } from '../../core/ports/bus.ts';
 import type { Clock } from '../../core/ports/clock.ts';
+import type { CounterStore } from '../../core/ports/counters.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { JobQueue } from '../../core/ports/queue.ts';
 import type { Storage } from '../../core/ports/storage.ts';
@@ -17,7 +19,8 @@ import { systemClock } from './clock.ts';
 import { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
 
 export { systemClock } from './clock.ts';
-export { createNodeHandler, type NodeHandler } from './handler.ts';
+export { createNodeHandler, DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WRITE_TIMEOUT_MS, type NodeHandler, type NodeHandlerOptions } from './handler.ts';
+export { limitNodeServer, type NodeServerLimits } from './server.ts';
 export { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
 
 export interface NodeRookeryOptions {
@@ -40,6 +43,8 @@ export interface NodeRookeryOptions {
   worker?: RookeryOptions['worker'];
   /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
   signIn?: SignInPort;
+  /** Where rate-limit counters live (default: this process); see adapters/redis/rate-limits.ts. */
+  counters?: CounterStore;
 }
 
 export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery> {
@@ -56,5 +61,6 @@ export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery>
   if (options.worker !== undefined) deps.worker = options.worker;
   if (options.idNode !== undefined) deps.idNode = options.idNode;
   if (options.signIn) deps.signIn = options.signIn;
+  if (options.counters) deps.counters = options.counters;
   return createRookery(deps);
 }

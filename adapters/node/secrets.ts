@@ -1,7 +1,7 @@
 // The Secrets port on node:crypto: CSPRNG tokens, SHA-256 digests, constant-time equality and
 // scrypt password hashes (run on libuv's thread pool, so hashing does not block the loop).
 
-import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Secrets } from '../../core/ports/secrets.ts';
 
 /** N=2^15, r=8, p=1: about 85 ms per hash here; needs maxmem above the 32 MiB default. */
@@ -21,11 +21,17 @@ function equalBuffers(a: Buffer, b: Buffer): boolean {
 export interface NodeSecretsOptions {
   /** scrypt cost for new hashes (a power of two). Lower it only in tests. */
   scryptN?: number;
+  /** The key of sign() (Mastodon's SECRET_KEY_BASE): every process of one instance must have
+   * the same. Default: a random key of this process, so what it signed is void after a restart
+   * and in other processes (a sign-in form must then be loaded again). */
+  secretKey?: string;
 }
 
 export function createNodeSecrets(options: NodeSecretsOptions = {}): Secrets {
   const params = { ...PARAMS, N: options.scryptN ?? PARAMS.N };
+  const key = options.secretKey ?? randomBytes(32).toString('base64url');
   return {
+    sign: (value) => createHmac('sha256', key).update(value, 'utf8').digest('base64url'),
     randomToken: (bytes = 32) => randomBytes(bytes).toString('base64url'),
     random16: () => randomInt(0, 0x10000),
     sha256: (value) => createHash('sha256').update(value, 'utf8').digest('base64url'),

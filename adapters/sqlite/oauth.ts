@@ -6,7 +6,7 @@ import { RowCache } from './cache.ts';
 import { isId } from '../../core/ids.ts';
 
 const APPLICATION = 'SELECT id, name, website, redirect_uris, scopes, client_id, client_secret_hash, created_at FROM applications';
-const TOKEN_COLUMNS = 'id, token_hash, application_id, account_id, scopes, refresh_token_hash, created_at, revoked_at';
+const TOKEN_COLUMNS = 'id, token_hash, application_id, account_id, scopes, refresh_token_hash, created_at, revoked_at, authorization_code_id';
 const TOKEN = `SELECT ${TOKEN_COLUMNS} FROM access_tokens`;
 const CODE_COLUMNS = 'id, code_hash, application_id, account_id, redirect_uri, scopes, code_challenge, created_at, expires_at, used_at';
 const SESSION = 'SELECT id, id_hash, account_id, csrf_token, created_at, expires_at FROM web_sessions';
@@ -25,7 +25,7 @@ function applicationFromRow(r: Row): Application {
 }
 
 function tokenFromRow(r: Row): AccessToken {
-  return {
+  const token: AccessToken = {
     id: id(r.id),
     tokenHash: text(r.token_hash),
     applicationId: id(r.application_id),
@@ -35,6 +35,8 @@ function tokenFromRow(r: Row): AccessToken {
     createdAt: int(r.created_at),
     revokedAt: intOrNull(r.revoked_at),
   };
+  const codeId = idOrNull(r.authorization_code_id);
+  return codeId === null ? token : { ...token, authorizationCodeId: codeId };
 }
 
 function codeFromRow(r: Row): AuthorizationCode {
@@ -101,8 +103,9 @@ export function oauthRepository(db: Db): OAuthRepository {
     async createToken(t) {
       await db.write(() => {
         db.run(
-          `INSERT INTO access_tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO access_tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           key(t.id), t.tokenHash, key(t.applicationId), keyOrNull(t.accountId), jsonText(t.scopes), t.refreshTokenHash, t.createdAt, t.revokedAt,
+          keyOrNull(t.authorizationCodeId ?? null),
         );
       });
     },
@@ -151,6 +154,16 @@ export function oauthRepository(db: Db): OAuthRepository {
         return r ? codeFromRow(r) : null;
       });
     },
+    async revokeTokensOfCode(codeHash, at, outbox) {
+      return writeWithOutbox(db, outbox, () =>
+        db
+          .all(
+            `UPDATE access_tokens SET revoked_at = ? WHERE authorization_code_id = (SELECT id FROM authorization_codes WHERE code_hash = ?) AND revoked_at IS NULL RETURNING ${TOKEN_COLUMNS}`,
+            at, codeHash,
+          )
+          .map((r) => ({ ...tokenFromRow(r), revokedAt: null })),
+      );
+    },
     async createSession(s) {
       await db.write(() => {
         db.run(
@@ -167,6 +180,9 @@ export function oauthRepository(db: Db): OAuthRepository {
       const k = lookupKey(sessionId);
       if (k === null) return;
       await db.write(() => db.run('DELETE FROM web_sessions WHERE id = ?', k));
+    },
+    async pruneSessions(now) {
+      return db.write(() => db.run('DELETE FROM web_sessions WHERE expires_at <= ?', now));
     },
   };
 }

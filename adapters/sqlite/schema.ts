@@ -430,6 +430,13 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (extension, version)
   ) STRICT;
   `,
+  // 5: the code a token was issued for (a replayed code revokes it), and expired web sessions
+  // found by their expiry when they are pruned.
+  `
+  ALTER TABLE access_tokens ADD COLUMN authorization_code_id INTEGER;
+  CREATE INDEX access_tokens_authorization_code ON access_tokens (authorization_code_id) WHERE authorization_code_id IS NOT NULL;
+  CREATE INDEX web_sessions_expires ON web_sessions (expires_at);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -26,7 +26,7 @@
 
 import { StorageConflict, type Page, type Storage, type StatusQuery, type StorageExtension } from '../../core/ports/storage.ts';
 import { probeStorage } from './probe-extension.ts';
-import type { Account, Id, Status, StatusMark, Visibility } from '../../core/model.ts';
+import type { AccessToken, Account, Id, Status, StatusMark, Visibility } from '../../core/model.ts';
 import {
   IdSeq,
   NO_EFFECTS,
@@ -1122,6 +1122,43 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.equal(await w.s.oauth.findSessionByHash(s1.idHash, T0 + 1), null, 'deleted');
     await w.s.oauth.deleteSession(s1.id);
     t.pass('deleting a missing session is fine');
+
+    const s3 = session(w.id(), alice.id, { expiresAt: T0 + 20 });
+    const s4 = session(w.id(), null, { expiresAt: T0 + 30 });
+    await w.s.oauth.createSession(s3);
+    await w.s.oauth.createSession(s4);
+    t.equal(await w.s.oauth.pruneSessions(T0 + 20), 2, 'pruneSessions: the sessions expired at now (s2, s3)');
+    t.equal(await w.s.oauth.findSessionByHash(s3.idHash, T0), null, 'a pruned session is gone, even asked as of before');
+    t.strictSame(await w.s.oauth.findSessionByHash(s4.idHash, T0 + 20), s4, 'a live one stays');
+    t.equal(await w.s.oauth.pruneSessions(T0 + 20), 0, 'pruning again: none');
+  });
+
+  it('oauth: the tokens issued for a code are revoked when it is replayed', async (t, w) => {
+    const alice = await w.account();
+    const app = application(w.id());
+    await w.s.oauth.createApplication(app);
+    const used = code(w.id(), app.id, alice.id);
+    const other = code(w.id(), app.id, alice.id);
+    await w.s.oauth.createCode(used);
+    await w.s.oauth.createCode(other);
+    const fromCode = token(w.id(), app.id, alice.id, { authorizationCodeId: used.id });
+    const fromOther = token(w.id(), app.id, alice.id, { authorizationCodeId: other.id });
+    const plain = token(w.id(), app.id, alice.id);
+    for (const tok of [fromCode, fromOther, plain]) await w.s.oauth.createToken(tok);
+    t.strictSame(await w.s.oauth.findTokenByHash(fromCode.tokenHash), fromCode, 'the code a token was issued for is stored with it');
+    t.strictSame(await w.s.oauth.findTokenByHash(plain.tokenHash), plain, 'and absent when there is none');
+    const recorded: AccessToken[][] = [];
+    const revoked = await w.s.oauth.revokeTokensOfCode(used.codeHash, T0 + 50, (tokens) => {
+      recorded.push(tokens);
+      return [];
+    });
+    t.strictSame(revoked, [fromCode], 'revokeTokensOfCode: the live tokens of the code, as they were');
+    t.strictSame(recorded, [[fromCode]], 'handed to the outbox');
+    t.equal((await w.s.oauth.findTokenByHash(fromCode.tokenHash))?.revokedAt, T0 + 50, 'now revoked');
+    t.equal((await w.s.oauth.findTokenByHash(fromOther.tokenHash))?.revokedAt, null, "another code's token untouched");
+    t.equal((await w.s.oauth.findTokenByHash(plain.tokenHash))?.revokedAt, null, 'a token of no code untouched');
+    t.strictSame(await w.s.oauth.revokeTokensOfCode(used.codeHash, T0 + 60), [], 'again: none left');
+    t.strictSame(await w.s.oauth.revokeTokensOfCode('unknown', T0 + 60), [], 'an unknown code: none');
   });
 
   // ---- plugin-owned storage: extensions and the writes that commit with a status -------------

@@ -4,6 +4,7 @@
 
 import type { Core } from '../core.ts';
 import { validationFailed, type FieldError } from '../errors.ts';
+import { MAX_LENGTH } from '../lengths.ts';
 import type { Account, Id, User } from '../model.ts';
 import { StorageConflict } from '../ports/storage.ts';
 
@@ -27,7 +28,7 @@ export interface NewLocalAccount {
 const SUPPORTED_LOCALES = new Set(['ar', 'ca', 'cs', 'cy', 'da', 'de', 'el', 'en', 'en-GB', 'eo', 'es', 'eu', 'fa', 'fi', 'fr', 'ga', 'gd', 'gl', 'he', 'hu', 'id', 'is', 'it', 'ja', 'ko', 'nl', 'nn', 'no', 'pl', 'pt', 'pt-BR', 'pt-PT', 'ro', 'ru', 'sk', 'sl', 'sv', 'th', 'tr', 'uk', 'vi', 'zh-CN', 'zh-TW']);
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const LABELS: Record<string, string> = { username: 'Username', email: 'Email', password: 'Password', agreement: 'Agreement', locale: 'Locale', reason: 'Reason' };
+const LABELS: Record<string, string> = { username: 'Username', email: 'Email', password: 'Password', agreement: 'Agreement', locale: 'Locale', reason: 'Reason', display_name: 'Display name' };
 
 function fieldError(field: string, code: string, description: string): FieldError {
   return { field, label: LABELS[field] ?? field, code, description };
@@ -41,7 +42,8 @@ function validate(core: Core, input: NewLocalAccount, requireAgreement: boolean)
   else if (username.length > 30) errors.push(fieldError('username', 'ERR_TOO_LONG', 'is too long (maximum is 30 characters)'));
   else if (core.config.reservedUsernames.includes(username.toLowerCase())) errors.push(fieldError('username', 'ERR_RESERVED', 'is reserved'));
   if (input.email === '') errors.push(fieldError('email', 'ERR_BLANK', "can't be blank"));
-  else if (!EMAIL.test(input.email) || input.email.length > 254) errors.push(fieldError('email', 'ERR_INVALID', 'is invalid'));
+  // Length first: the pattern backtracks on long inputs.
+  else if (input.email.length > MAX_LENGTH.email || !EMAIL.test(input.email)) errors.push(fieldError('email', 'ERR_INVALID', 'is invalid'));
   if (input.password === '') errors.push(fieldError('password', 'ERR_BLANK', "can't be blank"));
   else if (input.password.length < 8) errors.push(fieldError('password', 'ERR_TOO_SHORT', 'is too short (minimum is 8 characters)'));
   else if (input.password.length > 72) errors.push(fieldError('password', 'ERR_TOO_LONG', 'is too long (maximum is 72 characters)'));
@@ -49,7 +51,13 @@ function validate(core: Core, input: NewLocalAccount, requireAgreement: boolean)
   if (input.locale !== undefined && input.locale !== '' && !SUPPORTED_LOCALES.has(input.locale)) {
     errors.push(fieldError('locale', 'ERR_INCLUSION', 'is not included in the list'));
   }
+  if ((input.displayName ?? '').length > MAX_LENGTH.displayName) {
+    errors.push(fieldError('display_name', 'ERR_TOO_LONG', `is too long (maximum is ${MAX_LENGTH.displayName} characters)`));
+  }
   if (input.reasonRequired === true && (input.reason ?? '').trim() === '') errors.push(fieldError('reason', 'ERR_BLANK', "can't be blank"));
+  else if ((input.reason ?? '').length > MAX_LENGTH.signUpReason) {
+    errors.push(fieldError('reason', 'ERR_TOO_LONG', `is too long (maximum is ${MAX_LENGTH.signUpReason} characters)`));
+  }
   return errors;
 }
 
@@ -109,6 +117,6 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount, req
 }
 
 function sortByField(errors: FieldError[]): FieldError[] {
-  const order = ['username', 'email', 'password', 'agreement', 'locale', 'reason'];
+  const order = ['username', 'email', 'password', 'agreement', 'locale', 'reason', 'display_name'];
   return [...errors].sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
 }

@@ -3,7 +3,8 @@
 // (which notifies the target), with the write itself.
 
 import type { Core } from '../core.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { forbidden, notFound, unprocessable } from '../errors.ts';
+import { normalizeLanguage } from '../languages.ts';
 import type { Account, Follow, Id } from '../model.ts';
 import { findAccount } from './find.ts';
 
@@ -14,9 +15,23 @@ export interface FollowOptions {
   languages?: string[] | null | undefined;
 }
 
+/** The languages to see from a followed account: known codes, each once (a region is dropped,
+ * as for statuses); anything else is a 422, so the list stays as short as the known codes. */
+function followLanguages(languages: readonly string[] | null | undefined): string[] | null | undefined {
+  if (languages === undefined || languages === null) return languages;
+  const codes = new Set<string>();
+  for (const language of languages) {
+    const code = normalizeLanguage(language);
+    if (code === null) throw unprocessable('Validation failed: Languages is invalid');
+    codes.add(code);
+  }
+  return [...codes];
+}
+
 /** Follows `targetId` (or asks to, when the target is locked). Refused for oneself and
  * between accounts where one blocks the other. Returns the target. */
 export async function follow(core: Core, actor: Account, targetId: string, options: FollowOptions = {}): Promise<Account> {
+  const languages = followLanguages(options.languages);
   const target = await findAccount(core, targetId);
   if (target.id === actor.id) throw forbidden();
   const [facts] = await core.storage.relationships.relationships(actor.id, [target.id]);
@@ -29,7 +44,7 @@ export async function follow(core: Core, actor: Account, targetId: string, optio
     targetAccountId: target.id,
     showReblogs: options.reblogs ?? existing?.showReblogs ?? true,
     notify: options.notify ?? existing?.notify ?? false,
-    languages: options.languages === undefined ? (existing?.languages ?? null) : options.languages,
+    languages: languages === undefined ? (existing?.languages ?? null) : languages,
     createdAt: core.clock.now(),
   };
   if (facts.following === null && target.locked) {

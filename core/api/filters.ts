@@ -43,7 +43,9 @@ function keywordsOf(params: Params): KeywordInput[] | undefined {
     (e): e is Params => e !== null && typeof e === 'object' && !Array.isArray(e),
   );
   return entries.flatMap((entry) => {
-    const width = Math.max(1, ...Object.values(entry).map((v) => (Array.isArray(v) ? v.length : 1)));
+    // A loop, not Math.max(...): an entry may carry any number of fields.
+    let width = 1;
+    for (const v of Object.values(entry)) if (Array.isArray(v) && v.length > width) width = v.length;
     return Array.from({ length: width }, (_, i) => {
       const fields: Params = {};
       for (const [key, v] of Object.entries(entry)) {

@@ -68,8 +68,8 @@ export function oauthEndpoints(core: Core, signIn?: SignInPort): Endpoint[] {
           { method: 'GET', path: '/auth/sign_in', ...page, handle: (request) => showSignIn(core, request) },
           { method: 'POST', path: '/auth/sign_in', ...page, handle: (request) => submitSignIn(core, request) },
         ] satisfies Endpoint[])),
-    { method: 'POST', path: '/oauth/token', ...open, handle: (request) => tokenEndpoint(core, request) },
-    { method: 'POST', path: '/oauth/revoke', ...open, handle: (request) => revokeEndpoint(core, request) },
+    { method: 'POST', path: '/oauth/token', ...open, oauthErrors: true, handle: (request) => tokenEndpoint(core, request) },
+    { method: 'POST', path: '/oauth/revoke', ...open, oauthErrors: true, handle: (request) => revokeEndpoint(core, request) },
     {
       method: 'GET',
       path: '/.well-known/oauth-authorization-server',

@@ -10,19 +10,26 @@ import { multipartPairs, multipartTexts } from './multipart.ts';
 import { nestParams, parseUrlEncoded } from './rack.ts';
 
 export const MAX_JSON_DEPTH = 32;
+/** Members of objects and elements of arrays, all levels together: what MAX_PARAMS is to a
+ * form, with room for the longest lists a client sends. */
+export const MAX_JSON_VALUES = 10_000;
 
 export const bodyTexts = {
   badJson: 'Invalid request payload JSON format',
   jsonTooDeep: `JSON payload nested too deeply (at most ${MAX_JSON_DEPTH} levels)`,
+  jsonTooMany: `JSON payload has too many values (at most ${MAX_JSON_VALUES})`,
   unsupported: 'Unsupported Media Type',
 };
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 const dropForbidden = (key: string, value: unknown) => (FORBIDDEN.has(key) ? undefined : value);
 
-/** Whether brackets nest deeper than `max` outside strings; one pass, before parsing. */
-function nestsDeeperThan(text: string, max: number): boolean {
+/** Which bound the text breaks outside strings, if any: brackets nested deeper than
+ * MAX_JSON_DEPTH, or more than MAX_JSON_VALUES values (counted by their separators and
+ * openers, an upper bound). One pass, before parsing. */
+function shapeError(text: string): string | null {
   let depth = 0;
+  let values = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -31,16 +38,19 @@ function nestsDeeperThan(text: string, max: number): boolean {
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
-      if (++depth > max) return true;
+      if (++depth > MAX_JSON_DEPTH) return bodyTexts.jsonTooDeep;
+      if (++values > MAX_JSON_VALUES) return bodyTexts.jsonTooMany;
     } else if (c === 125 || c === 93) depth--;
+    else if (c === 44 && ++values > MAX_JSON_VALUES) return bodyTexts.jsonTooMany;
   }
-  return false;
+  return null;
 }
 
 function parseJson(body: Uint8Array): Params {
   const text = strictUtf8(body);
   if (text === null) throw new RookeryError(400, bodyTexts.badJson);
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new RookeryError(400, bodyTexts.jsonTooDeep);
+  const shape = shapeError(text);
+  if (shape !== null) throw new RookeryError(400, shape);
   let value: unknown;
   try {
     value = JSON.parse(text, dropForbidden);

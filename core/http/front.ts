@@ -4,13 +4,15 @@
 // Requests for paths that are neither an endpoint's nor under /api/ are not Rookery's: the
 // front says so (null) and the transport passes them to the host app.
 
-import type { ApiRequest, Endpoint, Params, TokenLookup } from '../api/types.ts';
-import { RookeryError } from '../errors.ts';
+import type { ApiRequest, ApiResponse, Endpoint, Params, TokenLookup } from '../api/types.ts';
+import { notFound, RookeryError } from '../errors.ts';
+import { isId } from '../ids.ts';
+import { rateLimitTexts } from '../rate-limits.ts';
 import { parseBody } from './body.ts';
 import { parseCookies } from './cookies.ts';
 import { preflight, withCors } from './cors.ts';
 import { parseUrlEncoded, rackTexts } from './rack.ts';
-import { errorResponse, render, renderFailure, SERVER_ERROR } from './render.ts';
+import { errorResponse, oauthBody, render, renderFailure, SERVER_ERROR } from './render.ts';
 import { Router, type RouteMatch } from './router.ts';
 import type { BodyLimit, FrontDeps, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo } from './types.ts';
 
@@ -62,6 +64,18 @@ function corsFor(match: RouteMatch, path: string): boolean {
   return (match.kind === 'path' && match.cors) || isApiPath(path);
 }
 
+/** Whether errors of the request are in RFC 6749's shape: those of the token and revoke
+ * endpoints (another method on their paths is a plain 404, like everywhere). */
+function oauthFor(match: RouteMatch): boolean {
+  return match.kind === 'endpoint' && match.endpoint.oauthErrors === true;
+}
+
+/** Path parameters named `id` or `…_id` hold Mastodon ids (core/ids.ts): anything else there
+ * names no record, so it is 404 before an endpoint (or a store) ever sees it. */
+function isIdParam(name: string): boolean {
+  return name === 'id' || name.endsWith('_id');
+}
+
 function decodePathParams(raw: Record<string, string>): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -70,6 +84,7 @@ function decodePathParams(raw: Record<string, string>): Record<string, string> {
     } catch {
       throw new RookeryError(400, rackTexts.badEncoding('the path'));
     }
+    if (isIdParam(name) && !isId(params[name])) throw notFound();
   }
   return params;
 }
@@ -120,6 +135,20 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
       const headers = flattenHeaders(raw.headers);
       // A public endpoint does not look at tokens, so none is looked up.
       const lookup = endpoint.auth === 'public' ? NO_TOKEN : await deps.lookupToken(bearerToken(headers['authorization'], query, body));
+      // Counted before the endpoint runs or refuses, as Mastodon's Rack::Attack counts.
+      const verdict =
+        deps.rateLimiter == null
+          ? null
+          : await deps.rateLimiter.before({
+              route: `${endpoint.method} ${endpoint.path}`,
+              path: target.path,
+              params: { ...query, ...body },
+              accountId: lookup.kind === 'valid' ? (lookup.account?.id ?? null) : null,
+              tokenId: lookup.kind === 'valid' ? lookup.token.id : null,
+              remoteAddress: raw.remoteAddress,
+              forwardedFor: headers['x-forwarded-for'],
+            });
+      if (verdict?.limited) throw new RookeryError(429, rateLimitTexts.tooMany, {}, verdict.headers);
       const request: ApiRequest = {
         method: endpoint.method,
         path: target.path,
@@ -131,9 +160,20 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         caller: deps.authorize(endpoint, lookup),
         remoteAddress: raw.remoteAddress,
       };
-      return render(await endpoint.handle(request));
+      let response: ApiResponse;
+      try {
+        response = await endpoint.handle(request);
+      } catch (err) {
+        // An endpoint's refusal carries the limits' headers too (Mastodon sends them on a 422).
+        if (verdict != null && err instanceof RookeryError && err.status < 500) {
+          throw new RookeryError(err.status, err.message, { ...err.extra }, { ...verdict.headers, ...err.headers });
+        }
+        throw err;
+      }
+      if (verdict != null) response = { ...response, headers: { ...(await deps.rateLimiter?.after(verdict, response.status, response.body)), ...response.headers } };
+      return render(response);
     } catch (err) {
-      return renderFailure(err, logFailure(raw.method.toUpperCase(), target.path));
+      return renderFailure(err, logFailure(raw.method.toUpperCase(), target.path), endpoint.oauthErrors === true);
     }
   }
 
@@ -172,14 +212,15 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
     refuse(request: RawHead, status: number, message: string, cause?: unknown): RawResponse {
       const target = splitUrl(request.url);
       const path = target?.path ?? '';
-      let response: RawResponse;
+      const match = target === null ? null : router.match(routingMethod(request.method), path);
+      let body: Record<string, unknown>;
       if (status >= 500) {
         logFailure(request.method.toUpperCase(), path)(cause ?? new Error(message));
-        response = errorResponse(status, { error: SERVER_ERROR });
+        body = { error: SERVER_ERROR };
       } else {
-        response = errorResponse(status, { error: message });
+        body = { error: message };
       }
-      const match = target === null ? null : router.match(routingMethod(request.method), path);
+      const response = errorResponse(status, match !== null && oauthFor(match) ? oauthBody(status, body) : body);
       return match !== null && corsFor(match, path) ? withCors(response, headerOf(request.headers, 'origin')) : response;
     },
   };

@@ -7,6 +7,7 @@
 
 import type { Caller, Endpoint, HttpMethod, TokenLookup } from '../api/types.ts';
 import type { Logger } from '../ports/logger.ts';
+import type { RateLimiter } from '../rate-limits.ts';
 
 export interface RawRequest {
   method: string;
@@ -62,4 +63,6 @@ export interface FrontDeps {
   logger: Logger;
   /** Default 16 MiB. */
   maxBytes?: number;
+  /** Mastodon's rate limits; none when absent (config.rateLimits false). */
+  rateLimiter?: RateLimiter | null;
 }

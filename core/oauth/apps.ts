@@ -17,18 +17,49 @@ export interface NewApplication {
   website?: string | null;
 }
 
+/** Characters RFC 3986 allows in a URI: unreserved, reserved, and %-escapes of two hex digits.
+ * Anything else (non-ASCII, spaces, controls, quotes, <>{}|\^`) makes it no URI. */
+const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+const USER_INFO = /^[A-Za-z0-9\-._~!$&'()*+,;=:%]*$/;
+const REG_NAME = /^[A-Za-z0-9\-._~!$&'()*+,;=%]*$/;
+const IP_LITERAL = /^\[(?:[0-9A-Fa-f:.]+|v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+)\]$/;
+
+/** An absolute URI by RFC 3986's grammar, as Doorkeeper's parser reads redirect URIs: the
+ * scheme, an authority (user info, a host name or bracketed IP literal, a numeric port) when
+ * there is one, and no brackets anywhere else. Only ASCII: an IRI such as
+ * https://client.example/café is not a URI until it is %-encoded. */
+function isUri(uri: string): boolean {
+  const scheme = SCHEME.exec(uri);
+  if (scheme === null || !URI_CHARACTERS.test(uri)) return false;
+  let rest = uri.slice(scheme[0].length);
+  if (rest.startsWith('//')) {
+    const end = rest.slice(2).search(/[/?#]/);
+    const authority = end < 0 ? rest.slice(2) : rest.slice(2, end + 2);
+    rest = end < 0 ? '' : rest.slice(end + 2);
+    const at = authority.lastIndexOf('@');
+    if (at >= 0 && !USER_INFO.test(authority.slice(0, at))) return false;
+    const hostPort = authority.slice(at + 1);
+    const close = hostPort.startsWith('[') ? hostPort.indexOf(']') + 1 : 0;
+    if (hostPort.startsWith('[') && (close === 0 || !IP_LITERAL.test(hostPort.slice(0, close)))) return false;
+    const colon = hostPort.indexOf(':', close);
+    const host = colon < 0 ? hostPort : hostPort.slice(0, colon);
+    if (close === 0 && !REG_NAME.test(host)) return false;
+    if (colon >= 0 && !/^[0-9]*$/.test(hostPort.slice(colon + 1))) return false;
+  }
+  // Path, query and fragment hold no brackets, and a fragment no second '#'.
+  return !/[[\]]/.test(rest) && rest.indexOf('#') === rest.lastIndexOf('#');
+}
+
 function redirectUriErrors(uris: readonly string[], joined: string): string[] {
   if (uris.length === 0) return ["Redirect URI can't be blank"];
   if (joined.length > 2000) return ['Redirect URI is too long (maximum is 2000 characters)'];
   for (const uri of uris) {
     if (uri === OOB_REDIRECT_URI) continue;
-    let url: URL;
-    try {
-      url = new URL(uri);
-    } catch {
-      return /^[a-z][a-z0-9+.-]*:/i.test(uri) ? ['Redirect URI must be a valid URI.'] : ['Redirect URI must be an absolute URI.'];
-    }
-    if (['javascript:', 'data:', 'vbscript:'].includes(url.protocol)) return ['Redirect URI is forbidden by the server.'];
+    if (SCHEME.exec(uri) === null) return ['Redirect URI must be an absolute URI.'];
+    if (!isUri(uri) || !URL.canParse(uri)) return ['Redirect URI must be a valid URI.'];
+    const scheme = uri.slice(0, uri.indexOf(':')).toLowerCase();
+    if (['javascript', 'data', 'vbscript'].includes(scheme)) return ['Redirect URI is forbidden by the server.'];
     if (uri.includes('#')) return ['Redirect URI cannot contain a fragment.'];
   }
   return [];

@@ -6,6 +6,7 @@
 
 import type { Core } from '../core.ts';
 import type { Application } from '../model.ts';
+import { MAX_LENGTH } from '../lengths.ts';
 import { bool, str, type Params } from '../params.ts';
 import { OOB_REDIRECT_URI } from './apps.ts';
 import { descriptions, missingParam } from './oauth-errors.ts';
@@ -84,12 +85,16 @@ export async function checkAuthorizeRequest(core: Core, params: Params): Promise
   const redirectUri = pickRedirectUri(application, carried.redirect_uri);
   if (redirectUri === null) return { kind: 'page', status: 400, failure: { error: 'invalid_redirect_uri', description: descriptions.invalid_redirect_uri } };
 
-  const state = carried.state;
+  // Every carried parameter goes back into forms and a redirect: bounded, and a state too
+  // long to echo is not echoed.
+  const tooLong = AUTHORIZE_PARAMS.find((name) => (carried[name]?.length ?? 0) > MAX_LENGTH.authorizeParam);
+  const state = tooLong === 'state' ? undefined : carried.state;
   const fail = (error: keyof typeof descriptions, description: string = descriptions[error]): AuthorizeCheck => {
     const failure = { error, description };
     if (redirectUri === OOB_REDIRECT_URI) return { kind: 'page', status: 400, failure };
     return { kind: 'redirect', location: withQuery(redirectUri, { error, error_description: description, state }), failure };
   };
+  if (tooLong !== undefined) return fail('invalid_request', `The ${tooLong} parameter is too long (maximum is ${MAX_LENGTH.authorizeParam} characters).`);
   if (carried.response_type !== 'code') return fail('unsupported_response_type');
   if (carried.response_mode !== undefined && carried.response_mode !== '' && carried.response_mode !== 'query') return fail('unsupported_response_mode');
   const scopes = requestedScopes(params, application.scopes);

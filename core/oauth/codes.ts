@@ -37,3 +37,12 @@ export async function issueCode(core: Core, grant: CodeGrant): Promise<string> {
 export function consumeCode(core: Core, code: string): Promise<AuthorizationCode | null> {
   return core.storage.oauth.consumeCode(core.secrets.sha256(code), core.clock.now());
 }
+
+/** RFC 6749 §4.1.2: a code used a second time is refused, and the tokens issued for it are
+ * revoked (whoever replays it may have stolen it), each revocation recorded as for
+ * /oauth/revoke so that live streams opened with them close. */
+export async function revokeReplayedCode(core: Core, code: string): Promise<void> {
+  await core.storage.oauth.revokeTokensOfCode(core.secrets.sha256(code), core.clock.now(), (revoked) =>
+    revoked.flatMap((token) => core.record({ type: 'token.revoked', tokenId: token.id, accountId: token.accountId })),
+  );
+}

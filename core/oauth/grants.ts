@@ -6,7 +6,7 @@
 import type { Core } from '../core.ts';
 import type { Application } from '../model.ts';
 import { str, type Params } from '../params.ts';
-import { consumeCode } from './codes.ts';
+import { consumeCode, revokeReplayedCode } from './codes.ts';
 import { invalidGrant, invalidScope, missingParameter } from './oauth-errors.ts';
 import { verifierMatches } from './pkce.ts';
 import { requestedScopes } from './requested-scopes.ts';
@@ -37,7 +37,11 @@ export const authorizationCode: GrantHandler = async (core, params, authenticate
   const redirectUri = required(params, 'redirect_uri');
   const client = await authenticate();
   const grant = await consumeCode(core, code);
-  if (grant === null || grant.applicationId !== client.id || grant.redirectUri !== redirectUri) throw invalidGrant();
+  if (grant === null) {
+    await revokeReplayedCode(core, code);
+    throw invalidGrant();
+  }
+  if (grant.applicationId !== client.id || grant.redirectUri !== redirectUri) throw invalidGrant();
   const verifier = str(params, 'code_verifier') ?? '';
   if (grant.codeChallenge !== null) {
     if (verifier === '') throw missingParameter('code_verifier');
@@ -46,7 +50,7 @@ export const authorizationCode: GrantHandler = async (core, params, authenticate
     throw invalidGrant(); // a verifier for a code issued without a challenge proves nothing
   }
   await refuseDisabledUser(core, grant.accountId);
-  return issueToken(core, client.id, grant.accountId, grant.scopes);
+  return issueToken(core, client.id, grant.accountId, grant.scopes, grant.id);
 };
 
 /** RFC 6749 §4.3: username is the e-mail address or the username. Kept (the founding spec has it;

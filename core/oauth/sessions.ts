@@ -1,7 +1,8 @@
 // The browser session of the sign-in and consent pages. The cookie holds a random id; the
-// store keeps only its digest. A session exists before sign-in too (it carries the CSRF token
-// of the sign-in form) and is replaced by a fresh one at sign-in, so an id planted in a
-// victim's browser before they sign in is worthless afterwards (session fixation).
+// store keeps only its digest. A session begins when someone signs in (the pages read before
+// that store nothing: their form's CSRF token is a signed cookie pair, core/oauth/csrf.ts) and
+// a sign-in always starts a fresh one, so an id planted in a victim's browser is worthless
+// (session fixation). Expired sessions are deleted by a periodic job.
 
 import type { Core } from '../core.ts';
 import type { Account, Id, User, WebSession } from '../model.ts';
@@ -65,10 +66,13 @@ export async function currentSession(core: Core, cookies: Record<string, string>
   return session === null ? null : { session, signedIn: await signedInOf(core, session.accountId), cookies: [] };
 }
 
-/** The request's session, or a new anonymous one when it has none. */
-export async function ensureSession(core: Core, cookies: Record<string, string>): Promise<BrowserSession> {
-  return (await currentSession(core, cookies)) ?? startSession(core, null);
+/** Deletes the sessions that have expired (the periodic job oauth.prune-sessions). */
+export function pruneExpiredSessions(core: Core): Promise<number> {
+  return core.storage.oauth.pruneSessions(core.clock.now());
 }
+
+/** Run hourly wherever jobs run: sessions last limits.webSessionSeconds (14 days). */
+export const PRUNE_SESSIONS_JOB = { name: 'oauth.prune-sessions', intervalMs: 3600_000 } as const;
 
 /** Sign-in: the old session ends and a new one, with a new id and CSRF token, begins. */
 export async function rotateSession(core: Core, old: WebSession | null, accountId: Id): Promise<BrowserSession> {

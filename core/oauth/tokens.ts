@@ -30,7 +30,8 @@ export interface IssuedToken {
   token: AccessToken;
 }
 
-export async function issueToken(core: Core, applicationId: Id, accountId: Id | null, scopes: readonly string[]): Promise<IssuedToken> {
+/** `authorizationCodeId`: the code the token is issued for, so that a replay can revoke it. */
+export async function issueToken(core: Core, applicationId: Id, accountId: Id | null, scopes: readonly string[], authorizationCodeId?: Id): Promise<IssuedToken> {
   const accessToken = core.secrets.randomToken(32);
   const refreshToken = core.config.refreshTokens && accountId !== null ? core.secrets.randomToken(32) : null;
   const token: AccessToken = {
@@ -43,6 +44,7 @@ export async function issueToken(core: Core, applicationId: Id, accountId: Id | 
     createdAt: core.clock.now(),
     revokedAt: null,
   };
+  if (authorizationCodeId !== undefined) token.authorizationCodeId = authorizationCodeId;
   await core.storage.oauth.createToken(token);
   return { accessToken, refreshToken, token };
 }

@@ -2,6 +2,7 @@
 // page and the password grant.
 
 import type { Core } from '../core.ts';
+import { MAX_LENGTH } from '../lengths.ts';
 import type { Account, User } from '../model.ts';
 
 export type LoginOutcome = { ok: true; account: Account; user: User } | { ok: false; reason: 'invalid' | 'disabled' };
@@ -37,6 +38,9 @@ async function findUser(core: Core, login: string): Promise<{ account: Account; 
 }
 
 export async function checkLogin(core: Core, login: string, password: string): Promise<LoginOutcome> {
+  // Longer than any login or password can be: refused before a lookup or a hash (scrypt's
+  // cost grows with the password's length), and saying so reveals nothing about anyone.
+  if (login.length > MAX_LENGTH.login || password.length > MAX_LENGTH.password) return { ok: false, reason: 'invalid' };
   const trimmed = login.trim();
   const found = trimmed === '' ? null : await findUser(core, trimmed);
   const valid = await core.secrets.verifyPassword(password, found?.user.passwordHash ?? (await decoyHash(core)));

@@ -9,10 +9,10 @@ import { obj, str, type Params } from '../params.ts';
 import { OOB_REDIRECT_URI } from './apps.ts';
 import { carriedParams, checkAuthorizeRequest, withQuery, type AuthorizeCheck, type Carried } from './authorize.ts';
 import { issueCode } from './codes.ts';
-import { csrfValid } from './csrf.ts';
+import { anonymousCsrf, anonymousCsrfValid, csrfValid } from './csrf.ts';
 import { descriptions } from './oauth-errors.ts';
 import { codePage, consentPage, errorPage, page, refusedPage, signInPage } from './pages.ts';
-import { currentSession, ensureSession, rotateSession, signedInOf, type BrowserSession, type SignedIn } from './sessions.ts';
+import { currentSession, rotateSession, signedInOf, type BrowserSession, type SignedIn } from './sessions.ts';
 import type { SignInPort } from './sign-in-port.ts';
 import { checkLogin } from './user-credentials.ts';
 
@@ -35,20 +35,37 @@ async function applicationName(core: Core, carried: Carried): Promise<string | n
   return application?.name ?? null;
 }
 
-function signIn(core: Core, browser: BrowserSession, carried: Carried, applicationName: string | null): ApiResponse {
-  return signInPage(core, { carried, csrfToken: browser.session.csrfToken, applicationName }, { cookies: browser.cookies });
+interface FormToken {
+  token: string;
+  cookies: string[];
+}
+
+/** The CSRF token of the forms shown to this browser: its session's, or, for a browser
+ * without one, a signed double-submit token (core/oauth/csrf.ts): pages read before signing in
+ * store nothing. */
+export function formToken(core: Core, request: ApiRequest, browser: BrowserSession | null): FormToken {
+  return browser === null ? anonymousCsrf(core, request.cookies) : { token: browser.session.csrfToken, cookies: [] };
+}
+
+/** Whether a form post carries a token this browser was given. */
+export function formPosted(core: Core, request: ApiRequest, browser: BrowserSession | null, params: Params): boolean {
+  return (browser !== null && csrfValid(core, browser.session, params)) || anonymousCsrfValid(core, request.cookies, params);
+}
+
+function signIn(core: Core, form: FormToken, carried: Carried, applicationName: string | null): ApiResponse {
+  return signInPage(core, { carried, csrfToken: form.token, applicationName }, { cookies: form.cookies });
 }
 
 /** Off to the host's sign-in, to come back to this authorize request (without force_login). */
-function toHostSignIn(host: SignInPort, browser: BrowserSession, carried: Carried, status: number): ApiResponse {
+function toHostSignIn(host: SignInPort, carried: Carried, status: number): ApiResponse {
   const { force_login: _done, ...resume } = carried;
-  return redirect(host.signInUrl(`/oauth/authorize?${new URLSearchParams(resume).toString()}`), status, browser.cookies);
+  return redirect(host.signInUrl(`/oauth/authorize?${new URLSearchParams(resume).toString()}`), status);
 }
 
 /** Who is signed in, per Rookery's session or the host's port; 'unusable' when the host names
  * an account that cannot authorize (unknown, no local user, disabled). */
-async function signedInFor(core: Core, request: ApiRequest, browser: BrowserSession, host: SignInPort | undefined): Promise<SignedIn | null | 'unusable'> {
-  if (host === undefined) return browser.signedIn;
+async function signedInFor(core: Core, request: ApiRequest, browser: BrowserSession | null, host: SignInPort | undefined): Promise<SignedIn | null | 'unusable'> {
+  if (host === undefined) return browser?.signedIn ?? null;
   const accountId = await host.currentAccountId(request);
   if (accountId === null) return null;
   return (await signedInOf(core, accountId)) ?? 'unusable';
@@ -61,19 +78,21 @@ export async function showAuthorize(core: Core, request: ApiRequest, host?: Sign
   const check = await checkAuthorizeRequest(core, request.query);
   if (check.kind !== 'valid') return refusal(core, check);
   const { authorization } = check;
-  const browser = await ensureSession(core, request.cookies);
+  const browser = await currentSession(core, request.cookies);
   const signedIn = await signedInFor(core, request, browser, host);
   if (signedIn === 'unusable') return unusable(core);
+  const form = formToken(core, request, browser);
   if (signedIn === null || authorization.forceLogin) {
-    return host ? toHostSignIn(host, browser, authorization.carried, 302) : signIn(core, browser, authorization.carried, authorization.application.name);
+    return host ? toHostSignIn(host, authorization.carried, 302) : signIn(core, form, authorization.carried, authorization.application.name);
   }
-  return consentPage(core, { authorization, signedIn, csrfToken: browser.session.csrfToken }, { cookies: browser.cookies });
+  return consentPage(core, { authorization, signedIn, csrfToken: form.token }, { cookies: form.cookies });
 }
 
 /** GET /auth/sign_in: the same form, for a visit that does not come from /oauth/authorize. */
 export async function showSignIn(core: Core, request: ApiRequest): Promise<ApiResponse> {
   const carried = carriedParams(request.query);
-  return signIn(core, await ensureSession(core, request.cookies), carried, await applicationName(core, carried));
+  const browser = await currentSession(core, request.cookies);
+  return signIn(core, formToken(core, request, browser), carried, await applicationName(core, carried));
 }
 
 /** The login and password under Mastodon's field names (user[email], user[password]), which
@@ -88,16 +107,18 @@ function credentialsOf(params: Params): { login: string; password: string } {
 export async function submitSignIn(core: Core, request: ApiRequest): Promise<ApiResponse> {
   const params = request.body;
   const browser = await currentSession(core, request.cookies);
-  if (browser === null || !csrfValid(core, browser.session, params)) return refusedPage(core);
+  if (!formPosted(core, request, browser, params)) return refusedPage(core);
   const carried = carriedParams(params);
   const { login, password } = credentialsOf(params);
   const outcome = await checkLogin(core, login, password);
   if (!outcome.ok) {
     const error = outcome.reason === 'disabled' ? 'Your login is currently disabled.' : 'Invalid email or password.';
-    const view = { carried, csrfToken: browser.session.csrfToken, applicationName: await applicationName(core, carried), login, error };
-    return signInPage(core, view, { status: 401 });
+    const form = formToken(core, request, browser);
+    const view = { carried, csrfToken: form.token, applicationName: await applicationName(core, carried), login, error };
+    return signInPage(core, view, { status: 401, cookies: form.cookies });
   }
-  const fresh = await rotateSession(core, browser.session, outcome.account.id);
+  // The first row this browser gets: a session, once someone has signed in.
+  const fresh = await rotateSession(core, browser?.session ?? null, outcome.account.id);
   const { force_login: _done, ...resume } = carried;
   if (resume.client_id === undefined) return page(core, 'Signed in', '<p>You are signed in.</p>', { cookies: fresh.cookies });
   return redirect(`/oauth/authorize?${new URLSearchParams(resume).toString()}`, 303, fresh.cookies);
@@ -107,13 +128,13 @@ export async function submitSignIn(core: Core, request: ApiRequest): Promise<Api
 export async function submitDecision(core: Core, request: ApiRequest, host?: SignInPort): Promise<ApiResponse> {
   const params = { ...request.query, ...request.body };
   const browser = await currentSession(core, request.cookies);
-  if (browser === null || !csrfValid(core, browser.session, params)) return refusedPage(core);
+  if (!formPosted(core, request, browser, params)) return refusedPage(core);
   const check = await checkAuthorizeRequest(core, params);
   if (check.kind !== 'valid') return refusal(core, check);
   const { application, redirectUri, scopes, state, codeChallenge, carried } = check.authorization;
   const signedIn = await signedInFor(core, request, browser, host);
   if (signedIn === 'unusable') return unusable(core);
-  if (signedIn === null) return host ? toHostSignIn(host, browser, carried, 303) : signIn(core, browser, carried, application.name);
+  if (signedIn === null) return host ? toHostSignIn(host, carried, 303) : signIn(core, formToken(core, request, browser), carried, application.name);
   const oob = redirectUri === OOB_REDIRECT_URI;
 
   const denied = request.method === 'DELETE' || str(params, '_method')?.toLowerCase() === 'delete';

@@ -6,3 +6,4 @@ export type * from './ids.ts';
 export type * from './secrets.ts';
 export type * from './logger.ts';
 export { silentLogger } from './logger.ts';
+export type * from './counters.ts';

@@ -8,6 +8,10 @@ export interface Secrets {
   random16(): number;
   /** base64url SHA-256 of a UTF-8 string: token and code digests at rest, PKCE S256. */
   sha256(value: string): string;
+  /** base64url HMAC-SHA256 of a UTF-8 string under the instance's secret key: values a client
+   * carries and gives back unchanged (the sign-in form's CSRF token). Every process of one
+   * instance must share the key. */
+  sign(value: string): string;
   /** Constant-time equality of two strings (false when lengths differ). */
   equal(a: string, b: string): boolean;
   /** A slow salted password hash (scrypt), self-describing. */

@@ -401,10 +401,15 @@ export interface OAuthRepository {
   /** ATOMIC. Marks the code used and returns it, unless it was used or expired before `now`:
    * then null. Two concurrent calls never both get the code. */
   consumeCode(codeHash: string, now: Millis): Promise<AuthorizationCode | null>;
+  /** ATOMIC. Revokes the live tokens issued for the code with this digest (authorizationCodeId)
+   * and returns them as they were; [] when there are none. */
+  revokeTokensOfCode(codeHash: string, at: Millis, outbox?: Outbox<AccessToken[]>): Promise<AccessToken[]>;
   createSession(session: WebSession): Promise<void>;
   /** Unexpired sessions only. */
   findSessionByHash(idHash: string, now: Millis): Promise<WebSession | null>;
   deleteSession(id: Id): Promise<void>;
+  /** Deletes the sessions expired at `now`; how many there were. */
+  pruneSessions(now: Millis): Promise<number>;
 }
 
 export interface Storage {

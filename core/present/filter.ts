@@ -27,9 +27,13 @@ export interface FilterResultJson {
 }
 
 /** The keywords of a viewer's filters, compiled once. Cached by their content, so the cache
- * needs no invalidation: a changed filter is simply another key. */
-const compiled = new Map<string, KeywordMatcher>();
+ * needs no invalidation: a changed filter is simply another key. Bounded by count and by the
+ * keyword characters the matchers hold (their size follows them: about 40 bytes each), oldest
+ * first: one account at the filter limits compiles 160,000 characters. */
+const compiled = new Map<string, { matcher: KeywordMatcher; weight: number }>();
 const MAX_COMPILED = 512;
+const MAX_WEIGHT = 2_000_000;
+let weight = 0;
 
 export function keywordMatcher(filters: readonly Filter[]): KeywordMatcher {
   let key = '';
@@ -37,12 +41,17 @@ export function keywordMatcher(filters: readonly Filter[]): KeywordMatcher {
     key += `${f.id}\u0001`;
     for (const k of f.keywords) key += `${k.wholeWord ? 1 : 0}${k.keyword}\u0002`;
   }
-  let matcher = compiled.get(key);
-  if (matcher === undefined) {
-    matcher = compileKeywords(filters.flatMap((f) => f.keywords.map((k) => ({ group: f.id, keyword: k.keyword, wholeWord: k.wholeWord }))));
-    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
-    compiled.set(key, matcher);
+  const hit = compiled.get(key);
+  if (hit !== undefined) return hit.matcher;
+  const matcher = compileKeywords(filters.flatMap((f) => f.keywords.map((k) => ({ group: f.id, keyword: k.keyword, wholeWord: k.wholeWord }))));
+  const entry = { matcher, weight: key.length };
+  while (compiled.size > 0 && (compiled.size >= MAX_COMPILED || weight + entry.weight > MAX_WEIGHT)) {
+    const [oldest, evicted] = compiled.entries().next().value as [string, { weight: number }];
+    compiled.delete(oldest);
+    weight -= evicted.weight;
   }
+  compiled.set(key, entry);
+  weight += entry.weight;
   return matcher;
 }
 

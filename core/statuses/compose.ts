@@ -4,6 +4,7 @@
 
 import type { Core } from '../core.ts';
 import { texts, unprocessable } from '../errors.ts';
+import { tooLong } from '../lengths.ts';
 import type { Account, Id } from '../model.ts';
 import { bool, present, str, type Params } from '../params.ts';
 import type { PublishDraft } from '../hooks.ts';
@@ -47,24 +48,29 @@ export interface TextParts {
   sensitive: boolean;
 }
 
-/** status / spoiler_text / sensitive as Mastodon reads them: both texts trimmed; a blank status
- * with a content warning takes the warning as its text; a warning makes the post sensitive. */
+/** status / spoiler_text / sensitive as Mastodon reads them: both texts trimmed; a warning makes
+ * the post sensitive. A content warning never stands in for a blank status (Mastodon makes it
+ * the text; the founding spec, which wins, requires `status` unless media are attached). */
 export function readText(params: Params, defaultSensitive: boolean, current?: TextParts): TextParts {
-  let text = (str(params, 'status') ?? current?.text ?? '').trim();
-  let spoilerText = (str(params, 'spoiler_text') ?? current?.spoilerText ?? '').trim();
+  const text = (str(params, 'status') ?? current?.text ?? '').trim();
+  const spoilerText = (str(params, 'spoiler_text') ?? current?.spoilerText ?? '').trim();
   let sensitive = bool(params, 'sensitive') ?? current?.sensitive ?? defaultSensitive;
-  if (text === '' && spoilerText !== '') {
-    text = spoilerText;
-    spoilerText = '';
-    sensitive = true;
-  }
   if (spoilerText !== '') sensitive = true;
   return { text, spoilerText, sensitive };
 }
 
-/** 422s of the text: blank without media, or over the character limit. */
+/** 422 when text and warning together are longer than limits.maxRawCharacters, however few
+ * characters they count (every URL counts 23): checked as soon as they are read, before any
+ * work is done on them, and again by validateText. */
+export function checkRawLength(core: Core, parts: TextParts): void {
+  const max = core.config.limits.maxRawCharacters;
+  if (parts.text.length + parts.spoilerText.length > max) throw tooLong('Text', max);
+}
+
+/** 422s of the text: blank without media, too long raw, or over the character limit. */
 export function validateText(core: Core, parts: TextParts, hasMedia: boolean): void {
   if (parts.text === '' && !hasMedia) throw unprocessable(texts.textBlank);
+  checkRawLength(core, parts);
   const max = core.config.limits.maxCharacters;
   if (countStatusCharacters(parts.spoilerText, parts.text) > max) throw unprocessable(texts.textTooLong(max));
 }

@@ -12,7 +12,7 @@ import { str, type Params } from '../params.ts';
 import type { PublishDraft } from '../hooks.ts';
 import { currentPollOptions } from '../present/load.ts';
 import { findLive, findVisible } from '../viewer.ts';
-import { readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
+import { checkRawLength, readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
 import { conflictError, type Author } from './publish.ts';
 
 const PLUGIN_PARAMS = ['media_ids', 'poll'] as const;
@@ -22,6 +22,7 @@ export async function editStatus(core: Core, author: Author, id: string, params:
   if (status.accountId !== author.account.id || status.reblogOfId !== null) throw notFound();
   refuseUnhandledParams(core, params, PLUGIN_PARAMS);
   const parts = readText(params, status.sensitive, status);
+  checkRawLength(core, parts);
   const pollOptions = await currentPollOptions(core, status);
   const draft: PublishDraft = {
     account: author.account,

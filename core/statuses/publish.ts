@@ -12,7 +12,7 @@ import type { PublishDraft } from '../hooks.ts';
 import { countsAsReply, countsForAuthor } from '../policy.ts';
 import { StorageConflict, type StorageWrite } from '../ports/storage.ts';
 import { findVisible } from '../viewer.ts';
-import { readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
+import { checkRawLength, readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
 import { newStatus } from './new-status.ts';
 
 export interface Author {
@@ -77,6 +77,7 @@ export async function publish(core: Core, author: Author, params: Params, idempo
   const settings = user?.settings;
   const visibility = readVisibility(params, settings?.defaultVisibility ?? 'public');
   const parts = readText(params, settings?.defaultSensitive ?? false);
+  checkRawLength(core, parts);
   const draft: PublishDraft = {
     account,
     params,

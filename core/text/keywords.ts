@@ -23,15 +23,6 @@ function isWordChar(ch: string | undefined): boolean {
   return ch !== undefined && WORD_CHAR.test(ch);
 }
 
-interface Node {
-  next: Map<string, number>;
-  fail: number;
-  /** Keyword indexes ending here, this node's own. */
-  out: number[];
-  /** The nearest node on the failure chain that has outputs (-1: none). */
-  dict: number;
-}
-
 interface Compiled {
   keyword: Keyword;
   needle: string;
@@ -43,47 +34,82 @@ interface Compiled {
 
 export function compileKeywords(keywords: readonly Keyword[]): KeywordMatcher {
   const entries: Compiled[] = [];
-  const nodes: Node[] = [{ next: new Map(), fail: 0, out: [], dict: -1 }];
+  // The trie in flat arrays indexed by node: most nodes of a keyword trie have one child, kept
+  // in firstCode/firstChild; only branching nodes get a map for the others. A Map per node
+  // cost four times the memory.
+  const firstCode: number[] = [-1];
+  const firstChild: number[] = [0];
+  const more = new Map<number, Map<number, number>>();
+  /** Per node: its failure link, and the nearest node on the failure chain with outputs (-1: none). */
+  const fail: number[] = [0];
+  const dict: number[] = [-1];
+  /** Keyword indexes ending at a node, for the nodes that have any. */
+  const out = new Map<number, number[]>();
+  /** Children of each node, in insertion order, for the breadth-first pass. */
+  const children: number[][] = [[]];
+  const codes: number[] = [0];
+  const step = (at: number, code: number): number | undefined => (firstCode[at] === code ? firstChild[at] : more.get(at)?.get(code));
   for (const keyword of keywords) {
     const needle = keyword.keyword.toLowerCase();
     if (needle === '') continue;
     const index = entries.length;
+    let at = 0;
+    let length = 0;
+    for (const ch of needle) {
+      const code = ch.codePointAt(0) as number;
+      let to = step(at, code);
+      if (to === undefined) {
+        to = fail.length;
+        fail.push(0);
+        dict.push(-1);
+        firstCode.push(-1);
+        firstChild.push(0);
+        children.push([]);
+        codes.push(code);
+        if (firstCode[at] === -1) {
+          firstCode[at] = code;
+          firstChild[at] = to;
+        } else {
+          const branch = more.get(at) ?? new Map<number, number>();
+          branch.set(code, to);
+          more.set(at, branch);
+        }
+        (children[at] as number[]).push(to);
+      }
+      at = to;
+      length++;
+    }
     entries.push({
       keyword,
       needle,
-      length: [...needle].length,
+      length,
       needStart: keyword.wholeWord && isWordChar(needle[0]),
       needEnd: keyword.wholeWord && isWordChar(needle[needle.length - 1]),
     });
-    let at = 0;
-    for (const ch of needle) {
-      let to = (nodes[at] as Node).next.get(ch);
-      if (to === undefined) {
-        to = nodes.length;
-        nodes.push({ next: new Map(), fail: 0, out: [], dict: -1 });
-        (nodes[at] as Node).next.set(ch, to);
-      }
-      at = to;
-    }
-    (nodes[at] as Node).out.push(index);
+    const ending = out.get(at);
+    if (ending) ending.push(index);
+    else out.set(at, [index]);
   }
   // Breadth-first: each node's failure link is the longest proper suffix that is in the trie.
-  const queue: number[] = [];
-  for (const child of (nodes[0] as Node).next.values()) queue.push(child);
+  const queue: number[] = [...(children[0] as number[])];
   for (let head = 0; head < queue.length; head++) {
     const at = queue[head] as number;
-    const node = nodes[at] as Node;
-    for (const [ch, child] of node.next) {
-      let f = node.fail;
-      while (f !== 0 && !(nodes[f] as Node).next.has(ch)) f = (nodes[f] as Node).fail;
-      const target = (nodes[f] as Node).next.get(ch);
-      const childNode = nodes[child] as Node;
-      childNode.fail = target !== undefined && target !== child ? target : 0;
-      const failNode = nodes[childNode.fail] as Node;
-      childNode.dict = failNode.out.length > 0 ? childNode.fail : failNode.dict;
+    for (const child of children[at] as number[]) {
+      const code = codes[child] as number;
+      let f = fail[at] as number;
+      let target = step(f, code);
+      while (f !== 0 && target === undefined) {
+        f = fail[f] as number;
+        target = step(f, code);
+      }
+      const link = target !== undefined && target !== child ? target : 0;
+      fail[child] = link;
+      dict[child] = out.has(link) ? link : (dict[link] as number);
       queue.push(child);
     }
   }
+  children.length = 0;
+  codes.length = 0;
 
   return {
     size: entries.length,
@@ -95,11 +121,15 @@ export function compileKeywords(keywords: readonly Keyword[]): KeywordMatcher {
       const chars = [...lower];
       let at = 0;
       for (let i = 0; i < chars.length; i++) {
-        const ch = chars[i] as string;
-        while (at !== 0 && !(nodes[at] as Node).next.has(ch)) at = (nodes[at] as Node).fail;
-        at = (nodes[at] as Node).next.get(ch) ?? 0;
-        for (let n = (nodes[at] as Node).out.length > 0 ? at : (nodes[at] as Node).dict; n !== -1; n = (nodes[n] as Node).dict) {
-          for (const index of (nodes[n] as Node).out) {
+        const code = (chars[i] as string).codePointAt(0) as number;
+        let next = step(at, code);
+        while (at !== 0 && next === undefined) {
+          at = fail[at] as number;
+          next = step(at, code);
+        }
+        at = next ?? 0;
+        for (let n = out.has(at) ? at : (dict[at] as number); n !== -1; n = dict[n] as number) {
+          for (const index of out.get(n) as number[]) {
             if (hits.has(index)) continue;
             const entry = entries[index] as Compiled;
             const start = i - entry.length + 1;

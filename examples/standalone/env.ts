@@ -2,6 +2,7 @@
 // Mastodon has one). Shared by the server and the operator CLI so both open the same store.
 
 import { join, resolve } from 'node:path';
+import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WRITE_TIMEOUT_MS } from '../../adapters/node/handler.ts';
 import type { ConfigInput } from '../../core/config.ts';
 
 /** What one process of the instance does (ROOKERY_ROLE): `all` of it, or one part of a
@@ -11,12 +12,15 @@ export const ROLES: readonly Role[] = ['web', 'streaming', 'worker', 'all'];
 
 export interface StandaloneSettings {
   role: Role;
-  /** REDIS_URL: the bus, the queue and the id nodes shared between processes; null: in-process. */
+  /** REDIS_URL: the bus, the queue, the rate-limit counters and the id nodes shared between
+   * processes; null: all in this process. */
   redisUrl: string | null;
   /** REDIS_NAMESPACE, as Mastodon's: the prefix of every key and channel (default `rookery`). */
   redisPrefix: string;
   port: number;
   bind: string;
+  /** What one connection may hold (adapters/node: createNodeHandler's options). */
+  connections: { maxBufferedBytes: number; writeTimeoutMs: number };
   streamingPort: number;
   dataDir: string;
   /** The SQLite file, used unless mongodbUrl is set. */
@@ -56,6 +60,13 @@ function role(value: string | undefined, redisUrl: string | null): Role {
   return chosen as Role;
 }
 
+function positive(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
 export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSettings {
   const redisUrl = env['REDIS_URL'] || null;
   const portNumber = port(env['PORT'], 3000, 'PORT');
@@ -77,6 +88,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
     redisPrefix: `${env['REDIS_NAMESPACE'] || 'rookery'}:`,
     port: portNumber,
     bind,
+    connections: {
+      maxBufferedBytes: positive(env['MAX_BUFFERED_BYTES'], DEFAULT_MAX_BUFFERED_BYTES, 'MAX_BUFFERED_BYTES'),
+      writeTimeoutMs: positive(env['WRITE_TIMEOUT_MS'], DEFAULT_WRITE_TIMEOUT_MS, 'WRITE_TIMEOUT_MS'),
+    },
     streamingPort,
     dataDir,
     databasePath: join(dataDir, 'rookery.sqlite3'),
@@ -92,6 +107,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
       // One rule per line.
       rules: (env['INSTANCE_RULES'] ?? '').split('\n').map((rule) => rule.trim()).filter((rule) => rule !== ''),
       limitedFederation: flag(env['LIMITED_FEDERATION_MODE'], false),
+      rateLimits: flag(env['RATE_LIMITS'], true),
+      // Mastodon's variable: the reverse proxies whose X-Forwarded-For names the client.
+      ...(env['TRUSTED_PROXY_IP'] ? { trustedProxies: env['TRUSTED_PROXY_IP'].split(/[\s,]+/).filter((s) => s !== '') } : {}),
       registrations: {
         open: registrations !== 'closed',
         approvalRequired: registrations === 'approval',

@@ -1,6 +1,6 @@
 // Listening for the standalone instance: a clear message instead of a stack when the port is
-// taken or not ours to use, naming the setting that changes it, and time limits so that a slow
-// or idle client cannot hold a connection (and its buffers) for ever.
+// taken or not ours to use, naming the setting that changes it. (The time limits that keep a
+// slow or idle client from holding a connection are limitNodeServer's, in adapters/node.)
 
 import type { Server } from 'node:http';
 
@@ -9,17 +9,9 @@ export interface ListenSettings {
   bind: string;
 }
 
-/** Request headers must arrive within this, the whole request within REQUEST_MS. */
-const HEADERS_MS = 10_000;
-const REQUEST_MS = 30_000;
-const KEEP_ALIVE_MS = 5_000;
-
 export class ListenError extends Error {}
 
 export function listen(server: Server, settings: ListenSettings, variable: string): Promise<void> {
-  server.headersTimeout = HEADERS_MS;
-  server.requestTimeout = REQUEST_MS;
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
   return new Promise((ready, fail) => {
     const onError = (err: NodeJS.ErrnoException) => {
       const where = `${settings.bind}:${settings.port}`;

@@ -8,10 +8,10 @@
 //   periodic jobs; no port.
 
 import { createServer, type Server } from 'node:http';
-import { createNodeHandler } from '../../adapters/node/handler.ts';
-import { createNodeRookery, systemClock } from '../../adapters/node/index.ts';
+import { createNodeHandler, createNodeRookery, limitNodeServer, systemClock } from '../../adapters/node/index.ts';
 import type { StreamingServer } from '../../adapters/uws/index.ts';
 import { readSettings, type StandaloneSettings } from './env.ts';
+import { secretKey } from './keys.ts';
 import { createLogger } from './logger.ts';
 import { listen, ListenError } from './listen.ts';
 import { standalonePlugins } from './plugins.ts';
@@ -54,14 +54,16 @@ const rookery = await createNodeRookery({
   // Every process runs the same plugins: a job one of them records names a handler of the others.
   plugins: standalonePlugins(settings.dataDir),
   worker: runsJobs,
+  secrets: { secretKey: secretKey(settings.dataDir) },
+  ...(shared.counters ? { counters: shared.counters } : {}),
   ...(shared.bus ? { bus: shared.bus } : {}),
   ...(shared.queue ? { queue: shared.queue } : {}),
   ...(shared.idNode !== undefined ? { idNode: shared.idNode } : {}),
 });
 
 function webServer(): Server {
-  const handle = createNodeHandler(rookery);
-  return createServer((req, res) => {
+  const handle = createNodeHandler(rookery, settings.connections);
+  const server = createServer((req, res) => {
     if (requestLog) {
       const started = performance.now();
       // The path only: a query string may carry an access token.
@@ -70,6 +72,8 @@ function webServer(): Server {
     }
     handle(req, res);
   });
+  limitNodeServer(server, rookery);
+  return server;
 }
 
 const streaming: StreamingServer | null = servesStreams ? await startStandaloneStreaming(rookery, settings, log) : null;

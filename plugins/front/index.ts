@@ -13,9 +13,10 @@ import { createLocalAccount } from '../../core/accounts/create.ts';
 import type { ApiRequest, ApiResponse, Endpoint } from '../../core/api/types.ts';
 import type { Core } from '../../core/core.ts';
 import { RookeryError } from '../../core/errors.ts';
-import { CSRF_FIELD, csrfValid } from '../../core/oauth/csrf.ts';
+import { CSRF_FIELD } from '../../core/oauth/csrf.ts';
 import { page, refusedPage } from '../../core/oauth/pages.ts';
-import { currentSession, ensureSession } from '../../core/oauth/sessions.ts';
+import { currentSession } from '../../core/oauth/sessions.ts';
+import { formPosted, formToken } from '../../core/oauth/web-flow.ts';
 import { str, type Params } from '../../core/params.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import { escapeHtml as e } from '../../core/text/index.ts';
@@ -201,19 +202,22 @@ function fieldErrorsOf(err: RookeryError): FieldErrors {
   return errors;
 }
 
+// The form's CSRF token is the sign-in pages' (a session's, or a signed double-submit token for
+// a browser without one): showing the form stores nothing.
 async function showSignUp(core: Core, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
   if (!core.config.registrations.open) return closedPage(core);
-  const browser = await ensureSession(core, request.cookies);
-  return signUpPage(core, { csrfToken: browser.session.csrfToken, signInUrl }, { cookies: browser.cookies });
+  const form = formToken(core, request, await currentSession(core, request.cookies));
+  return signUpPage(core, { csrfToken: form.token, signInUrl }, { cookies: form.cookies });
 }
 
 async function submitSignUp(core: Core, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
   const { registrations } = core.config;
   if (!registrations.open) return closedPage(core);
   const browser = await currentSession(core, request.cookies);
-  if (browser === null || !sameOrigin(core, request) || !csrfValid(core, browser.session, request.body)) return refusedPage(core);
+  if (!sameOrigin(core, request) || !formPosted(core, request, browser, request.body)) return refusedPage(core);
   const form = formOf(request.body);
-  const retry = (errors: FieldErrors, summary: string) => signUpPage(core, { csrfToken: browser.session.csrfToken, signInUrl, form, errors, summary }, { status: 422 });
+  const token = formToken(core, request, browser);
+  const retry = (errors: FieldErrors, summary: string) => signUpPage(core, { csrfToken: token.token, signInUrl, form, errors, summary }, { status: 422, cookies: token.cookies });
   if (form.password !== '' && form.password !== form.passwordConfirmation) {
     return retry({ password_confirmation: ["doesn't match Password"] }, "Validation failed: Password confirmation doesn't match Password");
   }

@@ -30,7 +30,18 @@ t.test('defaults', async (t) => {
     rules: [],
     limits: defaultLimits,
     refreshTokens: false,
+    rateLimits: true,
+    trustedProxies: ['127.0.0.0/8', '::1'],
   });
+});
+
+t.test('rate limits: a switch, and the proxies trusted to name the client', async (t) => {
+  const config = resolveConfig({ domain: 'a.example', rateLimits: false, trustedProxies: ['10.0.0.0/8', '192.0.2.7', 'fd00::/8'] });
+  t.equal(config.rateLimits, false);
+  t.same(config.trustedProxies, ['10.0.0.0/8', '192.0.2.7', 'fd00::/8']);
+  t.equal(refusal({ domain: 'a.example', rateLimits: 'no' }), 'Invalid config: "rateLimits" must be a boolean, got "no"');
+  t.equal(refusal({ domain: 'a.example', trustedProxies: ['10.0.0.0/33'] }), 'Invalid config: "trustedProxies" must be an array of IP addresses or CIDR ranges, got an array');
+  t.equal(refusal({ domain: 'a.example', trustedProxies: ['proxy.example'] }), 'Invalid config: "trustedProxies" must be an array of IP addresses or CIDR ranges, got an array');
 });
 
 t.test('given values are kept; trailing slashes go', async (t) => {

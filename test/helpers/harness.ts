@@ -17,6 +17,7 @@ import { issueToken } from '../../core/oauth/tokens.ts';
 import type { SignInPort } from '../../core/oauth/sign-in-port.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import type { EventBus, StreamMessage } from '../../core/ports/bus.ts';
+import type { CounterStore } from '../../core/ports/counters.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { JobQueue } from '../../core/ports/queue.ts';
@@ -55,6 +56,8 @@ export interface HarnessOptions {
   /** What listens when `listen` is set: the hapi plugin (default), or the node:http handler
    * (rookery/node). Injected requests go through hapi either way. */
   transport?: 'hapi' | 'node';
+  /** Where rate-limit counters live (default: in this process). */
+  counters?: CounterStore;
 }
 
 export interface TestUser {
@@ -106,6 +109,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   if (options.logger) deps.logger = options.logger;
   if (options.worker !== undefined) deps.worker = options.worker;
   if (options.signIn) deps.signIn = options.signIn;
+  if (options.counters) deps.counters = options.counters;
   const rookery = await createRookery(deps);
   const server = Hapi.server({ port, host: '127.0.0.1' });
   await server.register({ plugin: rookeryHapi, options: options.streaming === undefined ? { rookery } : { rookery, streaming: options.streaming } });

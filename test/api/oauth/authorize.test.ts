@@ -107,12 +107,18 @@ t.test('the sign-in page and its session cookie', async (t) => {
   t.equal(form?.action, '/auth/sign_in');
   t.match(form?.fields, { response_type: 'code', client_id: app.client_id, redirect_uri: CALLBACK, scope: 'read write', state: 'abc', authenticity_token: String });
   t.notOk(form && 'force_login' in form.fields, 'force_login is not carried');
+  // Nobody is signed in: no session is stored, and the form's CSRF token is a signed
+  // double-submit token over a nonce in a cookie of its own (hardening issue).
   t.equal(res.setCookies.length, 1);
-  t.match(res.setCookies[0], /^_rookery_session=[\w-]{40,}; Max-Age=1209600; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+  t.match(res.setCookies[0], /^_rookery_csrf=[\w-]{22,}; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+  t.equal(await h.core.storage.oauth.pruneSessions(Number.MAX_SAFE_INTEGER), 0, 'no session row was written');
 
   const again = await browser.get(`/oauth/authorize?${authorizeQuery(app)}`);
-  t.equal(again.setCookies.length, 0, 'the session is kept while it lives');
-  t.equal(forms(again.body)[0]?.fields['authenticity_token'], form?.fields['authenticity_token'], 'with the same CSRF token');
+  t.equal(again.setCookies.length, 0, 'the nonce is kept');
+  t.match(forms(again.body)[0]?.fields['authenticity_token'], /^\d+\.[\w-]{43}$/, 'a token for the same nonce');
+  const signInPage = await browser.get('/auth/sign_in');
+  t.same([signInPage.statusCode, signInPage.setCookies], [200, []], 'the sign-in page alone writes nothing either');
+  t.equal(await h.core.storage.oauth.pruneSessions(Number.MAX_SAFE_INTEGER), 0);
 
   const plain = await harness({ config: { baseUrl: 'http://localhost:3000' } });
   t.teardown(() => plain.close());

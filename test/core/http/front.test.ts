@@ -27,8 +27,9 @@ const echo = async (request: ApiRequest) => {
 };
 
 const endpoints: Endpoint[] = [
-  { method: 'GET', path: '/api/v1/things/:id', auth: 'optional', scopes: ['read'], handle: echo },
-  { method: 'POST', path: '/api/v1/things/:id', auth: 'app', scopes: ['write'], handle: echo },
+  { method: 'GET', path: '/api/v1/things/:name', auth: 'optional', scopes: ['read'], handle: echo },
+  { method: 'POST', path: '/api/v1/things/:name', auth: 'app', scopes: ['write'], handle: echo },
+  { method: 'GET', path: '/api/v1/records/:id/parts/:part_id', auth: 'public', scopes: [], handle: echo },
   { method: 'POST', path: '/api/v1/small', auth: 'public', scopes: [], payload: { maxBytes: 64 }, handle: echo },
   { method: 'POST', path: '/api/v1/open', auth: 'public', scopes: [], handle: echo },
   { method: 'GET', path: '/api/v1/boom', auth: 'public', scopes: [], handle: async () => { throw new Error('secret detail'); } },
@@ -95,8 +96,8 @@ t.test('what is Rookery\'s and what is not', async (t) => {
   t.equal(front.bodyLimit('POST', '/api/v9/nowhere'), 'ignore', 'an unknown /api path answers 404 without its body');
   t.equal(front.bodyLimit('PUT', '/oauth/token'), 'ignore', 'another method on a known path too');
   t.same(front.routes.filter((r) => r.path.startsWith('/api/v1/things')), [
-    { method: 'GET', path: '/api/v1/things/:id', maxBytes: 16 * 1024 * 1024 },
-    { method: 'POST', path: '/api/v1/things/:id', maxBytes: 16 * 1024 * 1024 },
+    { method: 'GET', path: '/api/v1/things/:name', maxBytes: 16 * 1024 * 1024 },
+    { method: 'POST', path: '/api/v1/things/:name', maxBytes: 16 * 1024 * 1024 },
   ]);
 });
 
@@ -115,8 +116,13 @@ t.test('404 {"error":"Not Found"} under /api and for known paths with another me
 t.test('path parameters, query and bodies arrive parsed and nested', async (t) => {
   const read = await send('GET', '/api/v1/things/caf%C3%A9?a[]=1&a[]=2&x[y]=z&access_token=good');
   t.equal(read.status, 200);
-  t.same(read.json, { params: { id: 'café' }, query: { a: ['1', '2'], x: { y: 'z' }, access_token: 'good' }, body: {}, app: 'App' });
+  t.same(read.json, { params: { name: 'café' }, query: { a: ['1', '2'], x: { y: 'z' }, access_token: 'good' }, body: {}, app: 'App' });
   t.same(seen && { method: seen.method, path: seen.path, remoteAddress: seen.remoteAddress }, { method: 'GET', path: '/api/v1/things/caf%C3%A9', remoteAddress: '127.0.0.1' });
+  t.same((await send('GET', '/api/v1/records/12/parts/34')).json.params, { id: '12', part_id: '34' }, ':id and :…_id hold ids');
+  for (const url of ['/api/v1/records/abc/parts/34', '/api/v1/records/12/parts/0', '/api/v1/records/%31%32a/parts/1', '/api/v1/records/99999999999999999999/parts/1']) {
+    const refused = await send('GET', url);
+    t.same([refused.status, refused.json], [404, { error: 'Record not found' }], `${url}: no such record, before the endpoint runs`);
+  }
   const auth = { authorization: 'Bearer good' };
   const viaForm = await send('POST', '/api/v1/things/1', { body: 'poll[options][]=a&poll[options][]=b', headers: { ...auth, ...form } });
   t.same(viaForm.json.body, { poll: { options: ['a', 'b'] } });

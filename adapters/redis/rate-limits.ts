@@ -1,0 +1,45 @@
+// Rate-limit counters in Redis, so that every process of one instance counts against the same
+// limits (REDIS_URL for the standalone instance). One round trip per request: a MULTI with an
+// INCRBY and a PEXPIREAT per counter; a counter's key names its window, so it only ever goes
+// up and Redis forgets it when the window ends. Limits fail open: while Redis cannot answer,
+// requests are served uncounted (and that is logged once per outage) rather than refused.
+
+import type { CounterStore } from '../../core/ports/counters.ts';
+import { closeConnection, DEFAULT_PREFIX, openConnection, type RedisClient, type RedisConnectionOptions } from './connection.ts';
+
+export interface RedisCountersOptions extends RedisConnectionOptions {
+  /** A connected client of your own instead of `url` (it stays yours: close() leaves it open). */
+  client?: RedisClient;
+}
+
+/** Counters under `<prefix>rate:`. */
+export async function createRedisCounters(options: RedisCountersOptions = {}): Promise<CounterStore> {
+  const prefix = `${options.prefix ?? DEFAULT_PREFIX}rate:`;
+  const own = options.client === undefined;
+  const client = options.client ?? (await openConnection(options, 'rate-limits'));
+  let failing = false;
+  const uncounted = (length: number, err?: unknown): number[] => {
+    if (!failing) options.logger?.warn({ err }, 'rate limits are not counted while redis cannot answer');
+    failing = true;
+    return new Array<number>(length).fill(0);
+  };
+  return {
+    async add(entries) {
+      if (entries.length === 0) return [];
+      // Reconnecting: commands would wait for Redis, and the request with them.
+      if (!client.isReady) return uncounted(entries.length);
+      const multi = client.multi();
+      for (const { key, amount, expiresAt } of entries) multi.incrBy(`${prefix}${key}`, amount).pExpireAt(`${prefix}${key}`, expiresAt);
+      try {
+        const replies = await multi.exec();
+        failing = false;
+        return entries.map((_, i) => Number(replies[i * 2]));
+      } catch (err) {
+        return uncounted(entries.length, err);
+      }
+    },
+    async close() {
+      if (own) await closeConnection(client);
+    },
+  };
+}
