@@ -1,4 +1,4 @@
-// Rate limits as Mastodon applies them (reference limits.md): request throttles (its Rack::Attack
+// Rate limits as Mastodon applies them (docs/behaviour.md, "Rate limits"): request throttles (its Rack::Attack
 // rules) per user, token and client address, and action families (its RateLimiter) per
 // account, on fixed windows aligned to multiples of their period since the epoch. The front
 // asks before an endpoint runs and tells after it answered; the counters live behind the

@@ -225,9 +225,9 @@ async function overHapi(method: string, url: string, head: Record<string, string
 }
 
 const OAUTH = new Set(['/oauth/token', '/oauth/revoke']);
-/** Mastodon's error body: the text, RFC 6749's description, sign-up's details, and the
- * accounts a post would reach unexpectedly (statuses.md §4). */
-const ERROR_KEYS = new Set(['error', 'error_description', 'details', 'unexpected_accounts']);
+/** Mastodon's error body: the text, RFC 6749's description, and a validation's details
+ * (docs/behaviour.md, "Errors"). */
+const ERROR_KEYS = new Set(['error', 'error_description', 'details']);
 const pages = new Set(h.rookery.endpoints.filter((e) => e.cors === false).map((e) => `${e.method} ${e.path}`));
 
 function problem(route: { method: string; path: string }, method: string, reply: Reply): string | null {

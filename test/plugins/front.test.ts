@@ -72,10 +72,11 @@ t.test('web sign-up: the account is created as the API creates it, and can sign 
   const h = await harness({ plugins: [frontPlugin()], config: { rules: RULES } });
   t.teardown(() => h.close());
   const browser = await openForm(h);
-  t.match(browser.cookie, /^_rookery_session=/);
-  t.match(browser.csrf, /^[\w-]{20,}$/);
-  const form = (await h.request('GET', '/auth/sign_up', { headers: { cookie: browser.cookie } })).body;
-  t.equal(/name="authenticity_token" value="([^"]+)"/.exec(form)?.[1], browser.csrf, 'one session, one token');
+  t.match(browser.cookie, /^_rookery_csrf=/, 'a nonce cookie and no session: showing the form stores nothing');
+  t.match(browser.csrf, /^\d+\.[\w-]{20,}$/, 'a signed double-submit token');
+  const again = await h.request('GET', '/auth/sign_up', { headers: { cookie: browser.cookie } });
+  t.equal(again.headers['set-cookie'], undefined, 'the nonce the browser holds is kept');
+  const form = again.body;
   for (const label of ['Username', 'E-mail address', 'Password', 'Confirm password', 'I agree to the rules']) t.match(form, `${label}</label>`);
   t.match(form, '<li>Be kind</li>');
   t.notMatch(form, 'name="reason"', 'no reason asked without approval mode');

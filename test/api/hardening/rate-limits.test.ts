@@ -1,4 +1,4 @@
-// Rate limits as Mastodon applies them (reference limits.md), over HTTP. The harness's requests
+// Rate limits as Mastodon applies them (docs/behaviour.md, "Rate limits"), over HTTP. The harness's requests
 // come from 127.0.0.1, a trusted proxy by default: X-Forwarded-For names the client, and
 // without it a request from loopback is exempt, as in Mastodon.
 
