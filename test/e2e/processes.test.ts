@@ -42,7 +42,16 @@ interface Answer {
 async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const send = () => fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  let res: Response;
+  try {
+    res = await send();
+  } catch (err) {
+    // A kept-alive connection the server closed as idle while this loaded client had not
+    // noticed yet: a GET is sent again, as browsers do; a write never is.
+    if (method !== 'GET' || (err as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw err;
+    res = await send();
+  }
   return { status: res.status, body: await res.json() };
 }
 
