@@ -10,6 +10,8 @@ import { closeConnection, DEFAULT_PREFIX, openConnection, type RedisClient, type
 export interface RedisCountersOptions extends RedisConnectionOptions {
   /** A connected client of your own instead of `url` (it stays yours: close() leaves it open). */
   client?: RedisClient;
+  /** How long a request waits for its counts before it is served uncounted (default 500 ms). */
+  timeoutMs?: number;
 }
 
 /** Counters under `<prefix>rate:`. */
@@ -17,6 +19,7 @@ export async function createRedisCounters(options: RedisCountersOptions = {}): P
   const prefix = `${options.prefix ?? DEFAULT_PREFIX}rate:`;
   const own = options.client === undefined;
   const client = options.client ?? (await openConnection(options, 'rate-limits'));
+  const timeoutMs = options.timeoutMs ?? 500;
   let failing = false;
   const uncounted = (length: number, err?: unknown): number[] => {
     if (!failing) options.logger?.warn({ err }, 'rate limits are not counted while redis cannot answer');
@@ -30,12 +33,21 @@ export async function createRedisCounters(options: RedisCountersOptions = {}): P
       if (!client.isReady) return uncounted(entries.length);
       const multi = client.multi();
       for (const { key, amount, expiresAt } of entries) multi.incrBy(`${prefix}${key}`, amount).pExpireAt(`${prefix}${key}`, expiresAt);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, fail) => {
+        timer = setTimeout(() => fail(new Error(`redis did not count within ${timeoutMs} ms`)), timeoutMs);
+      });
+      const counting = multi.exec();
+      // Answered after the deadline (or never, if Redis went away with the command): dropped.
+      counting.catch(() => undefined);
       try {
-        const replies = await multi.exec();
+        const replies = await Promise.race([counting, late]);
         failing = false;
         return entries.map((_, i) => Number(replies[i * 2]));
       } catch (err) {
         return uncounted(entries.length, err);
+      } finally {
+        clearTimeout(timer);
       }
     },
     async close() {
