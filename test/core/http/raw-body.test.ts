@@ -37,7 +37,7 @@ for (const transport of ['hapi', 'node'] as const) {
     const h = await harness({ plugins: [echo], listen: true, transport });
     t.teardown(() => h.close());
     const base = h.core.config.baseUrl;
-    const post = (body: BodyInit | null, type: string) => fetch(`${base}/echo/alice/inbox?x=1&y=%20`, { method: 'POST', body, headers: { 'content-type': type } });
+    const post = (body: string | Uint8Array | null, type: string) => fetch(`${base}/echo/alice/inbox?x=1&y=%20`, { method: 'POST', body, headers: { 'content-type': type } });
 
     const activity = '{"type":"Follow",  "actor":"x"}';
     let res = await post(activity, 'application/activity+json');
