@@ -5,7 +5,7 @@
 // without it nothing private, loopback or link-local is ever fetched.
 
 import type { Core } from '../../core/core.ts';
-import type { RookeryPlugin } from '../../core/plugin-host.ts';
+import type { PluginHost, RookeryPlugin } from '../../core/plugin-host.ts';
 import { buildFederation, type FederationParts } from './federation.ts';
 import { incoming } from './incoming.ts';
 import { federationEndpoints } from './mount.ts';
@@ -21,7 +21,7 @@ export interface FederationPluginOptions {
    * plain http on them. For tests only. */
   allowPrivateAddress?: boolean;
   /** Where Fedify keeps its KV data and queues its work (default: federationStores). */
-  stores?: (core: Core) => FederationStores;
+  stores?: (host: PluginHost) => FederationStores;
   /** Whether the operator blocked a domain: its activities are refused and nothing is sent to it. */
   isBlocked?: (core: Core, domain: string) => Promise<boolean>;
 }
@@ -31,7 +31,7 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
     name: 'federation',
     register(host) {
       const { core } = host;
-      const stores = (options.stores ?? federationStores)(core);
+      const stores = (options.stores ?? federationStores)(host);
       const parts: FederationParts = buildFederation(core, { ...stores, allowPrivateAddress: options.allowPrivateAddress === true });
       const isBlocked = async (domain: string) => (options.isBlocked ? options.isBlocked(core, domain.toLowerCase()) : false);
       for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked })) host.addEndpoint(endpoint);

@@ -3,7 +3,7 @@
 // is one line.
 
 import { MemoryKvStore, type KvStore, type MessageQueue, type MessageQueueEnqueueOptions } from '@fedify/fedify';
-import type { Core } from '../../core/core.ts';
+import type { PluginHost } from '../../core/plugin-host.ts';
 
 export interface FederationStores {
   kv: KvStore;
@@ -68,6 +68,6 @@ export class LocalMessageQueue implements MessageQueue {
   }
 }
 
-export function federationStores(_core: Core): FederationStores {
+export function federationStores(_host: PluginHost): FederationStores {
   return { kv: new MemoryKvStore(), queue: new LocalMessageQueue() };
 }
