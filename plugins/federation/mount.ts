@@ -27,7 +27,7 @@ function toWebRequest(core: Core, request: ApiRequest): Request {
   const url = new URL(`${request.path}${request.search ? `?${request.search}` : ''}`, core.config.baseUrl);
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined && name !== 'host') {
+    if (value !== undefined) {
       try {
         headers.set(name, value);
       } catch {
