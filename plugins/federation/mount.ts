@@ -16,6 +16,7 @@ const DROPPED = new Set(['content-length', 'transfer-encoding', 'connection', 'k
 export const mountTexts = {
   notFound: 'Record not found',
   blocked: 'This domain is blocked by the instance',
+  invalid: 'Invalid activity',
 };
 
 export interface MountOptions {
@@ -84,14 +85,23 @@ export function federationEndpoints(core: Core, federation: Federation<Core>, op
       for (const domain of claimedDomains(request)) if (await options.isBlocked(domain)) return errorOf(403, mountTexts.blocked);
     }
     let fallThrough = false;
-    const response = await federation.fetch(toWebRequest(core, request), {
-      contextData: core,
-      onNotFound: () => new Response(mountTexts.notFound, { status: 404 }),
-      onNotAcceptable: () => {
-        fallThrough = fallback !== null;
-        return new Response('Not acceptable', { status: 406, headers: { vary: 'Accept' } });
-      },
-    });
+    let response: Response;
+    try {
+      response = await federation.fetch(toWebRequest(core, request), {
+        contextData: core,
+        onNotFound: () => new Response(mountTexts.notFound, { status: 404 }),
+        onNotAcceptable: () => {
+          fallThrough = fallback !== null;
+          return new Response('Not acceptable', { status: 406, headers: { vary: 'Accept' } });
+        },
+      });
+    } catch (err) {
+      // What a sender's activity makes Fedify throw (a JSON-LD context it cannot use, say) is
+      // the sender's fault: a 400, not a server error.
+      if (request.method !== 'POST') throw err;
+      core.logger.warn({ err }, 'federation: an inbox request could not be read');
+      return errorOf(400, mountTexts.invalid);
+    }
     if (fallThrough && fallback !== null) return fallback(request);
     return toApiResponse(response);
   }
