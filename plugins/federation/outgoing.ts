@@ -157,7 +157,7 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
   });
 
   const likeOf = (ctx: Context<Core>, by: Account, status: Status, author: Account) =>
-    new Like({ id: new URL(`${ctx.getActorUri(by.username).href}#likes/${status.id}`), actor: ctx.getActorUri(by.username), object: new URL(statusUri(core.config, status, author)) });
+    new Like({ id: new URL(`${ctx.getActorUri(by.username).href}#likes/${status.id}/${core.clock.now()}`), actor: ctx.getActorUri(by.username), object: new URL(statusUri(core.config, status, author)) });
 
   host.on('status.favourited', async (event) => {
     const by = await localOrNull(event.by.id);
