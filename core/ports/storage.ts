@@ -431,6 +431,11 @@ export interface Storage {
   extend<T>(extension: StorageExtension<T>): T;
   /** The store's own durable job queue; writes with an outbox enqueue into it. */
   jobs: JobQueue;
+  /** Called as a request or a stream begins: reads from here on must see every write committed
+   * before this call, by any process or connection. A store whose reads always do (no cache)
+   * need not have it; one that caches may otherwise reuse its last freshness check for a
+   * little while. */
+  freshen?(): void;
   /** Flushes and releases the store; acknowledged writes survive a reopen. */
   close(): Promise<void>;
 }
