@@ -20,6 +20,13 @@ export interface RookeryMessageQueueOptions extends JobOptions {
   name?: string;
 }
 
+/** Remote servers go down for hours, so deliveries are retried longer than the core's jobs: from
+ * a minute, doubling, at most 6 h apart, 12 runs in all (about 20 h). */
+export const FEDERATION_MAX_ATTEMPTS = 12;
+export function federationBackoff(attempt: number): number {
+  return Math.min(6 * 3_600_000, 60_000 * 2 ** (attempt - 1));
+}
+
 /** Largest message we queue (encoded), and longest ordering key kept as is. */
 export const MAX_MESSAGE_LENGTH = 1024 * 1024;
 const MAX_KEY_LENGTH = 256;
@@ -55,9 +62,7 @@ function plainJson(message: unknown): unknown {
 export function rookeryMessageQueue(host: PluginHost, options: RookeryMessageQueueOptions = {}): RookeryMessageQueue {
   const { core } = host;
   const listeners: Handler[] = [];
-  const jobOptions: JobOptions = {};
-  if (options.maxAttempts !== undefined) jobOptions.maxAttempts = options.maxAttempts;
-  if (options.backoff !== undefined) jobOptions.backoff = options.backoff;
+  const jobOptions: JobOptions = { maxAttempts: options.maxAttempts ?? FEDERATION_MAX_ATTEMPTS, backoff: options.backoff ?? federationBackoff };
   const jobName = host.handleJob(options.name ?? 'fedify', async (payload) => {
     const handler = listeners.at(-1);
     if (handler === undefined) throw new Error(queueTexts.noListener);

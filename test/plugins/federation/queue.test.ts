@@ -15,7 +15,7 @@ import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
 import type { RookeryPlugin } from '../../../core/plugin-host.ts';
 import type { JobQueue } from '../../../core/ports/queue.ts';
 import type { Storage } from '../../../core/ports/storage.ts';
-import { queueTexts, rookeryMessageQueue, type RookeryMessageQueue } from '../../../plugins/federation/queue.ts';
+import { FEDERATION_MAX_ATTEMPTS, federationBackoff, queueTexts, rookeryMessageQueue, type RookeryMessageQueue } from '../../../plugins/federation/queue.ts';
 import { FakeMongo } from '../../helpers/fake-mongo.ts';
 import { harness, type Harness } from '../../helpers/harness.ts';
 import { dropPrefix, SHARED_REDIS, testPrefix } from '../../helpers/redis.ts';
@@ -134,6 +134,25 @@ for (const engine of Object.keys(engines)) {
     t.equal(await x.h.core.queue.size(), 0);
   });
 
+  t.test(`${engine}: by default a failed delivery is retried a minute later, then less and less often`, async (t) => {
+    const x = await withQueue(engine);
+    t.teardown(() => x.close());
+    x.setHandler(() => {
+      throw new Error('down');
+    });
+    await x.q.enqueue({ id: 'patient' });
+    await x.h.rookery.drain();
+    const due = async () => ((await x.h.core.queue.nextDue()) ?? 0) - x.h.clock.now();
+    const first = await due();
+    t.ok(first > 55_000 && first <= 60_000, `first retry about a minute later (${first} ms)`);
+    x.h.clock.advance(60_000);
+    await x.h.rookery.drain();
+    const second = await due();
+    t.ok(second > 115_000 && second <= 120_000, `then two minutes (${second} ms)`);
+    t.equal(x.seen.length, 2);
+    t.strictSame([federationBackoff(1), federationBackoff(9), federationBackoff(10), federationBackoff(11), FEDERATION_MAX_ATTEMPTS], [60_000, 256 * 60_000, 6 * 3_600_000, 6 * 3_600_000, 12], "at most 6 h apart, 12 runs");
+  });
+
   t.test(`${engine}: messages with one ordering key run in order, a failure holding back the later ones`, async (t) => {
     const x = await withQueue(engine);
     t.teardown(() => x.close());
@@ -151,7 +170,7 @@ for (const engine of Object.keys(engines)) {
     await x.h.rookery.drain();
     const ids = () => x.seen.map((m) => (m as { id: string }).id);
     t.strictSame(ids().sort(), ['a1', 'b1', 'loose'], 'a2 and a3 wait while a1 is to be retried');
-    x.h.clock.advance(2000);
+    x.h.clock.advance(60_000);
     await x.h.rookery.drain();
     t.strictSame(ids().filter((id) => id.startsWith('a')), ['a1', 'a1', 'a2', 'a3'], 'then a1, a2, a3 in order');
     t.equal(await x.h.core.queue.size(), 0);
@@ -175,7 +194,7 @@ for (const engine of Object.keys(engines)) {
     const again = new AbortController();
     const second: unknown[] = [];
     const listening = x.q.listen((m) => void second.push(m), { signal: again.signal });
-    x.h.clock.advance(3_600_000);
+    x.h.clock.advance(2 * 3_600_000); // past its retry time and past the lease the look above took
     await x.h.rookery.drain();
     t.strictSame(second, [{ id: 'orphan' }], 'a new listener gets it');
     again.abort();
