@@ -1,14 +1,15 @@
 import type { SqliteExtensionContext, SqliteRow } from '../../../adapters/sqlite/index.ts';
 import type { DomainBlock, FederationRows, KvRow } from './port.ts';
 
-/** The plugin's own migrations; version n is [n - 1]. Never edit a released one. */
+/** The plugin's own migrations; version n is [n - 1]. Never edit a released one. The kv table
+ * keeps its rowid: values may be large documents, which a WITHOUT ROWID table stores badly. */
 export const FEDERATION_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE IF NOT EXISTS federation_kv (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL,
     expires_at INTEGER
-  ) STRICT, WITHOUT ROWID;
+  ) STRICT;
   CREATE INDEX IF NOT EXISTS federation_kv_expiry ON federation_kv (expires_at) WHERE expires_at IS NOT NULL;
   CREATE TABLE IF NOT EXISTS federation_domain_blocks (
     domain TEXT PRIMARY KEY,
