@@ -226,7 +226,7 @@ export interface InteractionRepository {
    * Adding changes the status's favouritesCount by +1 in the same step. */
   favourite(mark: StatusMark, outbox?: Outbox<boolean>): Promise<boolean>;
   /** ATOMIC. Removes the favourite; true when there was one (favouritesCount -1). */
-  unfavourite(accountId: Id, statusId: Id): Promise<boolean>;
+  unfavourite(accountId: Id, statusId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   /** Favourites of a status, paged by favourite id. */
   favouritesOf(statusId: Id, page: Page): Promise<StatusMark[]>;
   /** An account's favourites of live statuses, paged by favourite id. */
@@ -280,12 +280,12 @@ export interface RelationshipRepository {
    * target +1) or, when it exists, updates its options. Removes a pending request between them. */
   follow(follow: Follow, outbox?: Outbox<'created' | 'updated'>): Promise<'created' | 'updated'>;
   /** ATOMIC. true when there was one (both counters -1). */
-  unfollow(accountId: Id, targetId: Id): Promise<boolean>;
+  unfollow(accountId: Id, targetId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   getFollow(accountId: Id, targetId: Id): Promise<Follow | null>;
   /** ATOMIC. 'exists' when a request or a follow already exists (the request's options are updated). */
   requestFollow(request: FollowRequest, outbox?: Outbox<'created' | 'exists'>): Promise<'created' | 'exists'>;
   /** ATOMIC. true when there was one. */
-  cancelFollowRequest(accountId: Id, targetId: Id): Promise<boolean>;
+  cancelFollowRequest(accountId: Id, targetId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   /** Pending requests to follow this account, paged by request id. */
   followRequestsTo(targetId: Id, page: Page): Promise<FollowRequest[]>;
   /** Follows of this account, paged by follow id. */
