@@ -1416,6 +1416,28 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     );
   });
 
+  it('outbox: unfavourite, unfollow and cancelFollowRequest record their jobs with the write', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const s = await w.post(alice.id);
+    await w.s.interactions.favourite(mark(w.id(), bob.id, s.id));
+    const unfav = spy<boolean>('unfav');
+    t.equal(await w.s.interactions.unfavourite(bob.id, s.id, unfav.outbox), true);
+    t.equal(await w.s.interactions.unfavourite(bob.id, s.id, unfav.outbox), false);
+    t.equal((await w.st(s.id)).favouritesCount, 0, 'counter moved once');
+    await w.s.relationships.follow(follow(w.id(), bob.id, alice.id));
+    const unfol = spy<boolean>('unfollow');
+    t.equal(await w.s.relationships.unfollow(bob.id, alice.id, unfol.outbox), true);
+    t.equal(await w.s.relationships.unfollow(bob.id, alice.id, unfol.outbox), false);
+    t.equal((await w.acct(alice.id)).followersCount, 0);
+    await w.s.relationships.requestFollow(follow(w.id(), alice.id, bob.id));
+    const cancel = spy<boolean>('cancel');
+    t.equal(await w.s.relationships.cancelFollowRequest(alice.id, bob.id, cancel.outbox), true);
+    t.equal(await w.s.relationships.cancelFollowRequest(alice.id, bob.id, cancel.outbox), false);
+    t.strictSame([unfav.calls, unfol.calls, cancel.calls], [[true, false], [true, false], [true, false]], 'each outbox is given the result');
+    t.strictSame((await queued(w)).sort(), ['cancel', 'cancel', 'unfav', 'unfav', 'unfollow', 'unfollow'], 'one job per call, stored with its write');
+  });
+
   it('outbox: a write that fails enqueues nothing', async (t, w) => {
     const alice = await w.account();
     const taken = await w.post(alice.id);
