@@ -254,3 +254,14 @@ t.test('a remote block ends follows both ways and hides statuses from it', async
     ['account.unblocked', carol.id, amy.account.id],
   ]);
 });
+
+t.test('unlocking an account accepts its pending requests, each recorded as authorized', async (t) => {
+  const kim = await h.user('kim');
+  await h.core.storage.accounts.update(kim.account.id, { locked: true });
+  t.equal(await remoteFollow(h.core, dan.id, kim.account.id, 'https://far.example/f/9'), 'requested');
+  await events();
+  const res = await h.request('PATCH', '/api/v1/accounts/update_credentials', { token: kim.token, payload: { locked: false } });
+  t.equal(res.statusCode, 200);
+  t.equal((await get(`/api/v1/accounts/${kim.account.id}`)).followers_count, 1);
+  t.strictSame(await events(), [['follow_request.authorized', dan.id, kim.account.id]]);
+});
