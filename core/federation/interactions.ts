@@ -74,6 +74,8 @@ export async function remoteUnboost(core: Core, boostUri: string, accountId: Id)
 export async function remoteFollow(core: Core, followerId: Id, targetId: Id, followUri: string): Promise<'following' | 'requested'> {
   if (httpUrl(followUri) === null) throw unprocessable('Validation failed: Uri is invalid');
   const follower = await account(core, followerId);
+  const target = await account(core, targetId);
+  if (follower.domain === null || target.domain !== null) throw unprocessable('Validation failed: a remote account follows a local one');
   await follow(core, follower, targetId);
   return (await core.storage.relationships.getFollow(follower.id, targetId)) !== null ? 'following' : 'requested';
 }

@@ -153,6 +153,9 @@ t.test('remote follows: a follow of an open account, a request to a locked one',
   t.equal(await remoteFollow(h.core, carol.id, amy.account.id, 'https://far.example/f/1'), 'following');
   t.equal(await remoteFollow(h.core, carol.id, lou.account.id, 'https://far.example/f/2'), 'requested');
   t.equal((await get(`/api/v1/accounts/${amy.account.id}`)).followers_count, 1);
+  await t.rejects(remoteFollow(h.core, carol.id, dan.id, 'https://far.example/f/x'), { status: 422, message: 'Validation failed: a remote account follows a local one' });
+  await t.rejects(remoteFollow(h.core, amy.account.id, lou.account.id, 'https://far.example/f/y'), { status: 422, message: 'Validation failed: a remote account follows a local one' });
+  await t.rejects(remoteFollow(h.core, carol.id, amy.account.id, 'not a uri'), { status: 422, message: 'Validation failed: Uri is invalid' });
   t.strictSame((await get('/api/v1/follow_requests', lou.token)).map((a: any) => a.acct), ['carol@far.example']);
   t.strictSame((await notifications(lou)).slice(0, 1), [['follow_request', 'carol@far.example', null]]);
   t.strictSame((await notifications(amy)).slice(0, 1), [['follow', 'carol@far.example', null]]);
