@@ -297,6 +297,28 @@ t.test('edit and delete: only by the author', async (t) => {
   t.strictSame(seen.map((e) => e.type), ['status.updated', 'status.deleted']);
 });
 
+t.test('hostile remote content is stored clean and bounded', async (t) => {
+  const huge = await receiveRemoteStatus(
+    h.core,
+    note({
+      uri: 'https://far.example/users/carol/statuses/big',
+      contentHtml: `<p onmouseover="x"><a href="javascript:alert(1)">click</a><iframe src="https://evil.example"></iframe>${'y'.repeat(1_000_000)}`,
+      spoilerText: 's'.repeat(5_000),
+      tags: Array.from({ length: 500 }, (_, i) => `tag${i}`),
+      mentionIds: Array.from({ length: 500 }, () => carol.id),
+      language: 'not-a-language',
+    }),
+  );
+  if (huge === null) throw new Error('not stored');
+  t.equal(huge.content, `<p>click${'y'.repeat(100_000 - '<p onmouseover="x"><a href="javascript:alert(1)">click</a><iframe src="https://evil.example"></iframe>'.length)}</p>`, 'cut at its bound, closed, no link');
+  t.equal(huge.spoilerText.length, 1_000);
+  t.equal(huge.tags.length, 50);
+  t.strictSame(huge.mentionIds, [carol.id]);
+  t.equal(huge.language, null);
+  const json = await get(`/api/v1/statuses/${huge.id}`);
+  t.equal(json.content, huge.content, 'rendered as stored');
+});
+
 t.test('statuses from a domain the instance blocks are not stored', async (t) => {
   const eve = await upsertRemoteAccount(h.core, { ...carolInput, uri: 'https://blocked.example/users/eve', url: null, username: 'eve', domain: 'blocked.example' });
   t.equal(await receiveRemoteStatus(h.core, note({ uri: 'https://blocked.example/notes/1', authorId: eve.id })), null);
