@@ -66,6 +66,8 @@ const UNIQUE_RULES: Record<string, string> = {
   'authorization_codes.code_hash': 'codeHash',
   'web_sessions.id_hash': 'idHash',
   'preview_cards.url': 'url',
+  'accounts.uri': 'uri',
+  'statuses.uri': 'uri',
 };
 
 /** The table a write statement changes (none of ours writes through triggers). */

@@ -68,8 +68,8 @@ export function interactionRepository(db: Db): InteractionRepository {
         return true;
       });
     },
-    async unfavourite(accountId, statusId) {
-      return db.write(() => {
+    async unfavourite(accountId, statusId, outbox) {
+      return writeWithOutbox(db, outbox, () => {
         if (!removeMark(db, 'favourites', accountId, statusId)) return false;
         bumpStatus(db, statusId, 'favourites_count', -1);
         return true;
