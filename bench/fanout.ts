@@ -209,16 +209,29 @@ interface Deployment {
   stop(): Promise<void>;
 }
 
+/** Opens and closes as many clients once before memory is measured, so that what the process
+ * grows on its first connections of a kind (heap spaces, code, buffers) is not counted as the
+ * cost of each connection. */
+async function warmUp(open: () => Promise<Client[]>, opened: () => Promise<unknown>, closed: () => Promise<unknown>): Promise<void> {
+  const clients = await open();
+  await opened();
+  for (const client of clients) client.close();
+  await closed();
+}
+
 async function rookeryBroadcast(d: Deployment, author: string, readers: readonly string[], transport: 'ws' | 'sse', count: number): Promise<Broadcast> {
   const { streams: server, httpPort, streamingPort } = d;
   const arrivals = new Map<string, number[]>();
   const onSeen: Seen = (marker, at) => arrivals.get(marker)?.push(at);
+  const open = () =>
+    openMany(count, (i) =>
+      transport === 'ws'
+        ? openWs(`ws://127.0.0.1:${streamingPort}/api/v1/streaming?stream=public&access_token=${readers[i % readers.length]}`, onSeen)
+        : openSse(streamingPort, `/api/v1/streaming/public?access_token=${readers[i % readers.length]}`, onSeen),
+    );
+  await warmUp(open, () => waitConnections(server, count), () => waitConnections(server, 0).catch(() => undefined));
   const before = await server.ask<Stats>({ cmd: 'stats', gc: true }, 'stats');
-  const clients = await openMany(count, (i) =>
-    transport === 'ws'
-      ? openWs(`ws://127.0.0.1:${streamingPort}/api/v1/streaming?stream=public&access_token=${readers[i % readers.length]}`, onSeen)
-      : openSse(streamingPort, `/api/v1/streaming/public?access_token=${readers[i % readers.length]}`, onSeen),
-  );
+  const clients = await open();
   await waitConnections(server, count);
   await pause(500);
   const idle = await server.ask<Stats>({ cmd: 'stats', gc: true }, 'stats');
@@ -240,8 +253,10 @@ async function rookeryBroadcast(d: Deployment, author: string, readers: readonly
 async function bareBroadcast(server: Server, port: number, transport: 'ws' | 'sse', count: number, sample: { ws: string; sse: string }): Promise<Broadcast> {
   const arrivals = new Map<string, number[]>();
   const onSeen: Seen = (marker, at) => arrivals.get(marker)?.push(at);
+  const open = () => openMany(count, () => (transport === 'ws' ? openWs(`ws://127.0.0.1:${port}/`, onSeen) : openSse(port, '/sse', onSeen)));
+  await warmUp(open, () => pause(500), () => pause(500));
   const before = await server.ask<Stats>({ cmd: 'stats', gc: true }, 'stats');
-  const clients = await openMany(count, () => (transport === 'ws' ? openWs(`ws://127.0.0.1:${port}/`, onSeen) : openSse(port, '/sse', onSeen)));
+  const clients = await open();
   await pause(500);
   const idle = await server.ask<Stats>({ cmd: 'stats', gc: true }, 'stats');
   const result = await rounds(count, arrivals, async (marker) => {

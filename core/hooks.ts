@@ -98,7 +98,21 @@ export interface BoundJob {
   run(): Promise<void>;
 }
 
+/** What finds accounts and statuses on other servers (the federation plugin provides it): each
+ * answer is already stored (through core/federation) when it comes back; null when there is
+ * nothing to find. The core bounds how long it waits for either. */
+export interface RemoteResolver {
+  /** `user@domain`, without a leading @. */
+  account(acct: string): Promise<Account | null>;
+  /** An http(s) URL of a remote account or status. */
+  url(url: string): Promise<{ account: Account } | { status: Status } | null>;
+}
+
 export interface Hooks {
+  /** The plugin that reaches other servers, if one is installed. */
+  readonly resolver: RemoteResolver | null;
+  /** Whether the instance refuses everything from this (lower case) domain. */
+  domainBlocked(domain: string): Promise<boolean>;
   readonly endpoints: readonly Endpoint[];
   readonly publishHooks: readonly BoundPublishHook[];
   readonly decorators: readonly BoundStatusDecorator[];

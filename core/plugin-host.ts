@@ -27,13 +27,14 @@ import type {
   ProfileDraft,
   PublishDraft,
   PublishOutcome,
+  RemoteResolver,
 } from './hooks.ts';
 import type { Id, Status, StatusEdit } from './model.ts';
 import type { StorageExtension } from './ports/storage.ts';
 import type { StatusEditJson, StatusJson } from './present/status-json.ts';
 import type { JobHandler, JobOptions } from './queue/registry.ts';
 
-export type { AccountPatch, DecorateContext, ProfileDraft, PublishDraft, PublishOutcome } from './hooks.ts';
+export type { AccountPatch, DecorateContext, ProfileDraft, PublishDraft, PublishOutcome, RemoteResolver } from './hooks.ts';
 
 export interface PublishHook {
   /** The publish parameters this hook takes over, e.g. ['media_ids'] or ['poll']. */
@@ -91,6 +92,12 @@ export interface PluginHost {
   handleJob(name: string, handler: JobHandler, options?: JobOptions): string;
   /** A periodic job, run on an interval in the processes that run jobs. */
   addJob(job: Job): void;
+  /** Finds accounts and statuses on other servers (search with resolve, @user@domain mentions);
+   * one plugin provides it, a second one is an error. */
+  provideResolver(resolver: RemoteResolver): void;
+  /** The instance's domain blocks: remote statuses from a domain for which `blocked` answers
+   * true are not stored. */
+  provideDomainBlocks(blocked: (domain: string) => Promise<boolean>): void;
 }
 
 export interface RookeryPlugin {
@@ -106,6 +113,13 @@ export class HookRegistry implements Hooks {
   readonly profileHooks: BoundProfileHook[] = [];
   readonly instanceConfiguration: Record<string, unknown> = {};
   readonly jobs: BoundJob[] = [];
+  resolver: RemoteResolver | null = null;
+  readonly #domainChecks: ((domain: string) => Promise<boolean>)[] = [];
+
+  async domainBlocked(domain: string): Promise<boolean> {
+    for (const check of this.#domainChecks) if (await check(domain.toLowerCase())) return true;
+    return false;
+  }
 
   hookFor(param: string): BoundPublishHook | undefined {
     return this.publishHooks.find((hook) => hook.params.includes(param));
@@ -155,6 +169,11 @@ export class HookRegistry implements Hooks {
         return full;
       },
       addJob: (job) => void this.jobs.push({ name: job.name, intervalMs: job.intervalMs, run: () => job.run(core) }),
+      provideResolver: (resolver) => {
+        if (this.resolver !== null) throw new Error(`the plugin "${plugin}" provides a resolver, but another plugin already did`);
+        this.resolver = resolver;
+      },
+      provideDomainBlocks: (blocked) => void this.#domainChecks.push(blocked),
     };
   }
 }

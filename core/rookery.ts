@@ -87,7 +87,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   const worker =
     workerOptions === false
       ? null
-      : createWorker({ queue: core.queue, registry: core.jobs, clock: core.clock, logger: core.logger, relay, ...(workerOptions === true ? {} : workerOptions) });
+      : createWorker({ queue: core.queue, registry: core.jobs, clock: core.clock, logger: core.logger, relay, freshen: () => core.storage.freshen?.(), ...(workerOptions === true ? {} : workerOptions) });
   if (worker !== null) {
     onJobs(() => worker.wake());
     worker.start();
@@ -111,7 +111,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
     core,
     endpoints,
     streaming,
-    http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger, rateLimiter }),
+    http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger, rateLimiter, freshen: () => core.storage.freshen?.() }),
     accounts: hostAccounts(core),
     tokens: hostTokens(core),
     lookupToken: lookup,

@@ -5,6 +5,8 @@
 import { findAccountOrNull, parseAcct } from './accounts/find.ts';
 import type { Core } from './core.ts';
 import { RookeryError } from './errors.ts';
+import { findAccountByUri, findStatusByUri, httpUrl } from './federation/lookup.ts';
+import { resolveAccount, resolveUrl } from './federation/resolve.ts';
 import type { Account, Status } from './model.ts';
 import { normalizeTag } from './text/index.ts';
 import { findVisible } from './viewer.ts';
@@ -62,6 +64,8 @@ export interface SearchOptions {
   type?: SearchType | undefined;
   /** Only accounts the viewer follows. */
   following?: boolean | undefined;
+  /** Ask other servers (through the installed resolver) about a handle or URL not known here. */
+  resolve?: boolean | undefined;
   limit: number;
   offset: number;
 }
@@ -72,8 +76,9 @@ export async function search(core: Core, viewer: Account | null, query: string, 
   // Every match is exact, so there is at most one per type: later pages are empty.
   if (q === '' || options.limit <= 0 || options.offset > 0) return results;
   const wants = (type: SearchType) => options.type === undefined || options.type === type;
+  const remote = await remoteMatch(core, q, options.resolve === true && viewer !== null);
   if (wants('accounts')) {
-    const account = await accountByHandle(core, q);
+    const account = (await accountByHandle(core, q)) ?? remote.account;
     if (account !== null && (await passesFollowing(core, viewer, account, options.following))) results.accounts.push(account);
   }
   if (wants('hashtags') && !q.includes('/')) {
@@ -81,10 +86,32 @@ export async function search(core: Core, viewer: Account | null, query: string, 
     if (name !== null) results.hashtags.push(name);
   }
   if (wants('statuses')) {
-    const status = await statusByUrl(core, viewer, q);
+    const status = (await statusByUrl(core, viewer, q)) ?? (remote.status === null ? null : await visibleOrNull(core, viewer, remote.status.id));
     if (status !== null) results.statuses.push(status);
   }
   return results;
+}
+
+/** A remote account or status the query names: `user@domain` or a URL of another server,
+ * stored already, or (with `resolve`) fetched by the resolver. */
+async function remoteMatch(core: Core, q: string, resolve: boolean): Promise<{ account: Account | null; status: Status | null }> {
+  const none = { account: null, status: null };
+  if (httpUrl(q) !== null) {
+    if (q.startsWith(`${core.config.baseUrl}/`)) return none;
+    const account = await findAccountByUri(core, q);
+    if (account !== null) return { account, status: null };
+    const status = await findStatusByUri(core, q);
+    if (status !== null) return { account: null, status };
+    if (!resolve) return none;
+    const found = await resolveUrl(core, q);
+    if (found === null) return none;
+    return 'account' in found ? { account: found.account, status: null } : { account: null, status: found.status };
+  }
+  if (!resolve || !/^@?[^@\s/]+@[^@\s/]+$/.test(q)) return none;
+  const parsed = parseAcct(core, q);
+  if (parsed === null || parsed.domain === null) return none;
+  if ((await core.storage.accounts.findByUsername(parsed.username, parsed.domain)) !== null) return none;
+  return { account: await resolveAccount(core, q), status: null };
 }
 
 async function passesFollowing(core: Core, viewer: Account | null, account: Account, following: boolean | undefined): Promise<boolean> {

@@ -15,15 +15,17 @@ export function addToAccount(state: MemoryState, id: Id, field: 'statusesCount' 
 }
 
 export function accountRepository(state: MemoryState): AccountRepository {
-  const { accounts, accountByAcct, users, userByEmail } = state;
+  const { accounts, accountByAcct, accountByUri, users, userByEmail } = state;
   return {
     async create(account, user) {
       const key = acctKey(account.username, account.domain);
       if (accountByAcct.has(key)) throw new StorageConflict('username');
       if (user && userByEmail.has(asciiLower(user.email))) throw new StorageConflict('email');
+      if (account.uri !== null && accountByUri.has(account.uri)) throw new StorageConflict('uri');
       if (accounts.has(account.id) || (user && users.has(user.accountId))) throw new StorageConflict('id');
       accounts.set(account.id, clone(account));
       accountByAcct.set(key, account.id);
+      if (account.uri !== null) accountByUri.set(account.uri, account.id);
       if (user) {
         users.set(user.accountId, clone(user));
         userByEmail.set(asciiLower(user.email), user.accountId);
@@ -43,6 +45,11 @@ export function accountRepository(state: MemoryState): AccountRepository {
     },
     async findByUsername(username, domain) {
       const id = accountByAcct.get(acctKey(username, domain));
+      const a = id === undefined ? undefined : accounts.get(id);
+      return a ? clone(a) : null;
+    },
+    async findByUri(uri) {
+      const id = accountByUri.get(uri);
       const a = id === undefined ? undefined : accounts.get(id);
       return a ? clone(a) : null;
     },

@@ -22,10 +22,12 @@ export function interactionRepository(state: MemoryState): InteractionRepository
         return true;
       })());
     },
-    async unfavourite(accountId, statusId) {
-      if (!favourites.remove(accountId, statusId)) return false;
-      addToStatus(state, statusId, 'favouritesCount', -1);
-      return true;
+    async unfavourite(accountId, statusId, outbox) {
+      return recordOutbox(state.jobs, outbox, (() => {
+        if (!favourites.remove(accountId, statusId)) return false;
+        addToStatus(state, statusId, 'favouritesCount', -1);
+        return true;
+      })());
     },
     async favouritesOf(statusId, page) {
       const rows = [...favourites.values()].filter((m) => m.statusId === statusId);

@@ -33,8 +33,8 @@ export function relationshipRepository(state: MemoryState): RelationshipReposito
         return 'created';
       })());
     },
-    async unfollow(accountId, targetId) {
-      return removeFollow(accountId, targetId);
+    async unfollow(accountId, targetId, outbox) {
+      return recordOutbox(state.jobs, outbox, removeFollow(accountId, targetId));
     },
     async getFollow(accountId, targetId) {
       const f = follows.get(accountId, targetId);
@@ -54,8 +54,8 @@ export function relationshipRepository(state: MemoryState): RelationshipReposito
         return 'created';
       })());
     },
-    async cancelFollowRequest(accountId, targetId) {
-      return requests.remove(accountId, targetId) !== undefined;
+    async cancelFollowRequest(accountId, targetId, outbox) {
+      return recordOutbox(state.jobs, outbox, requests.remove(accountId, targetId) !== undefined);
     },
     async followRequestsTo(targetId, page) {
       const rows = [...requests.values()].filter((r) => r.targetAccountId === targetId);

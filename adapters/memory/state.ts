@@ -36,10 +36,12 @@ export interface Membership {
 export interface MemoryState {
   readonly accounts: Map<Id, Account>;
   readonly accountByAcct: Map<string, Id>; // acctKey(username, domain) → account id
+  readonly accountByUri: Map<string, Id>; // a remote account's ActivityPub id → account id
   readonly users: Map<Id, User>; // by account id
   readonly userByEmail: Map<string, Id>; // ASCII-lower-cased e-mail → account id
 
   readonly statuses: Map<Id, Status>; // soft-deleted ones too
+  readonly statusByUri: Map<string, Id>; // a remote status's ActivityPub id → status id (deleted ones too)
   readonly liveBoosts: Map<string, Id>; // pair(booster, original) → boost id
   readonly idempotency: Map<string, { statusId: Id; usedAt: number }>; // pair(account, key)
   readonly edits: Map<Id, StatusEdit[]>; // status id → revisions
@@ -84,10 +86,12 @@ export function createMemoryState(): MemoryState {
   return {
     accounts: new Map(),
     accountByAcct: new Map(),
+    accountByUri: new Map(),
     users: new Map(),
     userByEmail: new Map(),
 
     statuses: new Map(),
+    statusByUri: new Map(),
     liveBoosts: new Map(),
     idempotency: new Map(),
     edits: new Map(),

@@ -23,8 +23,10 @@ function insertStatus(state: MemoryState, s: Status): Status {
   const { statuses, liveBoosts } = state;
   if (statuses.has(s.id)) throw new StorageConflict('id');
   if (s.reblogOfId !== null && s.deletedAt === null && liveBoosts.has(pair(s.accountId, s.reblogOfId))) throw new StorageConflict('reblog');
+  if (s.uri !== null && state.statusByUri.has(s.uri)) throw new StorageConflict('uri');
   const stored = clone(s);
   statuses.set(stored.id, stored);
+  if (stored.uri !== null) state.statusByUri.set(stored.uri, stored.id);
   if (stored.reblogOfId !== null && stored.deletedAt === null) liveBoosts.set(pair(stored.accountId, stored.reblogOfId), stored.id);
   return stored;
 }
@@ -104,6 +106,10 @@ export function statusRepository(state: MemoryState, store: object): StatusRepos
         if (s) out.push(clone(s));
       }
       return newestFirst(out);
+    },
+    async findByUri(uri) {
+      const s = live(state, state.statusByUri.get(uri) ?? null);
+      return s ? clone(s) : null;
     },
     async findReblog(accountId, statusId) {
       const s = live(state, liveBoosts.get(pair(accountId, statusId)) ?? null);

@@ -11,7 +11,7 @@ import type { Mongo } from './db.ts';
 import { C } from './schema.ts';
 import { applyPatch, asciiLower, lookupId, num, setFields, stored, validIds, type Doc } from './values.ts';
 
-export const ACCOUNT_PATCH_FIELDS = ['displayName', 'note', 'locked', 'bot', 'discoverable', 'fields', 'avatarUrl', 'headerUrl'] as const;
+export const ACCOUNT_PATCH_FIELDS = ['displayName', 'note', 'locked', 'bot', 'discoverable', 'fields', 'avatarUrl', 'headerUrl', 'url'] as const;
 export const USER_PATCH_FIELDS = ['passwordHash', 'confirmedAt', 'approved', 'disabled', 'locale', 'settings'] as const;
 
 /** What account reads leave out: the user, the pins, pending jobs. */
@@ -145,6 +145,10 @@ export function accountRepository(m: Mongo): AccountRepository {
     },
     async findByUsername(username, domain) {
       const d = await accounts.findOne(usernameFilter(username, domain), { projection: ACCOUNT_PROJECTION });
+      return d ? accountFromDoc(d) : null;
+    },
+    async findByUri(uri) {
+      const d = await accounts.findOne({ uri }, { projection: ACCOUNT_PROJECTION });
       return d ? accountFromDoc(d) : null;
     },
     async update(accountId, patch, options = {}) {

@@ -116,8 +116,8 @@ export function interactionRepository(m: Mongo): InteractionRepository {
         [`${C.favourites}.favourites_pair`],
       );
     },
-    async unfavourite(accountId, statusId) {
-      return m.transaction(async (tx) => {
+    async unfavourite(accountId, statusId, outbox) {
+      return m.withOutbox(outbox, async (tx) => {
         const removed = await tx.collection(C.favourites).findOneAndDelete({ accountId, statusId }, { session: tx.session });
         if (removed === null) return false;
         await applyOps(tx, [{ collection: C.statuses, ...counterUpdate(statusId, 'favouritesCount', -1) }]);

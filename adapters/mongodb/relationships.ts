@@ -151,8 +151,8 @@ export function relationshipRepository(m: Mongo): RelationshipRepository {
         [`${C.follows}.follows_pair`],
       );
     },
-    async unfollow(accountId, targetId) {
-      return m.transaction(async (tx) => {
+    async unfollow(accountId, targetId, outbox) {
+      return m.withOutbox(outbox, async (tx) => {
         const removed = await tx.collection(C.follows).findOneAndDelete({ accountId, targetAccountId: targetId, kind: 'follow' }, { session: tx.session });
         if (removed === null) return false;
         await applyOps(tx, followCounters(accountId, targetId, -1));
@@ -178,8 +178,8 @@ export function relationshipRepository(m: Mongo): RelationshipRepository {
         [`${C.follows}.follows_pair`],
       );
     },
-    async cancelFollowRequest(accountId, targetId) {
-      return (await follows.deleteOne({ accountId, targetAccountId: targetId, kind: 'request' })).deletedCount === 1;
+    async cancelFollowRequest(accountId, targetId, outbox) {
+      return m.deleteOne(C.follows, { accountId, targetAccountId: targetId, kind: 'request' }, outbox);
     },
     async followRequestsTo(targetId, page) {
       return paged(C.follows, (p) => followPageFilter('targetAccountId', targetId, 'request', p), page, followFromDoc);

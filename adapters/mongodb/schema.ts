@@ -83,9 +83,11 @@ export const INDEXES: readonly IndexDefinition[] = [
     partialFilterExpression: { 'user.emailKey': { $type: 'string' } },
     rule: 'email',
   },
+  { collection: C.accounts, name: 'accounts_uri', key: { uri: 1 }, unique: true, partialFilterExpression: { uri: { $type: 'string' } }, rule: 'uri' },
   { collection: C.accounts, name: 'accounts_pins', key: { 'pins.statusId': 1 }, partialFilterExpression: { 'pins.statusId': { $exists: true } } },
 
   { collection: C.statuses, name: 'statuses_num', key: { num: -1 } },
+  { collection: C.statuses, name: 'statuses_uri', key: { uri: 1 }, unique: true, partialFilterExpression: { uri: { $type: 'string' } }, rule: 'uri' },
   { collection: C.statuses, name: 'statuses_account', key: { accountId: 1, num: -1 } },
   { collection: C.statuses, name: 'statuses_reply', key: { inReplyToId: 1, num: 1 }, partialFilterExpression: { inReplyToId: { $type: 'string' } } },
   { collection: C.statuses, name: 'statuses_reblog', key: { reblogOfId: 1, num: -1 }, partialFilterExpression: { reblogOfId: { $type: 'string' } } },

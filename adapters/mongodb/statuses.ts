@@ -350,6 +350,11 @@ export function statusRepository(m: Mongo, store: object, options: StatusOptions
       return newestFirst((await statuses.find({ _id: { $in: wanted }, deletedAt: null }).toArray()).map(statusFromDoc));
     },
 
+    async findByUri(uri) {
+      const d = await statuses.findOne({ uri, deletedAt: null });
+      return d ? statusFromDoc(d) : null;
+    },
+
     async findReblog(accountId, statusId) {
       const d = await statuses.findOne({ accountId, liveBoostOf: statusId });
       return d ? statusFromDoc(d) : null;

@@ -116,6 +116,10 @@ export function accountRepository(db: Db): AccountRepository {
       const r = db.get(`${ACCOUNT} WHERE lower(username) = lower(?) AND ifnull(lower(domain), '') = ifnull(lower(?), '')`, username, domain);
       return r ? accountFromRow(r) : null;
     },
+    async findByUri(uri) {
+      const r = db.get(`${ACCOUNT} WHERE uri = ?`, uri);
+      return r ? accountFromRow(r) : null;
+    },
     async update(accountId, patch, options) {
       const k = lookupKey(accountId);
       if (k === null) return null;
@@ -128,6 +132,7 @@ export function accountRepository(db: Db): AccountRepository {
         fields: ['fields', jsonText],
         avatarUrl: ['avatar_url', asIs],
         headerUrl: ['header_url', asIs],
+        url: ['url', asIs],
       });
       return writeWithOutbox(db, options?.outbox, () => {
         if (set.sql !== '') db.run(`UPDATE accounts SET ${set.sql} WHERE id = ?`, ...set.params, k);

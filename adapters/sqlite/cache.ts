@@ -3,8 +3,10 @@
 // messages to lose: every entry belongs to a generation of the data, and the generation moves
 // whenever its table may have changed. Our own commits that changed something move it, and so
 // does SQLite's data_version, which changes when any other connection (another process) has
-// committed. Our own commits move only the tables they wrote. The data_version check is shared by the reads of one synchronous run of code:
-// nothing else can write in between, so they would all see the same data anyway.
+// committed. Our own commits move only the tables they wrote. The data_version check is shared
+// by the reads of one turn of the event loop, and made again whenever a request or a stream
+// begins (Storage.freshen): a write another process acknowledged before a request arrived is
+// always seen by that request.
 
 import type { Db } from './db.ts';
 

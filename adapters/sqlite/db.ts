@@ -36,8 +36,11 @@ export interface Db {
   /** A number that changes whenever the rows of `table` may have changed since it was last
    * read: our own commits that changed that table, and any other connection's commit (SQLite's
    * data_version says only that something changed, so that moves every table). What read caches
-   * (cache.ts) key their entries with. */
+   * (cache.ts) key their entries with. Other connections' commits are looked for once per turn
+   * of the event loop, and again after every freshen(). */
   generation(table: string): number;
+  /** The next generation() looks for other connections' commits (Storage.freshen). */
+  freshen(): void;
   /** One read snapshot, for reads that take several statements. */
   read<T>(fn: () => T): T;
   close(): void;
@@ -63,6 +66,8 @@ const UNIQUE_RULES: Record<string, string> = {
   'authorization_codes.code_hash': 'codeHash',
   'web_sessions.id_hash': 'idHash',
   'preview_cards.url': 'url',
+  'accounts.uri': 'uri',
+  'statuses.uri': 'uri',
 };
 
 /** The table a write statement changes (none of ours writes through triggers). */
@@ -128,9 +133,13 @@ export function openDb(options: OpenOptions): Db {
   totalChanges.setReadBigInts(false);
   const changesNow = (): number => (totalChanges.get() as unknown as [number])[0];
   let lastDataVersion = (dataVersion.get() as unknown as [number])[0];
-  let checkedThisRun = false;
-  const endRun = () => {
-    checkedThisRun = false;
+  // data_version costs a statement: it is asked once per turn of the event loop (nothing a
+  // request waits for spans turns without a freshen() at its start), not once per read.
+  let checkedThisTurn = false;
+  let endTurn: ReturnType<typeof setImmediate> | null = null;
+  const nextTurn = () => {
+    checkedThisTurn = false;
+    endTurn = null;
   };
 
   /** Writes waiting for the next group commit. */
@@ -234,10 +243,13 @@ export function openDb(options: OpenOptions): Db {
         raw.exec(`PRAGMA synchronous = ${durable}`);
       }
     },
+    freshen() {
+      checkedThisTurn = false;
+    },
     generation(table) {
-      if (!checkedThisRun) {
-        checkedThisRun = true;
-        queueMicrotask(endRun);
+      if (!checkedThisTurn) {
+        checkedThisTurn = true;
+        endTurn ??= setImmediate(nextTurn);
         const version = (dataVersion.get() as unknown as [number])[0];
         if (version !== lastDataVersion) {
           lastDataVersion = version;

@@ -1,4 +1,5 @@
 import type { InteractionRepository, Page, ViewerState } from '../../core/ports/storage.ts';
+import { isId } from '../../core/ids.ts';
 import type { Id, StatusMark } from '../../core/model.ts';
 import { id, int, key, keyList, paged, type Db, type Row } from './db.ts';
 import { bumpStatus } from './statuses.ts';
@@ -49,6 +50,15 @@ const VIEWER_STATE = `
   UNION ALL SELECT 3, status_id FROM pins WHERE account_id = ?1 AND status_id IN (SELECT value FROM json_each(?2))
   UNION ALL SELECT 4, conversation_id FROM conversation_mutes WHERE account_id = ?1 AND conversation_id IN (SELECT value FROM json_each(?3))`;
 
+/** The same for one status (reading one status is the most common read): plain equalities
+ * instead of json_each, which costs more than the lookups themselves. */
+const VIEWER_STATE_ONE = `
+  SELECT 0 AS k, status_id AS v FROM favourites WHERE account_id = ?1 AND status_id = ?2
+  UNION ALL SELECT 1, reblog_of_id FROM statuses WHERE account_id = ?1 AND reblog_of_id = ?2 AND deleted_at IS NULL
+  UNION ALL SELECT 2, status_id FROM bookmarks WHERE account_id = ?1 AND status_id = ?2
+  UNION ALL SELECT 3, status_id FROM pins WHERE account_id = ?1 AND status_id = ?2
+  UNION ALL SELECT 4, conversation_id FROM conversation_mutes WHERE account_id = ?1 AND conversation_id = ?3`;
+
 export function interactionRepository(db: Db): InteractionRepository {
   return {
     async favourite(m, outbox) {
@@ -58,8 +68,8 @@ export function interactionRepository(db: Db): InteractionRepository {
         return true;
       });
     },
-    async unfavourite(accountId, statusId) {
-      return db.write(() => {
+    async unfavourite(accountId, statusId, outbox) {
+      return writeWithOutbox(db, outbox, () => {
         if (!removeMark(db, 'favourites', accountId, statusId)) return false;
         bumpStatus(db, statusId, 'favourites_count', -1);
         return true;
@@ -128,7 +138,12 @@ export function interactionRepository(db: Db): InteractionRepository {
       // One statement for the five flags: this runs for every status a signed-in user reads.
       const state: ViewerState = { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set(), mutedConversations: new Set() };
       const flags = [state.favourited, state.reblogged, state.bookmarked, state.pinned, state.mutedConversations];
-      const rows = db.all(VIEWER_STATE, key(accountId), keyList(statusIds), keyList(conversationIds));
+      const [statusId, conversationId] = [statusIds[0], conversationIds[0]];
+      const one = statusIds.length === 1 && statusId !== undefined && isId(statusId) && conversationIds.length <= 1 && (conversationId === undefined || isId(conversationId));
+      const rows = one
+        ? // No conversation: 0, which no row has.
+          db.all(VIEWER_STATE_ONE, key(accountId), key(statusId), conversationId === undefined ? 0 : key(conversationId))
+        : db.all(VIEWER_STATE, key(accountId), keyList(statusIds), keyList(conversationIds));
       for (const r of rows) flags[Number(r.k)]?.add(id(r.v));
       return state;
     },

@@ -83,8 +83,8 @@ export function relationshipRepository(db: Db): RelationshipRepository {
         return 'created';
       });
     },
-    async unfollow(accountId, targetId) {
-      return db.write(() => removeFollow(db, accountId, targetId));
+    async unfollow(accountId, targetId, outbox) {
+      return writeWithOutbox(db, outbox, () => removeFollow(db, accountId, targetId));
     },
     async getFollow(accountId, targetId) {
       return getFollowRow(db, 'follows', accountId, targetId);
@@ -100,8 +100,8 @@ export function relationshipRepository(db: Db): RelationshipRepository {
         return 'created';
       });
     },
-    async cancelFollowRequest(accountId, targetId) {
-      return db.write(() => removeRequest(db, accountId, targetId));
+    async cancelFollowRequest(accountId, targetId, outbox) {
+      return writeWithOutbox(db, outbox, () => removeRequest(db, accountId, targetId));
     },
     async followRequestsTo(targetId, page) {
       return paged(db, `SELECT ${FOLLOW_COLUMNS} FROM follow_requests`, 'target_account_id = ?', [key(targetId)], 'id', page, followFromRow);

@@ -437,6 +437,11 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX access_tokens_authorization_code ON access_tokens (authorization_code_id) WHERE authorization_code_id IS NOT NULL;
   CREATE INDEX web_sessions_expires ON web_sessions (expires_at);
   `,
+  // 6: remote accounts and statuses found by their ActivityPub id, each id stored once.
+  `
+  CREATE UNIQUE INDEX accounts_uri ON accounts (uri) WHERE uri IS NOT NULL;
+  CREATE UNIQUE INDEX statuses_uri ON statuses (uri) WHERE uri IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -237,6 +237,10 @@ export function statusRepository(db: Db, store: object): StatusRepository {
       return found.sort(newestFirst);
     },
 
+    async findByUri(uri) {
+      const r = db.get(`${LIVE} uri = ?`, uri);
+      return r ? statusFromRow(r) : null;
+    },
     async findReblog(accountId, statusId) {
       const r = db.get(`${LIVE} account_id = ? AND reblog_of_id = ?`, key(accountId), key(statusId));
       return r ? statusFromRow(r) : null;

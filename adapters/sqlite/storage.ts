@@ -112,6 +112,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     markers: markerRepository(db),
     oauth: oauthRepository(db),
     jobs: jobQueue(db),
+    freshen: () => db.freshen(),
     async close() {
       db.close();
     },

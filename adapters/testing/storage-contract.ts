@@ -220,6 +220,54 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.equal(await w.s.accounts.countLocalUsers(), 3, 'every user without activeSince');
   });
 
+  it('accounts: remote accounts found by uri, refreshed, one per uri', async (t, w) => {
+    const uri = 'https://remote.example/users/carol';
+    const remote = await w.account({ username: 'carol', domain: 'remote.example', uri, url: 'https://remote.example/@carol', note: '<p>hi</p>' });
+    const local = await w.account({}, true);
+    t.strictSame(await w.s.accounts.findByUri(uri), remote, 'findByUri returns the remote account');
+    t.equal(await w.s.accounts.findByUri('https://remote.example/users/CAROL'), null, 'exact match only');
+    t.equal(await w.s.accounts.findByUri('https://other.example/users/carol'), null, 'unknown uri: null');
+    t.equal(await w.s.accounts.findByUri(''), null, 'the empty uri matches no local account');
+    const fields = [{ name: 'web', value: '<a href="https://carol.example">carol.example</a>', verifiedAt: null }];
+    const refreshed = await w.s.accounts.update(remote.id, { url: 'https://remote.example/profile/carol', note: '<p>new</p>', fields, displayName: 'Carol', locked: true });
+    const expected = { ...remote, url: 'https://remote.example/profile/carol', note: '<p>new</p>', fields, displayName: 'Carol', locked: true };
+    t.strictSame(refreshed, expected, 'update sets url with the profile');
+    t.strictSame(await w.s.accounts.findByUri(uri), expected, 'the refresh is stored');
+    await rejectsConflict(t, w.s.accounts.create(account(w.id(), { username: 'carol2', domain: 'remote.example', uri })), 'uri', 'a second account with the uri');
+    t.equal(await w.s.accounts.findByUsername('carol2', 'remote.example'), null, 'nothing written');
+    const other = await w.account({ username: 'carol', domain: 'other.example', uri: 'https://other.example/users/carol' });
+    t.strictSame(await w.s.accounts.findByUri('https://other.example/users/carol'), other, 'same username on another domain');
+    t.strictSame(await w.s.accounts.get(local.id), local, 'local account untouched');
+  });
+
+  it('statuses: remote statuses and boosts found by uri; a uri is never reused', async (t, w) => {
+    const author = await w.account({ username: 'dave', domain: 'remote.example', uri: 'https://remote.example/users/dave' });
+    const reader = await w.account({}, true);
+    const uri = 'https://remote.example/users/dave/statuses/1';
+    const remote = await w.post(author.id, { local: false, uri, url: 'https://remote.example/@dave/1', content: '<p>remote</p>', text: 'remote' });
+    const own = await w.post(reader.id);
+    t.strictSame(await w.s.statuses.findByUri(uri), remote, 'findByUri returns the remote status');
+    t.equal(await w.s.statuses.findByUri(`${uri}/x`), null, 'unknown uri: null');
+    t.equal((await w.acct(author.id)).statusesCount, 1, 'counted for its remote author');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: ALL, local: false }, { limit: 10 })), [remote.id], 'local: false selects it');
+    t.strictSame(idsOf(await w.s.statuses.query({ visibilities: ALL, local: true }, { limit: 10 })), [own.id], 'local: true leaves it out');
+    t.equal(await w.s.statuses.countLocal(), 1, 'not counted as local');
+
+    const boostUri = 'https://remote.example/users/dave/statuses/2/activity';
+    const boost = await w.s.statuses.reblog(status(w.id(), author.id, { local: false, uri: boostUri, url: null, reblogOfId: own.id, text: '', content: '' }));
+    t.equal(boost.created, true, 'a remote boost');
+    t.strictSame(await w.s.statuses.findByUri(boostUri), boost.status, 'the boost is found by its activity uri');
+    t.equal((await w.st(own.id)).reblogsCount, 1, 'boost counted');
+
+    await rejectsConflict(t, w.s.statuses.create(status(w.id(), author.id, { local: false, uri }), POST), 'uri', 'a second status with the uri');
+    t.equal((await w.acct(author.id)).statusesCount, 2, 'nothing counted for the refused one');
+    const deleted = await w.s.statuses.delete(remote.id, T0 + 5000, POST);
+    t.equal(deleted?.status.id, remote.id, 'deleted');
+    t.equal(await w.s.statuses.findByUri(uri), null, 'a deleted status is not found');
+    await rejectsConflict(t, w.s.statuses.create(status(w.id(), author.id, { local: false, uri }), POST), 'uri', 'the uri of a deleted status stays taken');
+    t.equal(await w.s.statuses.get(remote.id), null, 'still deleted');
+  });
+
   it('accounts: StorageConflict username (ignoring case) and email; nothing written', async (t, w) => {
     const a = account(w.id(), { username: 'alice' });
     await w.s.accounts.create(a, user(a.id, { email: 'alice@example.org' }));
@@ -1371,6 +1419,28 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
       ['block', 'block', 'block', 'boost', 'delete', 'domain', 'domain', 'domain', 'fav', 'fav', 'filter', 'filter', 'filter', 'filter', 'follow', 'follow', 'gone', 'mute', 'mute', 'request', 'revoke', 'revoke', 'revoke', 'update', 'user'],
       'one job per call, each stored with its write',
     );
+  });
+
+  it('outbox: unfavourite, unfollow and cancelFollowRequest record their jobs with the write', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const s = await w.post(alice.id);
+    await w.s.interactions.favourite(mark(w.id(), bob.id, s.id));
+    const unfav = spy<boolean>('unfav');
+    t.equal(await w.s.interactions.unfavourite(bob.id, s.id, unfav.outbox), true);
+    t.equal(await w.s.interactions.unfavourite(bob.id, s.id, unfav.outbox), false);
+    t.equal((await w.st(s.id)).favouritesCount, 0, 'counter moved once');
+    await w.s.relationships.follow(follow(w.id(), bob.id, alice.id));
+    const unfol = spy<boolean>('unfollow');
+    t.equal(await w.s.relationships.unfollow(bob.id, alice.id, unfol.outbox), true);
+    t.equal(await w.s.relationships.unfollow(bob.id, alice.id, unfol.outbox), false);
+    t.equal((await w.acct(alice.id)).followersCount, 0);
+    await w.s.relationships.requestFollow(follow(w.id(), alice.id, bob.id));
+    const cancel = spy<boolean>('cancel');
+    t.equal(await w.s.relationships.cancelFollowRequest(alice.id, bob.id, cancel.outbox), true);
+    t.equal(await w.s.relationships.cancelFollowRequest(alice.id, bob.id, cancel.outbox), false);
+    t.strictSame([unfav.calls, unfol.calls, cancel.calls], [[true, false], [true, false], [true, false]], 'each outbox is given the result');
+    t.strictSame((await queued(w)).sort(), ['cancel', 'cancel', 'unfav', 'unfav', 'unfollow', 'unfollow'], 'one job per call, stored with its write');
   });
 
   it('outbox: a write that fails enqueues nothing', async (t, w) => {

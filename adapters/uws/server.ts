@@ -69,6 +69,7 @@ export async function startStreamingServer(rookery: Rookery, options: StreamingS
     compression: uws.DISABLED,
     sse,
     ws: new Set<WsClient>(),
+    unsent: new Set<WsClient>(),
     track(promise) {
       const tracked = promise.catch((err: unknown) => logger.error({ err }, 'closing a stream failed')).finally(() => closing.delete(tracked));
       closing.add(tracked);

@@ -27,6 +27,8 @@ export interface WsContext extends TransportContext {
   /** uWS.DISABLED: the frames are shared, pre-encoded bytes; compressing them per socket would
    * undo that (and cost memory per connection). */
   compression: number;
+  /** Clients with frames waiting for the end of this turn of the event loop. */
+  unsent: Set<WsClient>;
 }
 
 interface WsUserData {
@@ -55,6 +57,8 @@ export class WsClient implements StreamOutput {
   #closed = false;
   #chain: Promise<void> = Promise.resolve();
   #pending = 0;
+  /** Frames to write at the end of this turn (null: none), in order. */
+  #unsent: Uint8Array[] | null = null;
 
   constructor(identity: StreamIdentity, initial: { stream: string | undefined; params: StreamParams }, context: WsContext) {
     this.identity = identity;
@@ -80,6 +84,9 @@ export class WsClient implements StreamOutput {
 
   /** Closes with a close frame (1000 kill, 1001 shutdown, 1003 binary, 1008 flooding). */
   end(code: number): void {
+    if (this.#closed || this.#ws === null) return;
+    // What was sent before the close goes before its close frame.
+    this.flush();
     if (this.#closed || this.#ws === null) return;
     this.#ws.end(code);
   }
@@ -160,12 +167,33 @@ export class WsClient implements StreamOutput {
     this.#send(command === 'subscribe' ? wsError(refused.error, refused.status) : wsError(refused.error));
   }
 
+  /** Frames are written at the end of the event loop's turn, all of one socket's under one
+   * cork: when events pile up (a burst, a busy server) a socket gets one write for all of them
+   * instead of one per frame, and alone a frame waits only for the turn to end. */
   #send(frame: Uint8Array): void {
+    if (this.#closed || this.#ws === null) return;
+    if (this.#unsent !== null) {
+      this.#unsent.push(frame);
+      return;
+    }
+    this.#unsent = [frame];
+    const unsent = this.#context.unsent;
+    if (unsent.size === 0) setImmediate(flushUnsent, unsent);
+    unsent.add(this);
+  }
+
+  /** Writes the frames waiting since this turn began. */
+  flush(): void {
+    const frames = this.#unsent;
+    this.#unsent = null;
     const ws = this.#ws;
-    if (this.#closed || ws === null) return;
+    if (frames === null || this.#closed || ws === null) return;
     let status = 0;
     ws.cork(() => {
-      status = ws.send(frame, false);
+      for (const frame of frames) {
+        status = ws.send(frame, false);
+        if (status === DROPPED) return;
+      }
     });
     if (status === DROPPED) this.#tooSlow();
   }
@@ -178,6 +206,13 @@ export class WsClient implements StreamOutput {
     this.#context.logger.warn({ accountId: this.identity.accountId, buffered: ws.getBufferedAmount(), limit: this.#context.maxBackpressure }, 'WebSocket client too slow: disconnected');
     ws.close();
   }
+}
+
+function flushUnsent(unsent: Set<WsClient>): void {
+  // A client added while flushing (a frame sent from a flush's side effect) waits for the next turn.
+  const clients = [...unsent];
+  unsent.clear();
+  for (const client of clients) client.flush();
 }
 
 export function websocketBehavior(context: WsContext): WebSocketBehavior<WsUserData> {

@@ -21,19 +21,30 @@ async function otherAccount(core: Core, actor: Account, targetId: string): Promi
 
 export async function block(core: Core, actor: Account, targetId: string): Promise<Account> {
   const target = await otherAccount(core, actor, targetId);
-  await core.storage.relationships.block(
-    { id: core.ids.next(), accountId: actor.id, targetAccountId: target.id, createdAt: core.clock.now() },
-    changed(core, actor.id, target.id),
-  );
-  await removeFromListsOf(core, actor.id, target.id);
-  await removeFromListsOf(core, target.id, actor.id);
+  await blockAccount(core, actor.id, target.id);
   return target;
+}
+
+/** The block itself, whoever makes it: 'relationship.changed' and 'account.blocked' are
+ * recorded with it when it is new; lists resting on the follows it ended lose their members. */
+export async function blockAccount(core: Core, accountId: Id, targetAccountId: Id): Promise<void> {
+  await core.storage.relationships.block({ id: core.ids.next(), accountId, targetAccountId, createdAt: core.clock.now() }, (added) =>
+    added ? [...core.record({ type: 'relationship.changed', accountId, targetAccountId }), ...core.record({ type: 'account.blocked', accountId, targetAccountId })] : [],
+  );
+  await removeFromListsOf(core, accountId, targetAccountId);
+  await removeFromListsOf(core, targetAccountId, accountId);
 }
 
 export async function unblock(core: Core, actor: Account, targetId: string): Promise<Account> {
   const target = await findAccount(core, targetId);
-  await core.storage.relationships.unblock(actor.id, target.id, changed(core, actor.id, target.id));
+  await unblockAccount(core, actor.id, target.id);
   return target;
+}
+
+export async function unblockAccount(core: Core, accountId: Id, targetAccountId: Id): Promise<void> {
+  await core.storage.relationships.unblock(accountId, targetAccountId, (removed) =>
+    removed ? [...core.record({ type: 'relationship.changed', accountId, targetAccountId }), ...core.record({ type: 'account.unblocked', accountId, targetAccountId })] : [],
+  );
 }
 
 export interface MuteOptions {

@@ -28,8 +28,9 @@ function followLanguages(languages: readonly string[] | null | undefined): strin
   return [...codes];
 }
 
-/** Follows `targetId` (or asks to, when the target is locked). Refused for oneself and
- * between accounts where one blocks the other. Returns the target. */
+/** Follows `targetId` (or asks to, when the target is locked or on another server: a remote
+ * follow holds only once that server accepted it). Refused for oneself and between accounts
+ * where one blocks the other. Returns the target. */
 export async function follow(core: Core, actor: Account, targetId: string, options: FollowOptions = {}): Promise<Account> {
   const languages = followLanguages(options.languages);
   const target = await findAccount(core, targetId);
@@ -47,7 +48,7 @@ export async function follow(core: Core, actor: Account, targetId: string, optio
     languages: languages === undefined ? (existing?.languages ?? null) : languages,
     createdAt: core.clock.now(),
   };
-  if (facts.following === null && target.locked) {
+  if (facts.following === null && (target.locked || target.domain !== null)) {
     await core.storage.relationships.requestFollow(row, (outcome) =>
       outcome === 'created' ? core.record({ type: 'account.followed', follow: row, requested: true }) : [],
     );
@@ -63,10 +64,18 @@ export async function follow(core: Core, actor: Account, targetId: string, optio
  * members must be followed. */
 export async function unfollow(core: Core, actor: Account, targetId: string): Promise<Account> {
   const target = await findAccount(core, targetId);
-  await core.storage.relationships.unfollow(actor.id, target.id);
-  await core.storage.relationships.cancelFollowRequest(actor.id, target.id);
-  await removeFromListsOf(core, actor.id, target.id);
+  await endFollow(core, actor.id, target.id);
   return target;
+}
+
+/** Ends the follow of `followerId` (or withdraws its request), recording 'account.unfollowed'
+ * with the write when there was one, and takes the target out of the follower's lists. */
+export async function endFollow(core: Core, followerId: Id, targetId: Id): Promise<void> {
+  const [facts] = await core.storage.relationships.relationships(followerId, [targetId]);
+  const unfollowed = (row: Follow | null) => (removed: boolean) => (removed && row !== null ? core.record({ type: 'account.unfollowed', follow: row }) : []);
+  await core.storage.relationships.unfollow(followerId, targetId, unfollowed(facts?.following ?? null));
+  await core.storage.relationships.cancelFollowRequest(followerId, targetId, unfollowed(facts?.requested ?? null));
+  await removeFromListsOf(core, followerId, targetId);
 }
 
 /** Removes `memberId` from every list of `ownerId`. */
@@ -83,12 +92,26 @@ export async function authorizeFollowRequest(core: Core, actor: Account, request
   const [facts] = await core.storage.relationships.relationships(requester.id, [actor.id]);
   const request = facts?.requested ?? null;
   if (request === null) throw notFound();
-  await core.storage.relationships.follow({ ...request, id: core.ids.next(), createdAt: core.clock.now() });
+  await acceptRequest(core, request);
   return requester;
+}
+
+/** Turns a pending request into a follow (its options kept), recording
+ * 'follow_request.authorized' with it. */
+export async function acceptRequest(core: Core, request: Follow): Promise<void> {
+  const row: Follow = { ...request, id: core.ids.next(), createdAt: core.clock.now() };
+  await core.storage.relationships.follow(row, (outcome) => (outcome === 'created' ? core.record({ type: 'follow_request.authorized', follow: row }) : []));
+}
+
+/** Drops the request of `requesterId` to follow `targetId`; false when there was none. */
+export async function dropRequest(core: Core, requesterId: Id, targetId: Id): Promise<boolean> {
+  return core.storage.relationships.cancelFollowRequest(requesterId, targetId, (removed) =>
+    removed ? core.record({ type: 'follow_request.rejected', accountId: requesterId, targetAccountId: targetId }) : [],
+  );
 }
 
 export async function rejectFollowRequest(core: Core, actor: Account, requesterId: string): Promise<Account> {
   const requester = await findAccount(core, requesterId);
-  if (!(await core.storage.relationships.cancelFollowRequest(requester.id, actor.id))) throw notFound();
+  if (!(await dropRequest(core, requester.id, actor.id))) throw notFound();
   return requester;
 }

@@ -6,6 +6,7 @@
 // changes the account and the user's settings and records 'account.updated' with it.
 
 import type { Core } from '../core.ts';
+import { acceptRequest } from './follow.ts';
 import type { EventHandler } from '../queue/registry.ts';
 import { unprocessable, validationFailed, type FieldError } from '../errors.ts';
 import type { AccountPatch, ProfileDraft } from '../hooks.ts';
@@ -161,9 +162,8 @@ export function profileHandler(core: Core): EventHandler {
       const account = await core.storage.accounts.get(event.account.id);
       if (account === null || account.locked) return; // locked again since: the requests wait
       const requests = await core.storage.relationships.followRequestsTo(account.id, { limit: REQUESTS_PAGE });
-      for (const request of requests) {
-        await core.storage.relationships.follow({ ...request, id: core.ids.next(), createdAt: core.clock.now() });
-      }
+      // Accepted as if one by one (follow_request.authorized each, so remote followers hear of it).
+      for (const request of requests) await acceptRequest(core, request);
       if (requests.length < REQUESTS_PAGE) return;
     }
   };

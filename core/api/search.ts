@@ -34,6 +34,7 @@ export function searchEndpoints(core: Core): Endpoint[] {
         const results = await search(core, viewer, q, {
           type: TYPES.find((t) => t === requested),
           following: bool(params, 'following'),
+          resolve: bool(params, 'resolve') === true,
           limit: page(params, 20, 40).limit,
           offset: Math.max(0, int(params, 'offset') ?? 0),
         });

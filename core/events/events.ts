@@ -16,7 +16,17 @@ export type DomainEvent =
   | { type: 'status.reblogged'; boost: Status; original: Status }
   | { type: 'status.unreblogged'; boost: Status; original: Status }
   | { type: 'status.favourited'; status: Status; by: Account }
+  /** A favourite taken back (not recorded when there was none). */
+  | { type: 'status.unfavourited'; status: Status; by: Account }
   | { type: 'account.followed'; follow: Follow; requested: boolean }
+  /** A follow ended, or a pending request to follow was withdrawn, by its follower. */
+  | { type: 'account.unfollowed'; follow: Follow }
+  /** The target accepted a request: `follow` is the follow now in place. */
+  | { type: 'follow_request.authorized'; follow: Follow }
+  /** The target (`targetAccountId`) turned down the request of `accountId`. */
+  | { type: 'follow_request.rejected'; accountId: Id; targetAccountId: Id }
+  | { type: 'account.blocked'; accountId: Id; targetAccountId: Id }
+  | { type: 'account.unblocked'; accountId: Id; targetAccountId: Id }
   | { type: 'notification.created'; notification: Notification }
   | { type: 'filters.changed'; accountId: Id; filter: Filter | null }
   /** A block, mute or domain block of `accountId` changed (about `targetAccountId` when it is an
@@ -44,9 +54,16 @@ export function orderingKeyOf(event: DomainEvent): string {
     case 'status.unreblogged':
       return `status:${event.original.id}`;
     case 'status.favourited':
+    case 'status.unfavourited':
       return `status:${event.status.id}`;
     case 'account.followed':
+    case 'account.unfollowed':
+    case 'follow_request.authorized':
       return `account:${event.follow.targetAccountId}`;
+    case 'follow_request.rejected':
+    case 'account.blocked':
+    case 'account.unblocked':
+      return `account:${event.targetAccountId}`;
     case 'notification.created':
       return `account:${event.notification.accountId}`;
     case 'filters.changed':

@@ -195,6 +195,7 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
     async handle(raw: RawRequest): Promise<RawResponse | null> {
       const target = splitUrl(raw.url);
       if (target === null) return null;
+      deps.freshen?.();
       const method = routingMethod(raw.method);
       const origin = headerOf(raw.headers, 'origin');
       const requested = headerOf(raw.headers, 'access-control-request-method');

@@ -65,4 +65,7 @@ export interface FrontDeps {
   maxBytes?: number;
   /** Mastodon's rate limits; none when absent (config.rateLimits false). */
   rateLimiter?: RateLimiter | null;
+  /** Called as each request begins: its reads must see what was committed before it arrived
+   * (Storage.freshen). */
+  freshen?: () => void;
 }

@@ -14,7 +14,7 @@
 // - Returned objects are copies: mutating them never changes the store.
 // - Uniqueness violations throw StorageConflict with the name of the broken rule: 'username',
 //   'email', 'id' (a taken primary id), 'reblog', 'clientId', 'tokenHash', 'refreshTokenHash',
-//   'codeHash', 'idHash'; plugins' checks add their own ('media', 'scheduled' …).
+//   'codeHash', 'idHash', 'uri' (an ActivityPub id already stored); plugins' checks add their own ('media', 'scheduled' …).
 // - A write that takes an `outbox` records the jobs it returns in the same atomic step as the
 //   write itself (ports/queue.ts): a committed write never lacks its events, and a write that
 //   fails leaves none behind. On an engine without multi-document transactions the adapter must
@@ -92,11 +92,14 @@ export interface AccountRepository {
   getMany(ids: readonly Id[]): Promise<Account[]>;
   /** Case-insensitive (ASCII) on username and domain; domain null = local. */
   findByUsername(username: string, domain: string | null): Promise<Account | null>;
+  /** The account with this ActivityPub id (remote accounts carry one; exact match). create
+   * throws StorageConflict 'uri' when another account already has it. */
+  findByUri(uri: string): Promise<Account | null>;
   /** With `settings`, the user's settings are replaced in the same atomic step (a profile edit
    * that also changes the posting defaults); null when the account does not exist. */
   update(
     id: Id,
-    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl'>>,
+    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url'>>,
     options?: { settings?: UserSettings; outbox?: Outbox<Account | null> },
   ): Promise<Account | null>;
   getUser(accountId: Id): Promise<User | null>;
@@ -188,6 +191,10 @@ export interface StatusRepository {
   reblog(boost: Status, outbox?: Outbox<{ created: boolean; status: Status }>): Promise<{ created: boolean; status: Status }>;
   get(id: Id): Promise<Status | null>;
   getMany(ids: readonly Id[]): Promise<Status[]>;
+  /** The live status (or boost) with this ActivityPub id (exact match). A status id stays
+   * taken after a delete: create and reblog throw StorageConflict 'uri' when any stored status,
+   * deleted or not, already has it (a deleted remote status is not brought back by a replay). */
+  findByUri(uri: string): Promise<Status | null>;
   /** The account's live boost of this status. */
   findReblog(accountId: Id, statusId: Id): Promise<Status | null>;
   /** ATOMIC. Soft-deletes a live status and all of its live boosts; returns null when it is not
@@ -220,7 +227,7 @@ export interface InteractionRepository {
    * Adding changes the status's favouritesCount by +1 in the same step. */
   favourite(mark: StatusMark, outbox?: Outbox<boolean>): Promise<boolean>;
   /** ATOMIC. Removes the favourite; true when there was one (favouritesCount -1). */
-  unfavourite(accountId: Id, statusId: Id): Promise<boolean>;
+  unfavourite(accountId: Id, statusId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   /** Favourites of a status, paged by favourite id. */
   favouritesOf(statusId: Id, page: Page): Promise<StatusMark[]>;
   /** An account's favourites of live statuses, paged by favourite id. */
@@ -274,12 +281,12 @@ export interface RelationshipRepository {
    * target +1) or, when it exists, updates its options. Removes a pending request between them. */
   follow(follow: Follow, outbox?: Outbox<'created' | 'updated'>): Promise<'created' | 'updated'>;
   /** ATOMIC. true when there was one (both counters -1). */
-  unfollow(accountId: Id, targetId: Id): Promise<boolean>;
+  unfollow(accountId: Id, targetId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   getFollow(accountId: Id, targetId: Id): Promise<Follow | null>;
   /** ATOMIC. 'exists' when a request or a follow already exists (the request's options are updated). */
   requestFollow(request: FollowRequest, outbox?: Outbox<'created' | 'exists'>): Promise<'created' | 'exists'>;
   /** ATOMIC. true when there was one. */
-  cancelFollowRequest(accountId: Id, targetId: Id): Promise<boolean>;
+  cancelFollowRequest(accountId: Id, targetId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   /** Pending requests to follow this account, paged by request id. */
   followRequestsTo(targetId: Id, page: Page): Promise<FollowRequest[]>;
   /** Follows of this account, paged by follow id. */
@@ -432,6 +439,11 @@ export interface Storage {
   extend<T>(extension: StorageExtension<T>): T;
   /** The store's own durable job queue; writes with an outbox enqueue into it. */
   jobs: JobQueue;
+  /** Called as a request or a stream begins: reads from here on must see every write committed
+   * before this call, by any process or connection. A store whose reads always do (no cache)
+   * need not have it; one that caches may otherwise reuse its last freshness check for a
+   * little while. */
+  freshen?(): void;
   /** Flushes and releases the store; acknowledged writes survive a reopen. */
   close(): Promise<void>;
 }

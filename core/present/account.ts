@@ -70,7 +70,8 @@ export function renderAccount(config: RookeryConfig, account: Account): AccountJ
     indexable: account.discoverable,
     group: false,
     created_at: isoDay(account.createdAt),
-    note: renderNote(config, account.note),
+    // A remote account's bio and field values are stored as (sanitised) HTML already.
+    note: account.domain === null ? renderNote(config, account.note) : account.note,
     url: accountUrl(config, account),
     uri: accountUri(config, account),
     avatar,
@@ -87,7 +88,7 @@ export function renderAccount(config: RookeryConfig, account: Account): AccountJ
     roles: [],
     fields: account.fields.map((field) => ({
       name: field.name,
-      value: formatPlain(field.value, { relMe: true, multiline: false }),
+      value: account.domain === null ? formatPlain(field.value, { relMe: true, multiline: false }) : field.value,
       verified_at: isoOrNull(field.verifiedAt),
     })),
   };

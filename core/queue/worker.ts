@@ -28,6 +28,9 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Moves jobs from the store's outbox into `queue` before each claim. */
   relay?: Relay | null;
+  /** Called before the claimed jobs run: they must see the writes that queued them, whichever
+   * process made those (Storage.freshen). */
+  freshen?: () => void;
 }
 
 export interface Worker {
@@ -93,6 +96,7 @@ export function createWorker(options: WorkerOptions): Worker {
     const relayed = relay === null ? 0 : await relay.pass();
     const jobs = await queue.claim(clock.now(), batch, leaseMs);
     if (jobs.length === 0) return relayed;
+    options.freshen?.();
     const outcomes = await Promise.all(jobs.map((job) => runOne(job).catch((err: unknown) => {
       logger.error({ err, job: job.name, id: job.id }, 'the queue failed to record a job outcome');
       return false;

@@ -3,6 +3,7 @@
 // (docs/behaviour.md, "Statuses and their transitions").
 
 import type { Core } from '../core.ts';
+import { resolveAccount } from '../federation/resolve.ts';
 import { texts, unprocessable } from '../errors.ts';
 import { tooLong } from '../lengths.ts';
 import type { Account, Id } from '../model.ts';
@@ -83,9 +84,14 @@ export interface Rendered {
 
 /** Resolves @mentions to known accounts (local ones by username, remote ones by
  * username@domain), collects hashtags, and renders the HTML. */
+/** Remote handles of one status looked up on their servers when not known here; they are
+ * asked at once, so the whole takes at most one resolver timeout. */
+export const MAX_MENTION_RESOLUTIONS = 5;
+
 export async function renderText(core: Core, text: string): Promise<Rendered> {
   const entities = extractEntities(text);
   const resolved = new Map<string, Account>();
+  const unknown = new Map<string, string>();
   for (const entity of entities) {
     if (entity.kind !== 'mention') continue;
     const domain = entity.domain === null || entity.domain.toLowerCase() === core.config.domain.toLowerCase() ? null : entity.domain;
@@ -93,6 +99,11 @@ export async function renderText(core: Core, text: string): Promise<Rendered> {
     if (resolved.has(key)) continue;
     const account = await core.storage.accounts.findByUsername(entity.username, domain);
     if (account) resolved.set(key, account);
+    else if (domain !== null && core.hooks.resolver !== null && unknown.size < MAX_MENTION_RESOLUTIONS) unknown.set(key, `${entity.username}@${domain}`);
+  }
+  const found = await Promise.all([...unknown].map(async ([key, handle]) => [key, await resolveAccount(core, handle)] as const));
+  for (const [key, account] of found) {
+    if (account !== null && account.domain !== null) resolved.set(key, account);
   }
   const accounts = [...new Map([...resolved.values()].map((a) => [a.id, a])).values()];
   // The bare username is shown unless two mentioned accounts share it.

@@ -22,7 +22,7 @@ export async function favourite(core: Core, actor: Account, id: string): Promise
 export async function unfavourite(core: Core, actor: Account, id: string): Promise<Status> {
   const found = await findLive(core, id);
   const target = found.reblogOfId === null ? found : await findLive(core, found.reblogOfId);
-  await core.storage.interactions.unfavourite(actor.id, target.id);
+  await core.storage.interactions.unfavourite(actor.id, target.id, (removed) => (removed ? core.record({ type: 'status.unfavourited', status: target, by: actor }) : []));
   if ((await filterVisible(core, actor, [found])).length === 0) throw notFound();
   return (await core.storage.statuses.get(target.id)) ?? target;
 }

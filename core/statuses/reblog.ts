@@ -4,14 +4,23 @@
 
 import type { Core } from '../core.ts';
 import { notFound } from '../errors.ts';
-import type { Account, Status, User } from '../model.ts';
+import type { Account, Millis, Status, User } from '../model.ts';
 import { str, type Params } from '../params.ts';
 import { boostVisibility, checkBoost } from '../policy.ts';
 import { filterVisible, findLive, findVisible } from '../viewer.ts';
 import { counterEffects } from './delete.ts';
 import { newStatus } from './new-status.ts';
 
-export async function reblog(core: Core, actor: Account, user: User | null, id: string, params: Params, applicationId: string | null): Promise<Status> {
+/** `origin`: a boost made on another server, with its ActivityPub id and its time. */
+export async function reblog(
+  core: Core,
+  actor: Account,
+  user: User | null,
+  id: string,
+  params: Params,
+  applicationId: string | null,
+  origin?: { uri: string; createdAt: Millis },
+): Promise<Status> {
   const found = await findVisible(core, actor, id);
   const original = found.original ?? found.status;
   const refusal = checkBoost(original, found.targetFacts);
@@ -26,6 +35,7 @@ export async function reblog(core: Core, actor: Account, user: User | null, id: 
     reblogOfId: original.id,
     conversationId: original.conversationId,
     applicationId,
+    ...(origin === undefined ? {} : { uri: origin.uri, createdAt: origin.createdAt }),
   });
   const result = await core.storage.statuses.reblog(boost, (outcome) =>
     outcome.created ? core.record({ type: 'status.reblogged', boost: outcome.status, original }) : [],

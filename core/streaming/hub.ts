@@ -237,6 +237,8 @@ class Hub implements StreamHub {
   #load(accountId: Id, entry: AccountEntry): void {
     entry.loading = true;
     entry.stale = false;
+    // Reloads follow a change another process announced: its write must be seen.
+    this.#core.storage.freshen?.();
     const loading: Promise<void> = loadSubscriberState(this.#core, accountId).then(
       (state) => {
         entry.state = state;
@@ -386,6 +388,8 @@ class Hub implements StreamHub {
   async authenticate(credentials: StreamCredentials): Promise<StreamIdentity | StreamRefusal> {
     const raw = tokenFrom(credentials);
     if (raw === null) return { status: 401, error: streamTexts.missingToken };
+    // A token revoked elsewhere before this stream was asked for must not open it.
+    this.#core.storage.freshen?.();
     const found = await lookupToken(this.#core, raw);
     if (found.kind !== 'valid' || found.account === null || found.user === null) return { status: 401, error: streamTexts.invalidToken };
     const user = found.user;

@@ -32,6 +32,28 @@ interface Compiled {
   needEnd: boolean;
 }
 
+/** A text as the automaton walks it: lower-cased, as code points (and as characters, for the
+ * whole-word edges). */
+interface Walk {
+  chars: string[];
+  codes: Int32Array;
+}
+
+// Every subscriber of a stream scans the same status text with its own automaton: the text is
+// prepared once per event, not once per subscriber (one entry: events come one at a time).
+let lastText: string | null = null;
+let lastWalk: Walk = { chars: [], codes: new Int32Array(0) };
+
+function walkOf(text: string): Walk {
+  if (text === lastText) return lastWalk;
+  const chars = [...text.toLowerCase()];
+  const codes = new Int32Array(chars.length);
+  for (let i = 0; i < chars.length; i++) codes[i] = (chars[i] as string).codePointAt(0) as number;
+  lastText = text;
+  lastWalk = { chars, codes };
+  return lastWalk;
+}
+
 export function compileKeywords(keywords: readonly Keyword[]): KeywordMatcher {
   const entries: Compiled[] = [];
   // The trie in flat arrays indexed by node: most nodes of a keyword trie have one child, kept
@@ -117,11 +139,10 @@ export function compileKeywords(keywords: readonly Keyword[]): KeywordMatcher {
       const found = new Map<string, string[]>();
       if (entries.length === 0 || text === '') return found;
       const hits = new Set<number>();
-      const lower = text.toLowerCase();
-      const chars = [...lower];
+      const { chars, codes } = walkOf(text);
       let at = 0;
-      for (let i = 0; i < chars.length; i++) {
-        const code = (chars[i] as string).codePointAt(0) as number;
+      for (let i = 0; i < codes.length; i++) {
+        const code = codes[i] as number;
         let next = step(at, code);
         while (at !== 0 && next === undefined) {
           at = fail[at] as number;

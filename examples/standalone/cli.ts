@@ -11,6 +11,8 @@ import { OOB_REDIRECT_URI, registerApplication } from '../../core/oauth/apps.ts'
 import { isSubset, parseScopes, ALL_SCOPES } from '../../core/oauth/scopes.ts';
 import { issueToken } from '../../core/oauth/tokens.ts';
 import { silentLogger } from '../../core/ports/logger.ts';
+import { normalizeDomain } from '../../plugins/federation/domain-blocks.ts';
+import { federationStorage } from '../../plugins/federation/storage/index.ts';
 import { readSettings } from './env.ts';
 import { standalonePlugins } from './plugins.ts';
 import { reserveNode } from './shared.ts';
@@ -29,6 +31,10 @@ const USAGE = `Usage: npm run rookery -- <command>
       Prints a new access token for the account (for bots and scripts).
   jobs dead [--limit N]           Lists the jobs that failed for the last time (newest first).
   jobs retry <id>                 Puts a dead job back in the queue.
+  domains block <domain> [--reason "…"]
+      Stops federating with the domain and all its subdomains (domain:port for one instance).
+  domains unblock <domain>        Undoes block.
+  domains list                    Lists the blocked domains.
 
 Settings come from the environment, as for npm start (DATA_DIR, LOCAL_DOMAIN, PORT …).`;
 
@@ -38,6 +44,27 @@ async function findAccount(core: Core, username: string): Promise<Account> {
   const account = await core.storage.accounts.findByUsername(username.replace(/^@/, ''), null);
   if (account === null) throw new UsageError(`No local account named ${username}.`);
   return account;
+}
+
+/** The operator's domain blocks, in the federation plugin's storage. */
+async function domains(core: Core, command: string | undefined, domain: string | undefined, reason: string | undefined): Promise<string> {
+  const blocks = core.storage.extend(federationStorage);
+  if (command === 'list') {
+    const list = await blocks.listBlocks();
+    if (list.length === 0) return 'No blocked domains.';
+    return list.map((b) => `${b.domain}  ${new Date(b.createdAt).toISOString()}${b.reason === null ? '' : `  ${b.reason}`}`).join('\n');
+  }
+  if (command !== 'block' && command !== 'unblock') throw new UsageError(`Unknown command: domains ${command ?? ''}`);
+  if (domain === undefined) throw new UsageError(`Which domain? domains ${command} needs one.`);
+  if (command === 'unblock') {
+    const canonical = normalizeDomain(domain);
+    if (!(await blocks.unblock(canonical))) throw new RookeryError(404, `${canonical} is not blocked.`);
+    return `Unblocked ${canonical}.`;
+  }
+  const now = core.clock.now();
+  const block = await blocks.block(domain, { reason: reason ?? null, now });
+  const what = block.domain.includes(':') ? block.domain : `${block.domain} and its subdomains`;
+  return block.createdAt === now ? `Blocked ${what}.` : `Already blocked: ${what} (reason replaced).`;
 }
 
 async function run(core: Core, argv: string[]): Promise<string> {
@@ -54,6 +81,7 @@ async function run(core: Core, argv: string[]): Promise<string> {
       pending: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       limit: { type: 'string' },
+      reason: { type: 'string' },
     },
   });
   const [group, command, username] = positionals;
@@ -65,6 +93,7 @@ async function run(core: Core, argv: string[]): Promise<string> {
       .map((job) => `${job.id}  ${new Date(job.diedAt).toISOString()}  ${job.name}  after ${job.attempts} attempt(s): ${job.lastError ?? ''}`)
       .join('\n');
   }
+  if (group === 'domains') return domains(core, command, username, values.reason);
   if (username === undefined) throw new UsageError(`Which account? ${group} ${command ?? ''} needs a username.`);
 
   if (group === 'accounts' && command === 'create') {

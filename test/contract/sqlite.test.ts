@@ -393,6 +393,25 @@ t.test('sqlite: cached reads see every commit, ours and other connections\', and
   t.strictSame([must(await a.statuses.get(s.id)).tags, must(await a.statuses.get(s.id)).favouritesCount], [[], 0], 'the cache hands out copies');
 });
 
+t.test('sqlite: after freshen(), a commit another connection made a moment ago is seen at once', async (t) => {
+  const path = join(dir, 'freshen.db');
+  const a = openSqliteStorage({ path });
+  t.teardown(() => a.close());
+  const seq = new IdSeq();
+  const alice = account(seq.next());
+  await a.accounts.create(alice);
+  t.equal(must(await a.accounts.get(alice.id)).displayName, alice.displayName, 'cached');
+  // Another process's commit, acknowledged before a request arrives: in the same turn of the
+  // event loop as the read that warmed the cache, so only freshen() can tell.
+  const other = new DatabaseSync(path);
+  t.teardown(() => other.close());
+  const checkedThisTurn = must(await a.accounts.get(alice.id));
+  other.prepare('UPDATE accounts SET display_name = ? WHERE id = ?').run('Renamed elsewhere', BigInt(alice.id));
+  a.freshen?.();
+  t.equal(must(await a.accounts.get(alice.id)).displayName, 'Renamed elsewhere', 'the request that begins now sees it');
+  t.equal(checkedThisTurn.displayName, alice.displayName);
+});
+
 t.test('sqlite: writes that arrive together commit together, and a failing one fails alone', async (t) => {
   const path = join(dir, 'group-commit.db');
   const store = openSqliteStorage({ path });

@@ -31,8 +31,10 @@ const pending = (c: string): Row => [c, `${c}_pending_jobs`, { '_jobs._id': 1 },
 const EXPECTED: Row[] = [
   ['accounts', 'accounts_acct', { usernameKey: 1, domainKey: 1 }, { unique: true, rule: 'username' }],
   ['accounts', 'accounts_email', { 'user.emailKey': 1 }, { unique: true, partialFilterExpression: { 'user.emailKey': { $type: 'string' } }, rule: 'email' }],
+  ['accounts', 'accounts_uri', { uri: 1 }, { unique: true, partialFilterExpression: { uri: { $type: 'string' } }, rule: 'uri' }],
   ['accounts', 'accounts_pins', { 'pins.statusId': 1 }, { partialFilterExpression: { 'pins.statusId': { $exists: true } } }],
   ['statuses', 'statuses_num', { num: -1 }],
+  ['statuses', 'statuses_uri', { uri: 1 }, { unique: true, partialFilterExpression: { uri: { $type: 'string' } }, rule: 'uri' }],
   ['statuses', 'statuses_account', { accountId: 1, num: -1 }],
   ['statuses', 'statuses_reply', { inReplyToId: 1, num: 1 }, { partialFilterExpression: { inReplyToId: { $type: 'string' } } }],
   ['statuses', 'statuses_reblog', { reblogOfId: 1, num: -1 }, { partialFilterExpression: { reblogOfId: { $type: 'string' } } }],
@@ -85,7 +87,7 @@ const definition = ([collection, name, key, options = {}]: Row) => ({ collection
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 50, 'fifty indexes besides the _id ones');
+  t.equal(INDEXES.length, 52, 'fifty-two indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {
@@ -139,7 +141,7 @@ t.test('what createIndexes is given', async (t) => {
   t.strictSame(indexSpec({ collection: 'a', name: 'a_t', key: { at: 1 }, expireAfterSeconds: 0 }), { key: { at: 1 }, name: 'a_t', expireAfterSeconds: 0 }, 'TTL');
   const grouped = indexesByCollection(INDEXES);
   t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'notifications', 'lists', 'filters', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs'], 'one createIndexes per collection');
-  t.strictSame(grouped.get('accounts')?.map((s) => s.name), ['accounts_acct', 'accounts_email', 'accounts_pins', 'accounts_pending_jobs']);
+  t.strictSame(grouped.get('accounts')?.map((s) => s.name), ['accounts_acct', 'accounts_email', 'accounts_uri', 'accounts_pins', 'accounts_pending_jobs']);
 });
 
 t.test('the registry: the rule of a duplicate, by index name or key pattern', async (t) => {
@@ -151,6 +153,8 @@ t.test('the registry: the rule of a duplicate, by index name or key pattern', as
   t.strictSame(rules, [
     ['accounts_acct', 'username'],
     ['accounts_email', 'email'],
+    ['accounts_uri', 'uri'],
+    ['statuses_uri', 'uri'],
     ['statuses_live_boost', 'reblog'],
     ['favourites_pair', 'favourite'],
     ['bookmarks_pair', 'bookmark'],

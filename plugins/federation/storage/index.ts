@@ -1,0 +1,111 @@
+// The federation plugin's storage extension: one set of rows per engine, with the rules (key
+// encoding, expiry, deep-equal compare-and-set, domain canonical form) here, once.
+
+import type { StorageExtension } from '../../../core/ports/storage.ts';
+import { coveringDomains, canonicalDomain, domainTexts, MAX_REASON_LENGTH, normalizeDomain } from '../domain-blocks.ts';
+import { unprocessable } from '../../../core/errors.ts';
+import type { MemoryExtensionContext } from '../../../adapters/memory/index.ts';
+import type { MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
+import type { SqliteExtensionContext } from '../../../adapters/sqlite/index.ts';
+import { memoryFederationRows } from './memory.ts';
+import { mongoFederationRows } from './mongodb.ts';
+import type { FederationRepository, FederationRows, KvKeyParts, KvRow } from './port.ts';
+import { sqliteFederationRows } from './sqlite.ts';
+
+export type { DomainBlock, FederationRepository, KvEntry, KvKeyParts } from './port.ts';
+
+/** Bounds on what is stored (encoded lengths). */
+export const MAX_KEY_LENGTH = 8192;
+export const MAX_VALUE_LENGTH = 4 * 1024 * 1024;
+const MAX_LIST = 10_000;
+
+function encodeKey(key: KvKeyParts, allowEmpty = false): string {
+  if (!Array.isArray(key) || (!allowEmpty && key.length === 0) || !key.every((part) => typeof part === 'string')) {
+    throw new TypeError('a key is a non-empty array of strings');
+  }
+  const encoded = JSON.stringify(key);
+  if (encoded.length > MAX_KEY_LENGTH) throw new RangeError(`a key longer than ${MAX_KEY_LENGTH} characters encoded`);
+  return encoded;
+}
+
+function encodeValue(value: unknown): string {
+  const encoded = JSON.stringify(value) ?? 'null';
+  if (encoded.length > MAX_VALUE_LENGTH) throw new RangeError(`a value longer than ${MAX_VALUE_LENGTH} characters encoded`);
+  return encoded;
+}
+
+/** JSON with object keys sorted: equal for deep-equal values. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  ) ?? 'undefined';
+}
+
+const live = (row: KvRow | null, now: number): row is KvRow => row !== null && (row.expiresAt === null || row.expiresAt > now);
+
+/** The key range of the entries under `prefix`: its encoding without the closing bracket, then
+ * a comma ("[\"a\"," …); the range ends where the comma would become the next character. */
+function prefixRange(prefix: KvKeyParts): { exact: string; from: string; to: string } {
+  const exact = encodeKey(prefix, true);
+  const from = prefix.length === 0 ? '["' : `${exact.slice(0, -1)},`;
+  const to = from.slice(0, -1) + String.fromCharCode(from.charCodeAt(from.length - 1) + 1);
+  return { exact, from, to };
+}
+
+export function federationRepository(rows: FederationRows): FederationRepository {
+  return {
+    async kvGet(key, now) {
+      const k = encodeKey(key);
+      const row = await rows.kvRead(k);
+      if (row === null) return undefined;
+      if (!live(row, now)) {
+        await rows.kvExpire(now, k);
+        return undefined;
+      }
+      return JSON.parse(row.value) as unknown;
+    },
+    async kvSet(key, value, expiresAt) {
+      await rows.kvWrite({ key: encodeKey(key), value: encodeValue(value), expiresAt });
+    },
+    async kvDelete(key) {
+      await rows.kvRemove(encodeKey(key));
+    },
+    async kvList(prefix, now, limit = 1000) {
+      const { exact, from, to } = prefixRange(prefix);
+      const found = await rows.kvRange(exact, from, to, now, Math.max(0, Math.min(MAX_LIST, Math.trunc(limit))));
+      return found.map((row) => ({ key: JSON.parse(row.key) as string[], value: JSON.parse(row.value) as unknown }));
+    },
+    async kvCas(key, expected, value, expiresAt, now) {
+      const k = encodeKey(key);
+      const next: KvRow = { key: k, value: encodeValue(value), expiresAt };
+      const seen = await rows.kvRead(k);
+      const current = live(seen, now) ? (JSON.parse(seen.value) as unknown) : undefined;
+      if (current === undefined ? expected !== undefined : expected === undefined || canonical(current) !== canonical(expected)) return false;
+      return rows.kvSwap(seen, next);
+    },
+    kvSweep: (now) => rows.kvExpire(now),
+
+    async block(domain, options = {}) {
+      const reason = options.reason ?? null;
+      if (reason !== null && (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH)) throw unprocessable(domainTexts.reasonTooLong);
+      return rows.blockUpsert({ domain: normalizeDomain(domain), reason: reason === null || reason.trim() === '' ? null : reason.trim(), createdAt: options.now ?? Date.now() });
+    },
+    async unblock(domain) {
+      return rows.blockRemove(normalizeDomain(domain));
+    },
+    listBlocks: () => rows.blockList(),
+    async isBlocked(domain) {
+      const canonicalForm = canonicalDomain(domain);
+      return canonicalForm === null ? false : rows.blockAny(coveringDomains(canonicalForm));
+    },
+  };
+}
+
+export const federationStorage: StorageExtension<FederationRepository> = {
+  name: 'federation',
+  engines: {
+    memory: (context: MemoryExtensionContext) => federationRepository(memoryFederationRows(context)),
+    sqlite: (context: SqliteExtensionContext) => federationRepository(sqliteFederationRows(context)),
+    mongodb: (context: MongoExtensionContext) => federationRepository(mongoFederationRows(context)),
+  },
+};

@@ -1,0 +1,93 @@
+import type { SqliteExtensionContext, SqliteRow } from '../../../adapters/sqlite/index.ts';
+import type { DomainBlock, FederationRows, KvRow } from './port.ts';
+
+/** The plugin's own migrations; version n is [n - 1]. Never edit a released one. The kv table
+ * keeps its rowid: values may be large documents, which a WITHOUT ROWID table stores badly. */
+export const FEDERATION_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE IF NOT EXISTS federation_kv (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    expires_at INTEGER
+  ) STRICT;
+  CREATE INDEX IF NOT EXISTS federation_kv_expiry ON federation_kv (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS federation_domain_blocks (
+    domain TEXT PRIMARY KEY,
+    reason TEXT,
+    created_at INTEGER NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  `,
+];
+
+export function sqliteFederationRows(context: SqliteExtensionContext): FederationRows {
+  const { db } = context;
+  context.migrate(FEDERATION_MIGRATIONS);
+  const kvRow = (r: SqliteRow): KvRow => ({ key: String(r['key']), value: String(r['value']), expiresAt: r['expires_at'] === null ? null : Number(r['expires_at']) });
+  const blockRow = (r: SqliteRow): DomainBlock => ({ domain: String(r['domain']), reason: r['reason'] === null ? null : String(r['reason']), createdAt: Number(r['created_at']) });
+  const read = (key: string) => {
+    const r = db.get('SELECT key, value, expires_at FROM federation_kv WHERE key = ?', key);
+    return r ? kvRow(r) : null;
+  };
+  const upsert = (row: KvRow) =>
+    db.run(
+      'INSERT INTO federation_kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+      row.key, row.value, row.expiresAt,
+    );
+  return {
+    async kvRead(key) {
+      return read(key);
+    },
+    async kvWrite(row) {
+      await db.write(() => upsert(row));
+    },
+    async kvRemove(key) {
+      await db.write(() => db.run('DELETE FROM federation_kv WHERE key = ?', key));
+    },
+    async kvRange(exact, from, to, now, limit) {
+      // A key range, not LIKE: nothing in a key can act as a pattern.
+      return db
+        .all(
+          'SELECT key, value, expires_at FROM federation_kv WHERE (key = ? OR (key >= ? AND key < ?)) AND (expires_at IS NULL OR expires_at > ?) ORDER BY key LIMIT ?',
+          exact, from, to, now, limit,
+        )
+        .map(kvRow);
+    },
+    async kvSwap(seen, next) {
+      return db.write(() => {
+        const current = read(next.key);
+        const same = current === null ? seen === null : seen !== null && current.value === seen.value && current.expiresAt === seen.expiresAt;
+        if (!same) return false;
+        upsert(next);
+        return true;
+      });
+    },
+    async kvExpire(now, key) {
+      return db.write(() =>
+        key === undefined
+          ? db.run('DELETE FROM federation_kv WHERE expires_at IS NOT NULL AND expires_at <= ?', now)
+          : db.run('DELETE FROM federation_kv WHERE key = ? AND expires_at IS NOT NULL AND expires_at <= ?', key, now),
+      );
+    },
+    async blockUpsert(block) {
+      return db.write(() => {
+        db.run(
+          'INSERT INTO federation_domain_blocks (domain, reason, created_at) VALUES (?, ?, ?) ON CONFLICT (domain) DO UPDATE SET reason = excluded.reason',
+          block.domain, block.reason, block.createdAt,
+        );
+        const r = db.get('SELECT domain, reason, created_at FROM federation_domain_blocks WHERE domain = ?', block.domain);
+        if (r === undefined) throw new Error('the block just written is missing');
+        return blockRow(r);
+      });
+    },
+    async blockRemove(domain) {
+      return db.write(() => db.run('DELETE FROM federation_domain_blocks WHERE domain = ?', domain) > 0);
+    },
+    async blockList() {
+      return db.all('SELECT domain, reason, created_at FROM federation_domain_blocks ORDER BY domain').map(blockRow);
+    },
+    async blockAny(domains) {
+      if (domains.length === 0) return false;
+      return db.get(`SELECT 1 AS hit FROM federation_domain_blocks WHERE domain IN (${domains.map(() => '?').join(', ')}) LIMIT 1`, ...domains) !== undefined;
+    },
+  };
+}
