@@ -148,8 +148,7 @@ export function buildFederation(core: Core, options: BuildOptions): FederationPa
 export async function findByUri(core: Core, uri: string): Promise<Account | null> {
   const base = `${core.config.baseUrl}/users/`;
   if (uri.startsWith(base)) return localAccount(core, uri.slice(base.length));
-  const accounts = core.storage.accounts as unknown as { findByUri?(uri: string): Promise<Account | null> };
-  return accounts.findByUri ? accounts.findByUri(uri) : null;
+  return core.storage.accounts.findByUri(uri);
 }
 
 interface StoredInbox {

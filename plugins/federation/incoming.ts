@@ -105,13 +105,12 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
 
   async function statusIdOf(uri: URL | null): Promise<Id | null> {
     if (uri === null) return null;
-    const statuses = core.storage.statuses as unknown as { findByUri?(uri: string): Promise<{ id: Id } | null> };
     const base = `${core.config.baseUrl}/users/`;
     if (uri.href.startsWith(base)) {
       const id = /\/statuses\/(\d+)$/.exec(uri.pathname)?.[1];
       return id ?? null;
     }
-    return (await statuses.findByUri?.(uri.href))?.id ?? null;
+    return (await core.storage.statuses.findByUri(uri.href))?.id ?? null;
   }
 
   function visibilityOf(object: APObject, author: Actor | null): Visibility {
@@ -161,6 +160,17 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     return object.attributionIds.some((id) => id.href === sender.uri);
   }
 
+  /** The local account whose Follow an Accept or Reject answers. The Follow is ours: its id is
+   * an actor's id with a fragment (no fetch needed); else the embedded Follow's actor is read
+   * as sent, which is safe because the core only turns a pending request of that account to
+   * the sender into a follow. */
+  async function followerOfAnswer(ctx: Context<Core>, answer: Accept | Reject): Promise<Account | null> {
+    const direct = await localOf(ctx, answer.objectId);
+    if (direct !== null) return direct;
+    const follow = await answer.getObject({ crossOrigin: 'trust', suppressError: true });
+    return follow instanceof Follow ? localOf(ctx, follow.actorId) : null;
+  }
+
   const listeners = parts.federation.setInboxListeners('/users/{identifier}/inbox', '/inbox');
 
   listeners
@@ -174,17 +184,13 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     })
     .on(Accept, async (ctx, accept) => {
       const sender = await senderOf(ctx, accept);
-      if (sender === null) return;
-      const follow = await accept.getObject({ suppressError: true });
-      const follower = follow instanceof Follow ? await localOf(ctx, follow.actorId) : null;
-      if (follower !== null) await api.followAccepted(core, follower.id, sender.id);
+      const follower = sender === null ? null : await followerOfAnswer(ctx, accept);
+      if (sender !== null && follower !== null) await api.followAccepted(core, follower.id, sender.id);
     })
     .on(Reject, async (ctx, reject) => {
       const sender = await senderOf(ctx, reject);
-      if (sender === null) return;
-      const follow = await reject.getObject({ suppressError: true });
-      const follower = follow instanceof Follow ? await localOf(ctx, follow.actorId) : null;
-      if (follower !== null) await api.followRejected(core, follower.id, sender.id);
+      const follower = sender === null ? null : await followerOfAnswer(ctx, reject);
+      if (sender !== null && follower !== null) await api.followRejected(core, follower.id, sender.id);
     })
     .on(Create, async (ctx, create) => {
       const sender = await senderOf(ctx, create);

@@ -187,10 +187,65 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     await send(ctx, account, await remoteFollowers(core, account.id), update);
   });
 
-  // Used by the listeners of incoming follows and of follow-request decisions.
-  void Accept;
-  void Reject;
-  void Block;
+  host.on('status.unfavourited', async (event) => {
+    const by = await localOrNull(event.by.id);
+    const author = await core.storage.accounts.get(event.status.accountId);
+    if (by === null || author === null || author.domain === null) return;
+    const ctx = parts.context();
+    const like = likeOf(ctx, by, event.status, author);
+    const undo = new Undo({ id: new URL(`${like.id?.href}#undo`), actor: ctx.getActorUri(by.username), object: like });
+    await send(ctx, by, [author], undo);
+  });
+
+  host.on('account.unfollowed', async (event) => {
+    const { follow } = event;
+    const follower = await localOrNull(follow.accountId);
+    const target = await core.storage.accounts.get(follow.targetAccountId);
+    if (follower === null || target === null || target.domain === null) return;
+    const ctx = parts.context();
+    const actor = ctx.getActorUri(follower.username);
+    const undo = new Undo({
+      id: new URL(`${actor.href}#follows/${follow.id}/undo`),
+      actor,
+      object: new Follow({ id: new URL(`${actor.href}#follows/${follow.id}`), actor, object: new URL(accountUri(core.config, target)) }),
+    });
+    await send(ctx, follower, [target], undo);
+  });
+
+  // A local account's decision on a remote account's request to follow it.
+  host.on('follow_request.authorized', async (event) => {
+    const { follow } = event;
+    const target = await localOrNull(follow.targetAccountId);
+    const follower = await core.storage.accounts.get(follow.accountId);
+    if (target === null || follower === null || follower.domain === null || (await options.isBlocked(follower.domain))) return;
+    const followUri = (await parts.kv.get<string>(['rookery', 'follow-uri', follower.id, target.id])) ?? null;
+    await answerFollow(parts, core, target, follower, followUri, true);
+  });
+  host.on('follow_request.rejected', async (event) => {
+    const target = await localOrNull(event.targetAccountId);
+    const follower = await core.storage.accounts.get(event.accountId);
+    if (target === null || follower === null || follower.domain === null || (await options.isBlocked(follower.domain))) return;
+    const followUri = (await parts.kv.get<string>(['rookery', 'follow-uri', follower.id, target.id])) ?? null;
+    await answerFollow(parts, core, target, follower, followUri, false);
+  });
+
+  const blockOf = (ctx: Context<Core>, blocker: Account, target: Account) =>
+    new Block({ id: new URL(`${ctx.getActorUri(blocker.username).href}#blocks/${target.id}/${core.clock.now()}`), actor: ctx.getActorUri(blocker.username), object: new URL(accountUri(core.config, target)) });
+  host.on('account.blocked', async (event) => {
+    const blocker = await localOrNull(event.accountId);
+    const target = await core.storage.accounts.get(event.targetAccountId);
+    if (blocker === null || target === null || target.domain === null) return;
+    const ctx = parts.context();
+    await send(ctx, blocker, [target], blockOf(ctx, blocker, target));
+  });
+  host.on('account.unblocked', async (event) => {
+    const blocker = await localOrNull(event.accountId);
+    const target = await core.storage.accounts.get(event.targetAccountId);
+    if (blocker === null || target === null || target.domain === null) return;
+    const ctx = parts.context();
+    const block = blockOf(ctx, blocker, target);
+    await send(ctx, blocker, [target], new Undo({ id: new URL(`${block.id?.href}#undo`), actor: ctx.getActorUri(blocker.username), object: block }));
+  });
 }
 
 /** Accept or Reject of a remote account's Follow of a local one. */
