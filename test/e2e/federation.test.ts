@@ -200,13 +200,23 @@ t.test('two instances federate', async (t) => {
     'the deleted status is gone on B',
   );
 
-  // B away for a while: the delivery waits and is retried; then A restarts with it pending.
+  // B away for a while: the delivery fails and waits for its retry (a minute away at first);
+  // A restarts with the delivery still queued, its clock moved past the retry, and delivers it.
   await b.stop();
   const whileAway = await alice.masto.v1.statuses.create({ status: 'Posted while B was away', visibility: 'public' });
-  await a.stop();
-  await a.start();
+  await eventually(
+    () => fetch(`${a.base}/api/v1/statuses/${whileAway.id}`).then((res) => res.status),
+    (status) => status === 200,
+    'the post is readable on A',
+  );
   await b.start();
-  await eventually(async () => await bob.masto.v1.timelines.home.list(), (list) => list.some((s) => s.uri === whileAway.uri), 'the post made while B was away arrives', 20000);
+  await a.stop();
+  a.env['ROOKERY_TEST_CLOCK_OFFSET_MS'] = String(10 * 60_000);
+  await a.start();
+  const bobHomeAgain = await userStream(b, bob.token);
+  t.teardown(() => bobHomeAgain.close());
+  const home = await bob.masto.v1.timelines.home.list();
+  if (!home.some((s) => s.uri === whileAway.uri)) await bobHomeAgain.next((e) => e.event === 'update' && payloadOf(e).uri === whileAway.uri);
   t.pass('delivered after B came back and A restarted');
 
   // alice blocks bob: bob no longer follows her.
@@ -217,6 +227,26 @@ t.test('two instances federate', async (t) => {
     (rels) => rels[0]?.following === false,
     'the block ended the follow on B',
   );
+  t.pass('alice blocked bob');
+
+  // The operator of A blocks B's domain: B's activities are refused, nothing goes to B.
+  const daveNotes2 = await userStream(b, dave.token, 'user/notification');
+  t.teardown(() => daveNotes2.close());
+  cli(a.env, 'domains', 'block', b.domain, '--reason', 'test');
+  const refused = await fetch(`${a.base}/users/alice/inbox`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/activity+json', signature: `keyId="http://${b.domain}/users/carol#main-key",signature="x"` },
+    body: JSON.stringify({ type: 'Follow', id: `http://${b.domain}/users/carol#follows/1`, actor: `http://${b.domain}/users/carol`, object: `http://${a.domain}/users/alice` }),
+  });
+  t.equal(refused.status, 403);
+  t.same(await refused.json(), { error: 'This domain is blocked by the instance' });
+  const unseen = await alice.masto.v1.statuses.create({ status: `@dave@${b.domain} not while blocked`, visibility: 'direct' });
+  cli(a.env, 'domains', 'unblock', b.domain);
+  const seen = await alice.masto.v1.statuses.create({ status: `@dave@${b.domain} after the unblock`, visibility: 'direct' });
+  await daveNotes2.next((e) => e.event === 'notification' && payloadOf(e).status?.uri === seen.uri);
+  t.notOk(daveNotes2.events.some((e) => payloadOf(e).status?.uri === unseen.uri), 'nothing was delivered while B was blocked');
+  const daveMentions = await dave.masto.v1.notifications.list({ types: ['mention'] });
+  t.notOk(daveMentions.some((n) => n.status?.uri === unseen.uri), 'nor is it among dave\'s notifications');
 });
 
 t.test('inbox refusals', async (t) => {
