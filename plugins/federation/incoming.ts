@@ -33,6 +33,7 @@ import type { Account, Id, Visibility } from '../../core/model.ts';
 import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
 import { answerFollow } from './outgoing.ts';
 import type { RemoteAccountInput, RemoteApi, RemoteStatusInput } from './remote-api.ts';
+import { keepRemoteMedia, remoteMediaOf } from './remote-media.ts';
 
 const MAX_TAGS = 64;
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
@@ -156,7 +157,9 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     };
   }
 
+  /** The object is the sender's: attributed to it, and its id on the sender's server. */
   async function sameAuthor(object: APObject, sender: Account): Promise<boolean> {
+    if (sender.uri === null || object.id === null || object.id.origin !== new URL(sender.uri).origin) return false;
     return object.attributionIds.some((id) => id.href === sender.uri);
   }
 
@@ -198,7 +201,9 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       const object = await create.getObject({ suppressError: true });
       if (!(object instanceof Note || object instanceof Question) || !(await sameAuthor(object, sender))) return;
       const input = await statusInput(ctx, object, sender, await create.getActor({ suppressError: true }));
-      if (input !== null) await api.receiveRemoteStatus(core, input);
+      if (input === null) return;
+      await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));
+      await api.receiveRemoteStatus(core, input);
     })
     .on(Update, async (ctx, update) => {
       const sender = await senderOf(ctx, update);
@@ -207,7 +212,9 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       if (object instanceof Note || object instanceof Question) {
         if (!(await sameAuthor(object, sender))) return;
         const input = await statusInput(ctx, object, sender, await update.getActor({ suppressError: true }));
-        if (input !== null) await api.updateRemoteStatus(core, input);
+        if (input === null) return;
+        await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));
+        await api.updateRemoteStatus(core, input);
       }
       // An actor's Update refreshed it already (senderOf).
     })

@@ -12,6 +12,7 @@ import { incoming } from './incoming.ts';
 import { federationEndpoints } from './mount.ts';
 import { outgoing } from './outgoing.ts';
 import { coreRemoteApi } from './remote-api.ts';
+import { remoteMediaDecorator } from './remote-media.ts';
 import { resolver } from './resolve.ts';
 import { federationStores, type FederationStores } from './stores.ts';
 
@@ -43,6 +44,7 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked })) host.addEndpoint(endpoint);
       outgoing(host, parts, { isBlocked });
       incoming(core, parts, { api: coreRemoteApi, isBlocked });
+      host.decorateStatuses(remoteMediaDecorator(parts.kv));
       host.provideResolver(resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress));
       // Every process listens: the queue's jobs run wherever the instance runs its jobs.
       void parts.federation.startQueue(core);

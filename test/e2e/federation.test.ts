@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRestAPIClient, type mastodon } from 'masto';
+import sharp from 'sharp';
 import t from 'tap';
 import { openSse, type SseClient } from '../helpers/sse.ts';
 import { childEnv, freePort } from '../helpers/processes.ts';
@@ -172,6 +173,18 @@ t.test('two instances federate', async (t) => {
   t.notOk((await bob.masto.v1.timelines.home.list()).some((s) => s.uri === direct.uri), 'bob does not get the direct message');
   t.notOk(bobHome.events.some((e) => payloadOf(e).uri === direct.uri));
   t.notOk(carolHome.events.some((e) => payloadOf(e).uri === privatePost.uri || payloadOf(e).uri === direct.uri), 'carol\'s stream saw neither');
+
+  // A picture: the attachment arrives (the file stays on A), with its description and size.
+  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c33' } }).png().toBuffer();
+  const media = await alice.masto.v2.media.create({ file: new Blob([png], { type: 'image/png' }), description: 'a red rectangle' });
+  const pictured = await alice.masto.v1.statuses.create({ status: 'A picture', mediaIds: [media.id], visibility: 'public' });
+  const pictureEvent = await bobHome.next((e) => e.event === 'update' && payloadOf(e).uri === pictured.uri);
+  const shown = (JSON.parse(pictureEvent.data) as { media_attachments: { type: string; url: string; remote_url: string; description: string; meta: { original?: { width: number; height: number } } }[] }).media_attachments;
+  t.equal(shown.length, 1, 'the attachment arrived');
+  t.match(shown[0], { type: 'image', url: media.url, remote_url: media.url, description: 'a red rectangle' });
+  t.same(shown[0]?.meta.original && [shown[0].meta.original.width, shown[0].meta.original.height], [64, 48]);
+  const onBPicture = (await bob.masto.v1.timelines.home.list()).find((s) => s.uri === pictured.uri);
+  t.equal(onBPicture?.mediaAttachments[0]?.url, media.url, 'and is there when read again');
 
   // bob replies, boosts and favourites: counts and notifications on A.
   const onB = arrived!;
