@@ -200,6 +200,9 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       if (sender === null) return;
       const object = await create.getObject({ suppressError: true });
       if (!(object instanceof Note || object instanceof Question) || !(await sameAuthor(object, sender))) return;
+      // A vote on a poll of ours (a Note naming the option, replying to the Question): not a
+      // status. Votes from other servers are not counted yet.
+      if (object instanceof Note && object.name !== null && ctx.parseUri(object.replyTargetId)?.type === 'object') return;
       const input = await statusInput(ctx, object, sender, await create.getActor({ suppressError: true }));
       if (input === null) return;
       await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));
