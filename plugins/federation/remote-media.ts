@@ -21,6 +21,26 @@ export interface RemoteMedia {
   description: string | null;
   width: number | null;
   height: number | null;
+  blurhash?: string | null;
+  focus?: { x: number; y: number } | null;
+}
+
+const BLURHASH = /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]{6,100}$/;
+
+/** Mastodon's extensions of an attachment (toot:blurhash, toot:focalPoint), which Fedify's
+ * vocabulary does not name: read from the document as it was received. */
+function extrasOf(json: unknown, url: string): { blurhash: string | null; focus: { x: number; y: number } | null } {
+  const list = (json as { attachment?: unknown } | null)?.attachment;
+  const items = Array.isArray(list) ? list : list === undefined ? [] : [list];
+  const item = items.find((entry) => {
+    const href = (entry as { url?: unknown })?.url;
+    return href === url || (typeof href === 'object' && href !== null && (href as { href?: unknown }).href === url);
+  }) as { blurhash?: unknown; focalPoint?: unknown } | undefined;
+  const blurhash = typeof item?.blurhash === 'string' && BLURHASH.test(item.blurhash) ? item.blurhash : null;
+  const point = item?.focalPoint;
+  const inRange = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= -1 && n <= 1;
+  const focus = Array.isArray(point) && point.length === 2 && inRange(point[0]) && inRange(point[1]) ? { x: point[0], y: point[1] } : null;
+  return { blurhash, focus };
 }
 
 const key = (uri: string) => ['rookery', 'remote-media', uri] as const;
@@ -45,6 +65,7 @@ function dimension(value: unknown): number | null {
 /** The attachments of a remote Note, as far as they are usable. */
 export async function remoteMediaOf(core: Core, object: APObject): Promise<RemoteMedia[]> {
   const found: RemoteMedia[] = [];
+  const json = await object.toJsonLd().catch(() => null);
   for await (const attachment of object.getAttachments({ suppressError: true })) {
     if (found.length >= MAX_REMOTE_MEDIA) break;
     if (!(attachment instanceof Document || attachment instanceof Image || attachment instanceof Video || attachment instanceof Audio)) continue;
@@ -53,7 +74,7 @@ export async function remoteMediaOf(core: Core, object: APObject): Promise<Remot
     const mediaType = attachment.mediaType ?? null;
     const name = attachment.name === null ? null : String(attachment.name).slice(0, MAX_DESCRIPTION);
     const sized = attachment as { width?: unknown; height?: unknown };
-    found.push({ id: core.ids.next(), type: typeOf(attachment, mediaType), url, description: name, width: dimension(sized.width), height: dimension(sized.height) });
+    found.push({ id: core.ids.next(), type: typeOf(attachment, mediaType), url, description: name, width: dimension(sized.width), height: dimension(sized.height), ...extrasOf(json, url) });
   }
   return found;
 }
@@ -76,10 +97,10 @@ function asAttachment(status: Status, media: RemoteMedia): MediaAttachment {
     previewUrl: media.type === 'image' ? media.url : null,
     remoteUrl: media.url,
     description: media.description,
-    blurhash: null,
+    blurhash: media.blurhash ?? null,
     original,
     small: null,
-    focus: null,
+    focus: media.focus ?? null,
     extra: {},
     processed: true,
     createdAt: status.createdAt,
