@@ -219,7 +219,14 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
         await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));
         await api.updateRemoteStatus(core, input);
       }
-      // An actor's Update refreshed it already (senderOf).
+      // An actor's new profile, as sent (the sender's own document, signed by it).
+      else if (object !== null && isActor(object) && object.id?.href === sender.uri) {
+        const input = await actorInput(object);
+        if (input !== null) {
+          await rememberInbox(parts.kv, object);
+          await api.upsertRemoteAccount(core, input);
+        }
+      }
     })
     .on(Delete, async (ctx, del) => {
       const actorId = del.actorId;
@@ -271,5 +278,4 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       void ctx;
       core.logger.warn({ err: error }, 'federation: an incoming activity failed');
     });
-  void isActor;
 }

@@ -232,6 +232,16 @@ t.test('two instances federate', async (t) => {
   if (!home.some((s) => s.uri === whileAway.uri)) await bobHomeAgain.next((e) => e.event === 'update' && payloadOf(e).uri === whileAway.uri);
   t.pass('delivered after B came back and A restarted');
 
+  // A profile change reaches B.
+  await alice.masto.v1.accounts.updateCredentials({ displayName: 'Alice of A', note: 'Now with a <b>bio</b>' });
+  const refreshed = await eventually(
+    () => bob.masto.v1.accounts.$select(remoteAlice.id).fetch(),
+    (account) => account.displayName === 'Alice of A',
+    'the new display name is seen on B',
+  );
+  t.match(refreshed.note, 'Now with a');
+  t.notMatch(refreshed.note, '<b>', 'the bio arrives as A rendered it (escaped), never raw');
+
   // alice blocks bob: bob no longer follows her.
   const bobOnA = (await alice.masto.v1.accounts.lookup({ acct: `bob@${b.domain}` })).id;
   await alice.masto.v1.accounts.$select(bobOnA).block();
