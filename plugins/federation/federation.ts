@@ -35,8 +35,9 @@ export async function localAccount(core: Core, username: string): Promise<Accoun
   return user === null || user.disabled ? null : account;
 }
 
-/** A status of `author` that anyone may fetch (public or unlisted, not a boost), or null. */
-async function publicStatus(core: Core, author: Account, id: string): Promise<Status | null> {
+/** A live status of `author` written here (not a boost), or null; who may read it is decided
+ * by the object's authorize predicate. */
+async function ownStatus(core: Core, author: Account, id: string): Promise<Status | null> {
   const status = await core.storage.statuses.get(id);
   if (status === null || status.accountId !== author.id || !status.local || status.deletedAt !== null || status.reblogOfId !== null) return null;
   return status;
@@ -68,13 +69,13 @@ export function buildFederation(core: Core, options: BuildOptions): FederationPa
   federation
     .setObjectDispatcher(Note, '/users/{identifier}/statuses/{id}', async (ctx, values) => {
       const author = await localAccount(core, values.identifier);
-      const status = author === null ? null : await publicStatus(core, author, values.id);
+      const status = author === null ? null : await ownStatus(core, author, values.id);
       if (author === null || status === null) return null;
       return (await noteOf(ctx, core, status, author)).object as Note;
     })
     .authorize(async (ctx, values) => {
       const author = await localAccount(core, values.identifier);
-      const status = author === null ? null : await publicStatus(core, author, values.id);
+      const status = author === null ? null : await ownStatus(core, author, values.id);
       if (status === null) return true; // 404 follows
       if (status.visibility === 'public' || status.visibility === 'unlisted') return true;
       // Followers-only and direct statuses: only to a signed fetch by someone who may see them.

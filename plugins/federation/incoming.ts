@@ -88,14 +88,13 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
   const { api } = options;
 
   /** The remote sender, stored or refreshed; null when it is local, unknown or blocked. */
-  async function senderOf(ctx: Context<Core>, activity: Activity): Promise<Account | null> {
+  async function senderOf(_ctx: Context<Core>, activity: Activity): Promise<Account | null> {
     const actor = await activity.getActor({ suppressError: true });
     if (actor === null || actor.id === null || actor.id.origin === new URL(core.config.baseUrl).origin) return null;
     if (await options.isBlocked(actor.id.host.toLowerCase())) return null;
     const input = await actorInput(actor);
     if (input === null) return null;
     await rememberInbox(parts.kv, actor);
-    void ctx;
     return api.upsertRemoteAccount(core, input);
   }
 
@@ -124,7 +123,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     return 'direct';
   }
 
-  async function statusInput(ctx: Context<Core>, object: Note | Question, author: Account, actor: Actor | null): Promise<RemoteStatusInput | null> {
+  async function statusInput(object: Note | Question, author: Account, actor: Actor | null): Promise<RemoteStatusInput | null> {
     if (object.id === null) return null;
     const mentionIds: Id[] = [];
     const tags: string[] = [];
@@ -138,7 +137,6 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
         if (name !== '' && !tags.includes(name)) tags.push(name);
       }
     }
-    void ctx;
     const created = millis(object.published) ?? core.clock.now();
     return {
       uri: object.id.href,
@@ -203,7 +201,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       // A vote on a poll of ours (a Note naming the option, replying to the Question): not a
       // status. Votes from other servers are not counted yet.
       if (object instanceof Note && object.name !== null && ctx.parseUri(object.replyTargetId)?.type === 'object') return;
-      const input = await statusInput(ctx, object, sender, await create.getActor({ suppressError: true }));
+      const input = await statusInput(object, sender, await create.getActor({ suppressError: true }));
       if (input === null) return;
       await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));
       await api.receiveRemoteStatus(core, input);
@@ -214,7 +212,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       const object = await update.getObject({ suppressError: true });
       if (object instanceof Note || object instanceof Question) {
         if (!(await sameAuthor(object, sender))) return;
-        const input = await statusInput(ctx, object, sender, await update.getActor({ suppressError: true }));
+        const input = await statusInput(object, sender, await update.getActor({ suppressError: true }));
         if (input === null) return;
         await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));
         await api.updateRemoteStatus(core, input);
@@ -228,7 +226,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
         }
       }
     })
-    .on(Delete, async (ctx, del) => {
+    .on(Delete, async (_ctx, del) => {
       const actorId = del.actorId;
       const objectId = del.objectId;
       if (actorId === null || objectId === null) return;
@@ -238,7 +236,6 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       }
       const sender = await findByUri(core, actorId.href);
       if (sender === null || sender.domain === null) return;
-      void ctx;
       await api.deleteRemoteStatus(core, objectId.href, sender.id);
     })
     .on(Announce, async (ctx, announce) => {
@@ -274,8 +271,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
         if (target !== null) await api.remoteUnblock(core, sender.id, target.id);
       }
     })
-    .onError((ctx, error) => {
-      void ctx;
+    .onError((_ctx, error) => {
       core.logger.warn({ err: error }, 'federation: an incoming activity failed');
     });
 }
