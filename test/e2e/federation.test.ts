@@ -29,6 +29,10 @@ interface Side {
   user(username: string): Promise<{ token: string; masto: mastodon.rest.Client }>;
 }
 
+// Two instances, each started three times, and some fifty cross-server round trips: about 45 s
+// alone, several times that on a loaded machine.
+t.setTimeout(480_000);
+
 const dirs: string[] = [];
 t.teardown(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
