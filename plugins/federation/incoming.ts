@@ -82,6 +82,8 @@ export async function actorInput(actor: Actor): Promise<RemoteAccountInput | nul
 export interface IncomingOptions {
   api: RemoteApi;
   isBlocked(domain: string): Promise<boolean>;
+  /** Fetches and stores a status this instance has not seen (a boost of it arrived). */
+  fetchStatus?(uri: string): Promise<Id | null>;
 }
 
 export function incoming(core: Core, parts: FederationParts, options: IncomingOptions): void {
@@ -241,7 +243,8 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     .on(Announce, async (ctx, announce) => {
       const sender = await senderOf(ctx, announce);
       if (sender === null || announce.id === null) return;
-      const statusId = await statusIdOf(announce.objectId);
+      let statusId = await statusIdOf(announce.objectId);
+      if (statusId === null && announce.objectId !== null && options.fetchStatus) statusId = await options.fetchStatus(announce.objectId.href);
       if (statusId !== null) await api.remoteBoost(core, sender.id, statusId, announce.id.href, millis(announce.published) ?? core.clock.now());
     })
     .on(Like, async (ctx, like) => {

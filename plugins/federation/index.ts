@@ -43,9 +43,14 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       host.provideDomainBlocks(isBlocked);
       for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked })) host.addEndpoint(endpoint);
       outgoing(host, parts, { isBlocked });
-      incoming(core, parts, { api: coreRemoteApi, isBlocked });
+      const remote = resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress);
+      const fetchStatus = async (uri: string) => {
+        const found = await remote.url(uri);
+        return found !== null && 'status' in found ? found.status.id : null;
+      };
+      incoming(core, parts, { api: coreRemoteApi, isBlocked, fetchStatus });
       host.decorateStatuses(remoteMediaDecorator(parts.kv));
-      host.provideResolver(resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress));
+      host.provideResolver(remote);
       // Every process listens: the queue's jobs run wherever the instance runs its jobs.
       void parts.federation.startQueue(core);
     },

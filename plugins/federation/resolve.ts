@@ -10,7 +10,9 @@ import type { Account, Status } from '../../core/model.ts';
 import { rememberInbox } from './federation.ts';
 import { actorInput } from './incoming.ts';
 import type { RemoteApi } from './remote-api.ts';
+import { keepRemoteMedia, remoteMediaOf } from './remote-media.ts';
 
+const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 const HANDLE = /^@?([^@\s]{1,64})@([^@\s/?#]{1,255})$/;
 const WEBFINGER_TIMEOUT_MS = 10_000;
 const WEBFINGER_MAX_BYTES = 64 * 1024;
@@ -83,9 +85,13 @@ export function resolver(core: Core, context: () => Context<Core>, api: RemoteAp
       }
       if (!(object instanceof Note || object instanceof Question) || object.id === null) return null;
       const authorId = object.attributionId;
-      if (authorId === null) return null;
+      // Only a status from its author's own server, and only one everybody may read.
+      if (authorId === null || authorId.origin !== object.id.origin) return null;
+      const audience = [...object.toIds, ...object.ccIds].map((id) => id.href);
+      if (!audience.some((id) => id === PUBLIC || id === 'as:Public')) return null;
       const author = await accountOfUrl(ctx, authorId.href);
       if (author === null) return null;
+      await keepRemoteMedia(kv, object.id.href, await remoteMediaOf(core, object));
       const status = await api.receiveRemoteStatus(core, {
         uri: object.id.href,
         url: object.url instanceof URL ? object.url.href : object.id.href,
@@ -93,7 +99,7 @@ export function resolver(core: Core, context: () => Context<Core>, api: RemoteAp
         contentHtml: String(object.content ?? ''),
         spoilerText: String(object.summary ?? ''),
         sensitive: object.sensitive === true,
-        visibility: object.toIds.some((id) => id.href === 'https://www.w3.org/ns/activitystreams#Public') ? 'public' : 'unlisted',
+        visibility: object.toIds.some((id) => id.href === PUBLIC || id.href === 'as:Public') ? 'public' : 'unlisted',
         language: null,
         inReplyToUri: object.replyTargetId?.href ?? null,
         mentionIds: [],

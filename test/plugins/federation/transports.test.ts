@@ -60,4 +60,19 @@ t.test('hapi and node:http instances federate', async (t) => {
     'the post reaches bob',
   );
   t.match(home.find((s) => s.uri === posted.uri), { content: '<p>Across transports</p>', visibility: 'private' });
+
+  // A status looked up by its URL: a public one is fetched and stored; a followers-only one is
+  // not given to an unsigned fetch.
+  const open = (await a.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'Find me #here', visibility: 'public' } })).json;
+  await a.rookery.drain();
+  const carol = await b.user('carol');
+  const byUrl = await b.request('GET', `/api/v2/search?q=${encodeURIComponent(open.uri)}&resolve=true&type=statuses`, { token: carol.token });
+  t.equal(byUrl.statusCode, 200);
+  t.same(byUrl.json.statuses.map((s: { uri: string }) => s.uri), [open.uri], 'a public status, by its uri');
+  t.match(byUrl.json.statuses[0].content, 'Find me');
+  const secret = (await a.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'Not for strangers', visibility: 'private' } })).json;
+  await a.rookery.drain();
+  const hidden = await b.request('GET', `/api/v2/search?q=${encodeURIComponent(secret.uri)}&resolve=true&type=statuses`, { token: carol.token });
+  t.equal(hidden.statusCode, 200);
+  t.notOk(hidden.json.statuses.some((s: { content: string }) => s.content.includes('Not for strangers')), 'a followers-only status is not shown to a stranger');
 });
