@@ -71,7 +71,9 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
   async function send(ctx: Context<Core>, sender: Account, to: readonly Account[], activity: Activity): Promise<void> {
     const list = await recipients(ctx, to);
     if (list.length === 0) return;
-    await ctx.sendActivity({ identifier: sender.username }, list, activity, { preferSharedInbox: true, orderingKey: sender.id });
+    // No ordering key: the queue runs the jobs of one key one at a time, so a server that is
+    // down would hold back every later delivery of the sender to every other server.
+    await ctx.sendActivity({ identifier: sender.username }, list, activity, { preferSharedInbox: true });
   }
 
   /** Who must get a status: the author's remote followers (unless direct), the remote accounts

@@ -38,7 +38,7 @@ t.teardown(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function side(name: string): Promise<Side> {
+async function side(name: string, allowPrivateAddress = true): Promise<Side> {
   const dataDir = mkdtempSync(join(tmpdir(), `rookery-fed-${name}-`));
   dirs.push(dataDir);
   const port = await freePort();
@@ -47,7 +47,7 @@ async function side(name: string): Promise<Side> {
     PORT: String(port),
     BIND: '127.0.0.1',
     STREAMING_PORT: String(await freePort()),
-    ALLOW_PRIVATE_ADDRESS: 'true',
+    ALLOW_PRIVATE_ADDRESS: String(allowPrivateAddress),
     LOG_LEVEL: 'warn',
   });
   const s: Side = {
@@ -300,4 +300,15 @@ t.test('inbox refusals', async (t) => {
   t.same(await res.json(), { error: 'Payload content length greater than maximum allowed: 1048576' });
   res = await post('/inbox', follow.replace('"Follow"', '"Follow", "signature": {"type": "RsaSignature2017"}'));
   t.ok(res.status === 401 || res.status === 400, `never a 500 (${res.status})`);
+
+  // An instance run as in production (no ALLOW_PRIVATE_ADDRESS) fetches nothing on loopback:
+  // neither a handle there nor an account by its URL resolves.
+  const strict = await side('s', false);
+  const sam = await strict.user('sam');
+  await strict.start();
+  t.teardown(() => strict.stop());
+  const byHandle = await sam.masto.v2.search.list({ q: `alice@${a.domain}`, resolve: true, type: 'accounts' });
+  t.same(byHandle.accounts, [], 'a handle on loopback is not looked up');
+  const byUrl = await sam.masto.v2.search.list({ q: `http://${a.domain}/users/alice`, resolve: true, type: 'accounts' });
+  t.same(byUrl.accounts, [], 'nor an actor URL there');
 });
