@@ -11,6 +11,7 @@ import { keyStore, type KeyStore } from './keys.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
 
 export const PAGE = 20;
+const MAX_URL = 2048;
 
 export interface FederationParts {
   federation: Federation<Core>;
@@ -159,8 +160,11 @@ interface StoredInbox {
 
 /** Where a remote account takes deliveries: remembered from its actor document. */
 export async function rememberInbox(kv: KvStore, actor: Actor): Promise<void> {
-  if (actor.id === null || actor.inboxId === null) return;
-  const stored: StoredInbox = { inbox: actor.inboxId.href, sharedInbox: actor.endpoints?.sharedInbox?.href ?? null };
+  const usable = (url: URL | null | undefined): url is URL => url != null && /^https?:$/.test(url.protocol) && url.href.length <= MAX_URL;
+  if (actor.id === null || !usable(actor.inboxId)) return;
+  const sharedInbox = actor.endpoints?.sharedInbox;
+  const shared = usable(sharedInbox) ? sharedInbox.href : null;
+  const stored: StoredInbox = { inbox: actor.inboxId.href, sharedInbox: shared };
   await kv.set(['rookery', 'inbox', actor.id.href], stored);
 }
 

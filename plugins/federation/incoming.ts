@@ -58,8 +58,10 @@ export async function actorInput(actor: Actor): Promise<RemoteAccountInput | nul
   if (username === '') return null;
   const [icon, image] = await Promise.all([actor.getIcon().catch(() => null), actor.getImage().catch(() => null)]);
   const fields: { name: string; valueHtml: string }[] = [];
+  let seen = 0;
   for await (const attachment of actor.getAttachments({ suppressError: true })) {
-    if (attachment instanceof PropertyValue && fields.length < 16) fields.push({ name: text(attachment.name), valueHtml: text(attachment.value) });
+    if (++seen > 64 || fields.length >= 16) break;
+    if (attachment instanceof PropertyValue) fields.push({ name: text(attachment.name), valueHtml: text(attachment.value) });
   }
   const published = millis(actor.published);
   return {
@@ -129,8 +131,10 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     if (object.id === null) return null;
     const mentionIds: Id[] = [];
     const tags: string[] = [];
+    let seen = 0;
     for await (const tag of object.getTags({ suppressError: true })) {
-      if (mentionIds.length + tags.length >= MAX_TAGS) break;
+      // Bounded however many tags a sender lists (most of them could be of other kinds).
+      if (++seen > 4 * MAX_TAGS || mentionIds.length + tags.length >= MAX_TAGS) break;
       if (tag instanceof Mention && tag.href !== null) {
         const account = await findByUri(core, tag.href.href);
         if (account !== null && !mentionIds.includes(account.id)) mentionIds.push(account.id);

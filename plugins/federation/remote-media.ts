@@ -66,8 +66,9 @@ function dimension(value: unknown): number | null {
 export async function remoteMediaOf(core: Core, object: APObject): Promise<RemoteMedia[]> {
   const found: RemoteMedia[] = [];
   const json = await object.toJsonLd().catch(() => null);
+  let seen = 0;
   for await (const attachment of object.getAttachments({ suppressError: true })) {
-    if (found.length >= MAX_REMOTE_MEDIA) break;
+    if (found.length >= MAX_REMOTE_MEDIA || ++seen > 8 * MAX_REMOTE_MEDIA) break;
     if (!(attachment instanceof Document || attachment instanceof Image || attachment instanceof Video || attachment instanceof Audio)) continue;
     const url = httpUrl(attachment.url);
     if (url === null) continue;
