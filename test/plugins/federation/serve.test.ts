@@ -76,6 +76,15 @@ t.test('discovery, actors, notes and refusals', async (t) => {
   res = await h.request('GET', '/users/alice/followers', { headers: { accept: AP } });
   t.equal(res.statusCode, 200);
   t.equal(res.json.totalItems, 0);
+  res = await h.request('GET', '/users/alice/following', { headers: { accept: AP } });
+  t.equal(res.statusCode, 200);
+  t.equal(res.json.totalItems, 0);
+  await h.request('POST', `/api/v1/statuses/${posted.json.id}/pin`, { token: alice.token });
+  await h.request('POST', `/api/v1/statuses/${hidden.json.id}/pin`, { token: alice.token });
+  res = await h.request('GET', '/users/alice/collections/featured', { headers: { accept: AP } });
+  t.equal(res.statusCode, 200);
+  const featured = [res.json.orderedItems ?? []].flat() as { id: string; type: string }[];
+  t.same(featured.map((item) => [item.type, item.id]), [['Note', posted.json.uri]], 'the pinned public status, not the followers-only one');
 
   const activity = JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', type: 'Follow', id: 'https://remote.example/1', actor: 'https://remote.example/users/bob', object: `${base}/users/alice` });
   res = await h.request('POST', '/inbox', { payload: activity, headers: { 'content-type': AP } });
