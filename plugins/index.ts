@@ -6,3 +6,4 @@ export { mediaPlugin, mediaStorage, diskMediaStore, memoryMediaStore, type Media
 export { pollsPlugin, pollStorage } from './polls/index.ts';
 export { pushPlugin, pushStorage, nodePushTransport, type PushPluginOptions, type PushTransport } from './push/index.ts';
 export { scheduledPlugin, scheduledStorage } from './scheduled/index.ts';
+export { federationPlugin, type FederationPluginOptions } from './federation/index.ts';

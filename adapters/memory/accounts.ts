@@ -80,9 +80,12 @@ export function accountRepository(state: MemoryState): AccountRepository {
         return clone(u);
       })());
     },
-    async countLocalUsers() {
+    async countLocalUsers(activeSince?: number) {
       let n = 0;
-      for (const u of users.values()) if (accounts.get(u.accountId)?.domain === null) n += 1;
+      for (const u of users.values()) {
+        const a = accounts.get(u.accountId);
+        if (a?.domain === null && (activeSince === undefined || (a.lastStatusAt !== null && a.lastStatusAt >= activeSince))) n += 1;
+      }
       return n;
     },
   };

@@ -190,8 +190,8 @@ export function accountRepository(m: Mongo): AccountRepository {
         outbox,
       });
     },
-    async countLocalUsers() {
-      return accounts.countDocuments(LOCAL_USERS);
+    async countLocalUsers(activeSince?: number) {
+      return accounts.countDocuments(activeSince === undefined ? LOCAL_USERS : { ...LOCAL_USERS, lastStatusAt: { $gte: activeSince } });
     },
   };
 }

@@ -170,8 +170,9 @@ export function accountRepository(db: Db): AccountRepository {
         return getUser(k);
       });
     },
-    async countLocalUsers() {
-      const r = db.get('SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL');
+    async countLocalUsers(activeSince?: number) {
+      const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL';
+      const r = activeSince === undefined ? db.get(sql) : db.get(`${sql} AND a.last_status_at >= ?`, activeSince);
       return int(r?.n);
     },
   };

@@ -213,6 +213,11 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.equal(await w.s.accounts.countLocalUsers(), 1, 'a local account without user is not counted');
     await w.account({}, true);
     t.equal(await w.s.accounts.countLocalUsers(), 2, 'countLocalUsers: two');
+    t.equal(await w.s.accounts.countLocalUsers(0), 0, 'none active: no status yet');
+    await w.account({ lastStatusAt: 5000 }, true);
+    t.equal(await w.s.accounts.countLocalUsers(5000), 1, 'active since: a last status at that time counts');
+    t.equal(await w.s.accounts.countLocalUsers(5001), 0, 'active since: an earlier one does not');
+    t.equal(await w.s.accounts.countLocalUsers(), 3, 'every user without activeSince');
   });
 
   it('accounts: remote accounts found by uri, refreshed, one per uri', async (t, w) => {

@@ -45,6 +45,11 @@ export interface ApiRequest {
   cookies: Record<string, string>;
   caller: Caller;
   remoteAddress: string;
+  /** The query string as received, without '?' (still percent-encoded). */
+  search?: string;
+  /** The body's bytes exactly as received, for endpoints that declare `rawBody` (an inbox
+   * checks them against a signed digest); `body` is then empty. */
+  rawBody?: Uint8Array;
 }
 
 export interface ApiResponse {
@@ -79,6 +84,9 @@ export interface Endpoint {
   scopes: readonly string[];
   /** Body limits, for uploads. */
   payload?: { maxBytes?: number };
+  /** Hand the body over unparsed as `request.rawBody` (any content type, at most
+   * payload.maxBytes, else 413): for endpoints that verify its digest. */
+  rawBody?: boolean;
   /** Whether the endpoint is reachable without a user in limited-federation mode. */
   openInLimitedMode?: boolean;
   /** Whether browsers may call it from other origins (default true; HTML pages say false). */

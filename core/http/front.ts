@@ -131,7 +131,8 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
       if (!ignoresBody(endpoint) && raw.body !== null && raw.body.byteLength > limit) throw new RookeryError(413, frontTexts.tooLarge(limit));
       const params = decodePathParams(rawParams);
       const query = parseUrlEncoded(target.search, 'the query string');
-      const body = ignoresBody(endpoint) ? {} : parseBody(raw.body, raw.headers['content-type'], raw.headers['content-encoding']);
+      const rawBody = endpoint.rawBody === true && !ignoresBody(endpoint);
+      const body = ignoresBody(endpoint) || rawBody ? {} : parseBody(raw.body, raw.headers['content-type'], raw.headers['content-encoding']);
       const headers = flattenHeaders(raw.headers);
       // A public endpoint does not look at tokens, so none is looked up.
       const lookup = endpoint.auth === 'public' ? NO_TOKEN : await deps.lookupToken(bearerToken(headers['authorization'], query, body));
@@ -159,7 +160,9 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         cookies: parseCookies(raw.headers['cookie']),
         caller: deps.authorize(endpoint, lookup),
         remoteAddress: raw.remoteAddress,
+        search: target.search,
       };
+      if (rawBody) request.rawBody = raw.body ?? new Uint8Array();
       let response: ApiResponse;
       try {
         response = await endpoint.handle(request);

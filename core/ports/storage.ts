@@ -110,8 +110,9 @@ export interface AccountRepository {
     patch: Partial<Pick<User, 'passwordHash' | 'confirmedAt' | 'approved' | 'disabled' | 'locale' | 'settings'>>,
     outbox?: Outbox<User | null>,
   ): Promise<User | null>;
-  /** Local accounts that have a user. */
-  countLocalUsers(): Promise<number>;
+  /** Local accounts that have a user; with `activeSince`, only those whose last status is at
+   * or after it (NodeInfo's active users). */
+  countLocalUsers(activeSince?: Millis): Promise<number>;
 }
 
 export interface StatusQuery {

@@ -119,16 +119,23 @@ export function renderInstanceV1(config: RookeryConfig, stats: InstanceStats, pl
   };
 }
 
-/** NodeInfo 2.0. The software is Rookery; `metadata.upstream` names Mastodon, which is how
- * megalodon-based clients (its detector) recognise a Mastodon-compatible server. */
-export function renderNodeInfo(config: RookeryConfig, stats: InstanceStats) {
+/** Users who posted within the last 30 and 180 days (NodeInfo's activeMonth, activeHalfyear). */
+export interface ActiveUsers {
+  month: number;
+  halfyear: number;
+}
+
+/** NodeInfo 2.0 or 2.1 (which adds the software's repository and homepage). The software is
+ * Rookery; `metadata.upstream` names Mastodon, which is how megalodon-based clients (its
+ * detector) recognise a Mastodon-compatible server. */
+export function renderNodeInfo(config: RookeryConfig, stats: InstanceStats, active: ActiveUsers, version: '2.0' | '2.1' = '2.0') {
   return {
-    version: '2.0',
-    software: { name: 'rookery', version: ROOKERY_VERSION },
+    version,
+    software: version === '2.0' ? { name: 'rookery', version: ROOKERY_VERSION } : { name: 'rookery', version: ROOKERY_VERSION, homepage: config.baseUrl },
     protocols: ['activitypub'],
     services: { outbound: [], inbound: [] },
     usage: {
-      users: { total: stats.userCount, activeMonth: stats.userCount, activeHalfyear: stats.userCount },
+      users: { total: stats.userCount, activeMonth: active.month, activeHalfyear: active.halfyear },
       localPosts: stats.statusCount,
     },
     openRegistrations: config.registrations.open,

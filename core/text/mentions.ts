@@ -11,7 +11,9 @@ const USERNAME = String.raw`[A-Za-z0-9_]+(?:[.\-]+[A-Za-z0-9_]+)*`;
 const DOMAIN = String.raw`[${WORD}]+(?:[.\-]+[${WORD}]+)*`;
 
 // Not after a word character, '/' (URL paths) or '=' (query strings): foo@bar.com is no mention.
-const MENTION = new RegExp(String.raw`(?<![=/${WORD}])@(${USERNAME})(?:@(${DOMAIN}))?`, 'gu');
+// A domain may carry a port (`@alice@localhost:3000`): an instance's domain is its host and
+// port when it has one, as two instances on one machine have.
+const MENTION = new RegExp(String.raw`(?<![=/${WORD}])@(${USERNAME})(?:@(${DOMAIN}(?::\d{1,5}(?![\d${WORD}]))?))?`, 'gu');
 
 // A match followed by another at sign, a Latin letter with accent (the username would be
 // cut short) or '://' is not a mention at all.

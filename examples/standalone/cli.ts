@@ -152,7 +152,7 @@ const rookery = await createNodeRookery({
   config: settings.config,
   storage: (await openStore(settings)).storage,
   worker: false,
-  plugins: standalonePlugins(settings.dataDir),
+  plugins: standalonePlugins(settings.dataDir, settings.federation),
   ...(lease !== null ? { idNode: lease.node } : {}),
 });
 let code = 0;

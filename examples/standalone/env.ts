@@ -31,6 +31,9 @@ export interface StandaloneSettings {
   /** ROOKERY_TEST_CLOCK_OFFSET_MS: how far ahead of the system clock this instance's clock runs.
    * For tests only (a scheduled status or a poll's end reached without waiting); 0 otherwise. */
   clockOffsetMs: number;
+  /** FEDERATION (default on): ActivityPub with other servers. ALLOW_PRIVATE_ADDRESS=true lets it
+   * fetch from and deliver to private and loopback addresses, over plain http: tests only. */
+  federation: { enabled: boolean; allowPrivateAddress: boolean };
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -97,6 +100,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
     databasePath: join(dataDir, 'rookery.sqlite3'),
     clockOffsetMs: offset(env['ROOKERY_TEST_CLOCK_OFFSET_MS'], 'ROOKERY_TEST_CLOCK_OFFSET_MS'),
     mongodbUrl: env['MONGODB_URI'] || null,
+    federation: { enabled: flag(env['FEDERATION'], true), allowPrivateAddress: flag(env['ALLOW_PRIVATE_ADDRESS'], false) },
     config: {
       domain,
       baseUrl: `${https ? 'https' : 'http'}://${webHost}`,

@@ -4,15 +4,19 @@
 
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import { pushTokenKey } from './keys.ts';
-import { cardsPlugin, frontPlugin, mediaPlugin, pollsPlugin, pushPlugin, scheduledPlugin } from '../../plugins/index.ts';
+import { cardsPlugin, federationPlugin, frontPlugin, mediaPlugin, pollsPlugin, pushPlugin, scheduledPlugin } from '../../plugins/index.ts';
+import type { StandaloneSettings } from './env.ts';
 
-export function standalonePlugins(dataDir: string): RookeryPlugin[] {
+export function standalonePlugins(dataDir: string, federation: StandaloneSettings['federation'] = { enabled: true, allowPrivateAddress: false }): RookeryPlugin[] {
+  const { allowPrivateAddress } = federation;
   return [
     mediaPlugin({ directory: `${dataDir}/media` }),
     pollsPlugin(),
     scheduledPlugin(),
-    cardsPlugin(),
+    // The same rule for preview cards and for federation: private addresses only in tests.
+    cardsPlugin(allowPrivateAddress ? { fetch: { allowPrivateAddresses: true } } : {}),
     pushPlugin({ tokenKey: pushTokenKey(dataDir) }),
     frontPlugin(),
+    ...(federation.enabled ? [federationPlugin({ allowPrivateAddress })] : []),
   ];
 }

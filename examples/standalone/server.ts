@@ -52,7 +52,7 @@ const rookery = await createNodeRookery({
   logger: log,
   clock,
   // Every process runs the same plugins: a job one of them records names a handler of the others.
-  plugins: standalonePlugins(settings.dataDir),
+  plugins: standalonePlugins(settings.dataDir, settings.federation),
   worker: runsJobs,
   secrets: { secretKey: secretKey(settings.dataDir) },
   ...(shared.counters ? { counters: shared.counters } : {}),

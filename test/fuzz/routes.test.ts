@@ -19,7 +19,7 @@ import t from 'tap';
 import { createNodeHandler, limitNodeServer } from '../../adapters/node/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
-import { cardsPlugin, FetchRefused, mediaPlugin, pollsPlugin, scheduledPlugin } from '../../plugins/index.ts';
+import { cardsPlugin, federationPlugin, FetchRefused, mediaPlugin, pollsPlugin, scheduledPlugin } from '../../plugins/index.ts';
 import { post } from '../helpers/api.ts';
 import { harness } from '../helpers/harness.ts';
 
@@ -54,7 +54,7 @@ const dir = mkdtempSync(join(tmpdir(), 'rookery-fuzz-'));
 const refuse = { fetch: async () => { throw new FetchRefused('no network in the fuzz test'); } };
 const h = await harness({
   storage: openSqliteStorage({ path: join(dir, 'fuzz.sqlite3') }),
-  plugins: [mediaPlugin({ directory: join(dir, 'media') }), pollsPlugin(), scheduledPlugin(), cardsPlugin({ fetcher: refuse })],
+  plugins: [mediaPlugin({ directory: join(dir, 'media') }), pollsPlugin(), scheduledPlugin(), cardsPlugin({ fetcher: refuse }), federationPlugin()],
   logger,
 });
 const handler = createNodeHandler(h.rookery);

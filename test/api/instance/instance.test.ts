@@ -107,7 +107,12 @@ t.test('peers, activity, rules and friends', async (t) => {
 
 t.test('NodeInfo: discovery and the document; megalodon recognises Mastodon upstream', async (t) => {
   const discovery = await h.request('GET', '/.well-known/nodeinfo');
-  t.same(discovery.json, { links: [{ rel: 'http://nodeinfo.diaspora.software/ns/schema/2.0', href: 'https://rookery.test/nodeinfo/2.0' }] });
+  t.same(discovery.json, {
+    links: [
+      { rel: 'http://nodeinfo.diaspora.software/ns/schema/2.0', href: 'https://rookery.test/nodeinfo/2.0' },
+      { rel: 'http://nodeinfo.diaspora.software/ns/schema/2.1', href: 'https://rookery.test/nodeinfo/2.1' },
+    ],
+  });
   const doc = await h.request('GET', '/nodeinfo/2.0');
   t.equal(doc.statusCode, 200);
   t.match(doc.json, {
@@ -118,6 +123,16 @@ t.test('NodeInfo: discovery and the document; megalodon recognises Mastodon upst
     openRegistrations: true,
     metadata: { upstream: { name: 'mastodon', version: '4.3.0' } },
   });
+  t.same(doc.json.software, { name: 'rookery', version: '0.1.0' }, '2.0 has no homepage');
+  const v21 = await h.request('GET', '/nodeinfo/2.1');
+  t.match(v21.json, { version: '2.1', software: { name: 'rookery', version: '0.1.0', homepage: 'https://rookery.test' }, usage: { localPosts: 2 } });
+  // Active: posted within 30 (180) days; of the two users, only one posted (just now).
+  t.same(v21.json.usage.users, { total: 2, activeMonth: 1, activeHalfyear: 1 });
+  h.clock.advance(31 * 86_400_000);
+  t.same((await h.request('GET', '/nodeinfo/2.1')).json.usage.users, { total: 2, activeMonth: 0, activeHalfyear: 1 }, 'a month later');
+  h.clock.advance(150 * 86_400_000);
+  t.same((await h.request('GET', '/nodeinfo/2.1')).json.usage.users, { total: 2, activeMonth: 0, activeHalfyear: 0 }, 'half a year later');
+  h.clock.advance(-181 * 86_400_000);
 });
 
 t.test('placeholder avatar and header: a valid PNG', async (t) => {

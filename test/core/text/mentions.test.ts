@@ -18,6 +18,13 @@ t.test('a remote mention covers @user@domain, both as typed', async (t) => {
   t.strictSame(mentions('@ana@mañana.es')[0]?.domain, 'mañana.es', 'domains may be internationalised');
 });
 
+t.test('a remote domain may carry a port (two instances on one machine)', async (t) => {
+  t.strictSame(mentions('hi @dave@localhost:4000!'), [{ kind: 'mention', username: 'dave', domain: 'localhost:4000', start: 3, end: 23 }]);
+  t.strictSame(mentions('@a@b.example:80x')[0]?.domain, 'b.example', 'digits followed by a letter are no port');
+  t.strictSame(mentions('@a@b.example:123456')[0]?.domain, 'b.example', 'six digits are no port');
+  t.strictSame(mentions('@a@b.example: hi')[0]?.domain, 'b.example', 'a colon alone is punctuation');
+});
+
 t.test('usernames: letters, digits, _ and inner dots and dashes', async (t) => {
   t.equal(mentions('@Bob_1.x-y')[0]?.username, 'Bob_1.x-y');
   t.equal(mentions('@bob-')[0]?.username, 'bob', 'a trailing dash is not part of it');

@@ -1,0 +1,284 @@
+// Incoming activities: the inbox listeners (personal and shared inboxes) map what Fedify
+// verified (HTTP signatures, draft-cavage and RFC 9421) onto the core's federation API. Every
+// object is fetched under the federation's private-address rule; an actor of a blocked domain
+// is ignored; remote HTML goes to the core, which sanitises and bounds it.
+
+import type { Context, InboxContext } from '@fedify/fedify';
+import {
+  Accept,
+  Announce,
+  Application,
+  Block,
+  Create,
+  Delete,
+  Follow,
+  Hashtag,
+  Like,
+  Link,
+  Mention,
+  Note,
+  PropertyValue,
+  Question,
+  Reject,
+  Service,
+  Undo,
+  Update,
+  isActor,
+  type Activity,
+  type Actor,
+  type Object as APObject,
+} from '@fedify/fedify/vocab';
+import type { Core } from '../../core/core.ts';
+import type { Account, Id, Visibility } from '../../core/model.ts';
+import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
+import { answerFollow } from './outgoing.ts';
+import type { RemoteAccountInput, RemoteApi, RemoteStatusInput } from './remote-api.ts';
+import { keepRemoteMedia, remoteMediaOf } from './remote-media.ts';
+
+const MAX_TAGS = 64;
+const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
+
+function text(value: unknown): string {
+  return value == null ? '' : String(value);
+}
+
+function millis(instant: { epochMilliseconds: number } | null | undefined): number | null {
+  return instant == null ? null : instant.epochMilliseconds;
+}
+
+function hrefOf(value: unknown): string | null {
+  if (value instanceof URL) return value.href;
+  if (value instanceof Link) return value.href?.href ?? null;
+  return null;
+}
+
+export async function actorInput(actor: Actor): Promise<RemoteAccountInput | null> {
+  if (actor.id === null) return null;
+  const username = text(actor.preferredUsername);
+  if (username === '') return null;
+  const [icon, image] = await Promise.all([actor.getIcon().catch(() => null), actor.getImage().catch(() => null)]);
+  const fields: { name: string; valueHtml: string }[] = [];
+  let seen = 0;
+  for await (const attachment of actor.getAttachments({ suppressError: true })) {
+    if (++seen > 64 || fields.length >= 16) break;
+    if (attachment instanceof PropertyValue) fields.push({ name: text(attachment.name), valueHtml: text(attachment.value) });
+  }
+  const published = millis(actor.published);
+  return {
+    uri: actor.id.href,
+    url: hrefOf(actor.url) ?? actor.id.href,
+    username,
+    domain: actor.id.host.toLowerCase(),
+    displayName: text(actor.name),
+    noteHtml: text(actor.summary),
+    fields,
+    avatarUrl: hrefOf(icon?.url ?? null),
+    headerUrl: hrefOf(image?.url ?? null),
+    locked: actor.manuallyApprovesFollowers === true,
+    bot: actor instanceof Service || actor instanceof Application,
+    discoverable: actor.discoverable === true,
+    ...(published === null ? {} : { createdAt: published }),
+  };
+}
+
+export interface IncomingOptions {
+  api: RemoteApi;
+  isBlocked(domain: string): Promise<boolean>;
+  /** Fetches and stores a status this instance has not seen (a boost of it arrived). */
+  fetchStatus?(uri: string): Promise<Id | null>;
+}
+
+export function incoming(core: Core, parts: FederationParts, options: IncomingOptions): void {
+  const { api } = options;
+
+  /** The remote sender, stored or refreshed; null when it is local, unknown or blocked. */
+  async function senderOf(_ctx: Context<Core>, activity: Activity): Promise<Account | null> {
+    const actor = await activity.getActor({ suppressError: true });
+    if (actor === null || actor.id === null || actor.id.origin === new URL(core.config.baseUrl).origin) return null;
+    if (await options.isBlocked(actor.id.host.toLowerCase())) return null;
+    const input = await actorInput(actor);
+    if (input === null) return null;
+    await rememberInbox(parts.kv, actor);
+    return api.upsertRemoteAccount(core, input);
+  }
+
+  async function localOf(ctx: Context<Core>, uri: URL | null): Promise<Account | null> {
+    const parsed = ctx.parseUri(uri);
+    return parsed?.type === 'actor' ? localAccount(core, parsed.identifier) : null;
+  }
+
+  async function statusIdOf(uri: URL | null): Promise<Id | null> {
+    if (uri === null) return null;
+    const base = `${core.config.baseUrl}/users/`;
+    if (uri.href.startsWith(base)) {
+      const id = /\/statuses\/(\d+)$/.exec(uri.pathname)?.[1];
+      return id ?? null;
+    }
+    return (await core.storage.statuses.findByUri(uri.href))?.id ?? null;
+  }
+
+  function visibilityOf(object: APObject, author: Actor | null): Visibility {
+    const to = object.toIds.map((url) => url.href);
+    const cc = object.ccIds.map((url) => url.href);
+    if (to.includes(PUBLIC) || to.includes('as:Public') || to.includes('Public')) return 'public';
+    if (cc.includes(PUBLIC) || cc.includes('as:Public') || cc.includes('Public')) return 'unlisted';
+    const followers = author?.followersId?.href;
+    if (followers !== undefined && (to.includes(followers) || cc.includes(followers))) return 'private';
+    return 'direct';
+  }
+
+  async function statusInput(object: Note | Question, author: Account, actor: Actor | null): Promise<RemoteStatusInput | null> {
+    if (object.id === null) return null;
+    const mentionIds: Id[] = [];
+    const tags: string[] = [];
+    let seen = 0;
+    for await (const tag of object.getTags({ suppressError: true })) {
+      // Bounded however many tags a sender lists (most of them could be of other kinds).
+      if (++seen > 4 * MAX_TAGS || mentionIds.length + tags.length >= MAX_TAGS) break;
+      if (tag instanceof Mention && tag.href !== null) {
+        const account = await findByUri(core, tag.href.href);
+        if (account !== null && !mentionIds.includes(account.id)) mentionIds.push(account.id);
+      } else if (tag instanceof Hashtag) {
+        const name = text(tag.name).replace(/^#/, '');
+        if (name !== '' && !tags.includes(name)) tags.push(name);
+      }
+    }
+    const created = millis(object.published) ?? core.clock.now();
+    return {
+      uri: object.id.href,
+      url: hrefOf(object.url) ?? object.id.href,
+      authorId: author.id,
+      contentHtml: text(object.content),
+      spoilerText: text(object.summary),
+      sensitive: object.sensitive === true,
+      visibility: visibilityOf(object, actor),
+      language: null,
+      inReplyToUri: object.replyTargetId?.href ?? null,
+      mentionIds,
+      tags,
+      createdAt: created,
+      editedAt: millis(object.updated),
+    };
+  }
+
+  /** The object is the sender's: attributed to it, and its id on the sender's server. */
+  async function sameAuthor(object: APObject, sender: Account): Promise<boolean> {
+    if (sender.uri === null || object.id === null || object.id.origin !== new URL(sender.uri).origin) return false;
+    return object.attributionIds.some((id) => id.href === sender.uri);
+  }
+
+  /** The local account whose Follow an Accept or Reject answers. The Follow is ours: its id is
+   * an actor's id with a fragment (no fetch needed); else the embedded Follow's actor is read
+   * as sent, which is safe because the core only turns a pending request of that account to
+   * the sender into a follow. */
+  async function followerOfAnswer(ctx: Context<Core>, answer: Accept | Reject): Promise<Account | null> {
+    const direct = await localOf(ctx, answer.objectId);
+    if (direct !== null) return direct;
+    const follow = await answer.getObject({ crossOrigin: 'trust', suppressError: true });
+    return follow instanceof Follow ? localOf(ctx, follow.actorId) : null;
+  }
+
+  const listeners = parts.federation.setInboxListeners('/users/{identifier}/inbox', '/inbox');
+
+  listeners
+    .on(Follow, async (ctx: InboxContext<Core>, follow) => {
+      const sender = await senderOf(ctx, follow);
+      const target = await localOf(ctx, follow.objectId);
+      if (sender === null || target === null || follow.id === null) return;
+      const state = await api.remoteFollow(core, sender.id, target.id, follow.id.href);
+      await parts.kv.set(['rookery', 'follow-uri', sender.id, target.id], follow.id.href);
+      if (state === 'following') await answerFollow(parts, core, target, sender, follow.id.href, true);
+    })
+    .on(Accept, async (ctx, accept) => {
+      const sender = await senderOf(ctx, accept);
+      const follower = sender === null ? null : await followerOfAnswer(ctx, accept);
+      if (sender !== null && follower !== null) await api.followAccepted(core, follower.id, sender.id);
+    })
+    .on(Reject, async (ctx, reject) => {
+      const sender = await senderOf(ctx, reject);
+      const follower = sender === null ? null : await followerOfAnswer(ctx, reject);
+      if (sender !== null && follower !== null) await api.followRejected(core, follower.id, sender.id);
+    })
+    .on(Create, async (ctx, create) => {
+      const sender = await senderOf(ctx, create);
+      if (sender === null) return;
+      const object = await create.getObject({ suppressError: true });
+      if (!(object instanceof Note || object instanceof Question) || !(await sameAuthor(object, sender))) return;
+      // A vote on a poll of ours (a Note naming the option, replying to the Question): not a
+      // status. Votes from other servers are not counted yet.
+      if (object instanceof Note && object.name !== null && ctx.parseUri(object.replyTargetId)?.type === 'object') return;
+      const input = await statusInput(object, sender, await create.getActor({ suppressError: true }));
+      if (input === null) return;
+      await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));
+      await api.receiveRemoteStatus(core, input);
+    })
+    .on(Update, async (ctx, update) => {
+      const sender = await senderOf(ctx, update);
+      if (sender === null) return;
+      const object = await update.getObject({ suppressError: true });
+      if (object instanceof Note || object instanceof Question) {
+        if (!(await sameAuthor(object, sender))) return;
+        const input = await statusInput(object, sender, await update.getActor({ suppressError: true }));
+        if (input === null) return;
+        await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));
+        await api.updateRemoteStatus(core, input);
+      }
+      // An actor's new profile, as sent (the sender's own document, signed by it).
+      else if (object !== null && isActor(object) && object.id?.href === sender.uri) {
+        const input = await actorInput(object);
+        if (input !== null) {
+          await rememberInbox(parts.kv, object);
+          await api.upsertRemoteAccount(core, input);
+        }
+      }
+    })
+    .on(Delete, async (_ctx, del) => {
+      const actorId = del.actorId;
+      const objectId = del.objectId;
+      if (actorId === null || objectId === null) return;
+      if (objectId.href === actorId.href) {
+        await api.removeRemoteAccount(core, actorId.href);
+        return;
+      }
+      const sender = await findByUri(core, actorId.href);
+      if (sender === null || sender.domain === null) return;
+      await api.deleteRemoteStatus(core, objectId.href, sender.id);
+    })
+    .on(Announce, async (ctx, announce) => {
+      const sender = await senderOf(ctx, announce);
+      if (sender === null || announce.id === null) return;
+      let statusId = await statusIdOf(announce.objectId);
+      if (statusId === null && announce.objectId !== null && options.fetchStatus) statusId = await options.fetchStatus(announce.objectId.href);
+      if (statusId !== null) await api.remoteBoost(core, sender.id, statusId, announce.id.href, millis(announce.published) ?? core.clock.now());
+    })
+    .on(Like, async (ctx, like) => {
+      const sender = await senderOf(ctx, like);
+      const statusId = await statusIdOf(like.objectId);
+      if (sender !== null && statusId !== null) await api.remoteFavourite(core, sender.id, statusId);
+    })
+    .on(Block, async (ctx, block) => {
+      const sender = await senderOf(ctx, block);
+      const target = await localOf(ctx, block.objectId);
+      if (sender !== null && target !== null) await api.remoteBlock(core, sender.id, target.id);
+    })
+    .on(Undo, async (ctx, undo) => {
+      const sender = await senderOf(ctx, undo);
+      if (sender === null) return;
+      const object = await undo.getObject({ suppressError: true });
+      if (object instanceof Follow) {
+        const target = await localOf(ctx, object.objectId);
+        if (target !== null) await api.remoteUnfollow(core, sender.id, target.id);
+      } else if (object instanceof Announce) {
+        if (object.id !== null) await api.remoteUnboost(core, object.id.href, sender.id);
+      } else if (object instanceof Like) {
+        const statusId = await statusIdOf(object.objectId);
+        if (statusId !== null) await api.remoteUnfavourite(core, sender.id, statusId);
+      } else if (object instanceof Block) {
+        const target = await localOf(ctx, object.objectId);
+        if (target !== null) await api.remoteUnblock(core, sender.id, target.id);
+      }
+    })
+    .onError((_ctx, error) => {
+      core.logger.warn({ err: error }, 'federation: an incoming activity failed');
+    });
+}

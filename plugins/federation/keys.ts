@@ -1,0 +1,65 @@
+// Each local actor's two key pairs: RSA (HTTP signatures, what Mastodon checks) and Ed25519
+// (object integrity proofs). Made once, on first need, and kept in the KV store as JWKs. Two
+// processes racing to make them agree through compare-and-swap: the loser adopts the winner's.
+
+import { exportJwk, generateCryptoKeyPair, importJwk, type KvStore } from '@fedify/fedify';
+import type { webcrypto } from 'node:crypto';
+import type { Id } from '../../core/model.ts';
+
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
+type JsonWebKey = webcrypto.JsonWebKey;
+
+interface StoredPair {
+  privateKey: JsonWebKey;
+  publicKey: JsonWebKey;
+}
+
+interface StoredKeys {
+  rsa: StoredPair;
+  ed25519: StoredPair;
+}
+
+async function exportPair(pair: CryptoKeyPair): Promise<StoredPair> {
+  return { privateKey: await exportJwk(pair.privateKey), publicKey: await exportJwk(pair.publicKey) };
+}
+
+async function importPair(stored: StoredPair): Promise<CryptoKeyPair> {
+  return { privateKey: await importJwk(stored.privateKey, 'private'), publicKey: await importJwk(stored.publicKey, 'public') };
+}
+
+export function keyStore(kv: KvStore) {
+  const cache = new Map<Id, Promise<CryptoKeyPair[]>>();
+
+  async function load(accountId: Id): Promise<CryptoKeyPair[]> {
+    const key = ['rookery', 'keys', accountId] as const;
+    let stored = await kv.get<StoredKeys>(key);
+    if (stored === undefined) {
+      const made: StoredKeys = {
+        rsa: await exportPair(await generateCryptoKeyPair('RSASSA-PKCS1-v1_5')),
+        ed25519: await exportPair(await generateCryptoKeyPair('Ed25519')),
+      };
+      if (kv.cas) {
+        if (!(await kv.cas(key, undefined, made))) stored = await kv.get<StoredKeys>(key);
+      } else {
+        await kv.set(key, made);
+      }
+      stored ??= made;
+    }
+    return [await importPair(stored.rsa), await importPair(stored.ed25519)];
+  }
+
+  return {
+    /** [RSA, Ed25519]. */
+    pairsOf(accountId: Id): Promise<CryptoKeyPair[]> {
+      let pairs = cache.get(accountId);
+      if (pairs === undefined) {
+        pairs = load(accountId);
+        cache.set(accountId, pairs);
+        pairs.catch(() => cache.delete(accountId));
+      }
+      return pairs;
+    },
+  };
+}
+
+export type KeyStore = ReturnType<typeof keyStore>;

@@ -1,0 +1,153 @@
+// Local accounts and statuses as ActivityStreams objects: the actor document (Person, or
+// Service for bots) and a status as a Note (a Question when it carries a poll), with the
+// audience of its visibility, its mentions and hashtags as tags and its media as attachments.
+// Rendered from what the client API renders (presentAccounts/presentStatus, plugins' parts
+// included), so that both say the same thing.
+
+import { Temporal } from '@js-temporal/polyfill';
+import type { Context } from '@fedify/fedify';
+import {
+  Collection,
+  Document,
+  Endpoints,
+  Hashtag,
+  Image,
+  Mention,
+  Note,
+  Person,
+  PropertyValue,
+  PUBLIC_COLLECTION,
+  Question,
+  Service,
+} from '@fedify/fedify/vocab';
+import type { Core } from '../../core/core.ts';
+import type { Account, Status } from '../../core/model.ts';
+import { presentAccounts, presentStatus } from '../../core/present/load.ts';
+import type { StatusJson } from '../../core/present/status-json.ts';
+import { accountUri, statusUri, statusUrl } from '../../core/urls.ts';
+
+export function instant(ms: number): globalThis.Temporal.Instant {
+  return Temporal.Instant.fromEpochMilliseconds(ms) as unknown as globalThis.Temporal.Instant;
+}
+
+function isoInstant(iso: string): globalThis.Temporal.Instant {
+  return instant(Date.parse(iso));
+}
+
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', avif: 'image/avif' };
+const OTHER_TYPES: Record<string, string> = { mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg', ogg: 'audio/ogg', m4a: 'audio/mp4', wav: 'audio/wav' };
+
+function mediaTypeOf(url: string): string | null {
+  const ext = /\.([a-z0-9]+)(?:[?#].*)?$/i.exec(url)?.[1]?.toLowerCase() ?? '';
+  return IMAGE_TYPES[ext] ?? OTHER_TYPES[ext] ?? null;
+}
+
+export async function actorOf(ctx: Context<Core>, core: Core, account: Account, keys: readonly { cryptographicKey: unknown; multikey: unknown }[]) {
+  const [json] = await presentAccounts(core, [account.id]);
+  if (json === undefined) return null;
+  const identifier = account.username;
+  const image = (url: string) => {
+    const mediaType = mediaTypeOf(url);
+    return new Image({ url: new URL(url), ...(mediaType ? { mediaType } : {}) });
+  };
+  const values = {
+    id: ctx.getActorUri(identifier),
+    preferredUsername: account.username,
+    name: account.displayName,
+    summary: json.note,
+    url: new URL(json.url),
+    published: isoInstant(json.created_at),
+    manuallyApprovesFollowers: account.locked,
+    discoverable: account.discoverable,
+    inbox: ctx.getInboxUri(identifier),
+    outbox: ctx.getOutboxUri(identifier),
+    followers: ctx.getFollowersUri(identifier),
+    following: ctx.getFollowingUri(identifier),
+    featured: ctx.getFeaturedUri(identifier),
+    endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
+    icon: image(json.avatar),
+    image: image(json.header),
+    attachments: json.fields.map((field) => new PropertyValue({ name: field.name, value: field.value })),
+    publicKey: keys[0]?.cryptographicKey as never,
+    assertionMethods: keys.map((key) => key.multikey) as never,
+  };
+  return account.bot ? new Service(values) : new Person(values);
+}
+
+/** The addressing of a status of this visibility (Mastodon's): who it is to and who is cc'd. */
+export function audienceOf(ctx: Context<Core>, author: Account, visibility: Status['visibility'], mentioned: readonly URL[]): { tos: URL[]; ccs: URL[] } {
+  const followers = ctx.getFollowersUri(author.username);
+  switch (visibility) {
+    case 'public':
+      return { tos: [PUBLIC_COLLECTION], ccs: [followers, ...mentioned] };
+    case 'unlisted':
+      return { tos: [followers], ccs: [PUBLIC_COLLECTION, ...mentioned] };
+    case 'private':
+      return { tos: [followers], ccs: [...mentioned] };
+    case 'direct':
+      return { tos: [...mentioned], ccs: [] };
+  }
+}
+
+export interface RenderedNote {
+  object: Note | Question;
+  /** The remote accounts the status mentions (who must get it besides followers). */
+  mentioned: Account[];
+}
+
+/** A local status (not a boost) as a Note, or a Question with its poll. */
+export async function noteOf(ctx: Context<Core>, core: Core, status: Status, author: Account, json?: StatusJson): Promise<RenderedNote> {
+  const shown = json ?? (await presentStatus(core, status, author));
+  const mentioned = await core.storage.accounts.getMany(status.mentionIds);
+  const mentionUris = mentioned.map((account) => new URL(accountUri(core.config, account)));
+  const { tos, ccs } = audienceOf(ctx, author, status.visibility, mentionUris);
+  let replyTarget: URL | null = null;
+  if (status.inReplyToId !== null) {
+    const parent = await core.storage.statuses.get(status.inReplyToId);
+    const parentAuthor = parent === null ? null : await core.storage.accounts.get(parent.accountId);
+    if (parent !== null && parentAuthor !== null) replyTarget = new URL(statusUri(core.config, parent, parentAuthor));
+  }
+  const tags = [
+    ...mentioned.map((account, i) => new Mention({ href: mentionUris[i] ?? null, name: `@${account.username}@${account.domain ?? core.config.domain}` })),
+    ...shown.tags.map((tag) => new Hashtag({ href: new URL(tag.url), name: `#${tag.name}` })),
+  ];
+  const attachments = shown.media_attachments.flatMap((media) => {
+    if (media.url === null) return [];
+    const original = (media.meta as { original?: { width?: number; height?: number } }).original;
+    const mediaType = mediaTypeOf(media.url);
+    return [
+      new Document({
+        url: new URL(media.url),
+        ...(mediaType ? { mediaType } : {}),
+        ...(media.description ? { name: media.description } : {}),
+        ...(original?.width ? { width: original.width } : {}),
+        ...(original?.height ? { height: original.height } : {}),
+      }),
+    ];
+  });
+  const values = {
+    id: new URL(statusUri(core.config, status, author)),
+    attribution: ctx.getActorUri(author.username),
+    url: new URL(statusUrl(core.config, status, author)),
+    content: status.content,
+    summary: status.spoilerText === '' ? null : status.spoilerText,
+    sensitive: status.sensitive,
+    published: instant(status.createdAt),
+    ...(status.editedAt !== null ? { updated: instant(status.editedAt) } : {}),
+    replyTarget,
+    tos,
+    ccs,
+    tags,
+    attachments,
+  };
+  const poll = shown.poll as null | { expires_at: string | null; multiple: boolean; voters_count: number | null; options: { title: string; votes_count: number | null }[] };
+  if (poll === null) return { object: new Note(values), mentioned: mentioned.filter((account) => account.domain !== null) };
+  const options = poll.options.map((option) => new Note({ name: option.title, replies: new Collection({ totalItems: option.votes_count ?? 0 }) }));
+  const question = new Question({
+    ...values,
+    ...(poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
+    ...(poll.expires_at ? { endTime: isoInstant(poll.expires_at) } : {}),
+    ...(poll.voters_count !== null ? { voters: poll.voters_count } : {}),
+  });
+  return { object: question, mentioned: mentioned.filter((account) => account.domain !== null) };
+}

@@ -1,0 +1,263 @@
+// Outgoing activities, from the domain events of local accounts: each listener runs as a job
+// of its own (retried on failure) and hands the activity to Fedify, whose queue delivers it,
+// signed, to every inbox with retries and backoff. The recipients follow the visibility: a
+// status goes to its author's remote followers unless it is direct, and to the remote
+// accounts it mentions; never to a blocked domain.
+
+import type { Context } from '@fedify/fedify';
+import {
+  Accept,
+  Announce,
+  Block,
+  Create,
+  Delete,
+  Follow,
+  Like,
+  PUBLIC_COLLECTION,
+  Reject,
+  Tombstone,
+  Undo,
+  Update,
+  type Activity,
+  type Recipient,
+} from '@fedify/fedify/vocab';
+import type { Core } from '../../core/core.ts';
+import type { Account, Id, Status } from '../../core/model.ts';
+import type { PluginHost } from '../../core/plugin-host.ts';
+import { accountUri, statusUri } from '../../core/urls.ts';
+import { recipientOf, type FederationParts } from './federation.ts';
+import { actorOf, instant, noteOf } from './objects.ts';
+
+export interface OutgoingOptions {
+  isBlocked(domain: string): Promise<boolean>;
+}
+
+const MAX_FOLLOWER_PAGES = 1000;
+
+async function remoteFollowers(core: Core, accountId: Id): Promise<Account[]> {
+  const found: Account[] = [];
+  let maxId: Id | undefined;
+  for (let i = 0; i < MAX_FOLLOWER_PAGES; i++) {
+    const page = await core.storage.relationships.followersOf(accountId, { limit: 200, ...(maxId === undefined ? {} : { maxId }) });
+    const accounts = await core.storage.accounts.getMany(page.map((follow) => follow.accountId));
+    for (const account of accounts) if (account.domain !== null) found.push(account);
+    if (page.length < 200) break;
+    maxId = page.at(-1)?.id;
+  }
+  return found;
+}
+
+export function outgoing(host: PluginHost, parts: FederationParts, options: OutgoingOptions): void {
+  const { core } = host;
+
+  async function localOrNull(id: Id): Promise<Account | null> {
+    const account = await core.storage.accounts.get(id);
+    return account !== null && account.domain === null ? account : null;
+  }
+
+  async function recipients(ctx: Context<Core>, accounts: readonly Account[]): Promise<Recipient[]> {
+    const seen = new Set<Id>();
+    const found: Recipient[] = [];
+    for (const account of accounts) {
+      if (account.domain === null || seen.has(account.id)) continue;
+      seen.add(account.id);
+      if (await options.isBlocked(account.domain)) continue;
+      const recipient = await recipientOf(parts, ctx, account);
+      if (recipient !== null) found.push(recipient);
+    }
+    return found;
+  }
+
+  async function send(ctx: Context<Core>, sender: Account, to: readonly Account[], activity: Activity): Promise<void> {
+    const list = await recipients(ctx, to);
+    if (list.length === 0) return;
+    // No ordering key: the queue runs the jobs of one key one at a time, so a server that is
+    // down would hold back every later delivery of the sender to every other server.
+    await ctx.sendActivity({ identifier: sender.username }, list, activity, { preferSharedInbox: true });
+  }
+
+  /** Who must get a status: the author's remote followers (unless direct), the remote accounts
+   * it mentions, and the remote author of the status it replies to when that one may see it. */
+  async function audience(status: Status, author: Account, mentioned: readonly Account[]): Promise<Account[]> {
+    const to = [...mentioned];
+    if (status.visibility !== 'direct') to.push(...(await remoteFollowers(core, author.id)));
+    if (status.inReplyToAccountId !== null && status.visibility !== 'direct') {
+      const parentAuthor = await core.storage.accounts.get(status.inReplyToAccountId);
+      if (parentAuthor !== null) to.push(parentAuthor);
+    }
+    return to;
+  }
+
+  async function statusActivity(status: Status, kind: 'create' | 'update'): Promise<void> {
+    if (!status.local || status.reblogOfId !== null) return;
+    const author = await localOrNull(status.accountId);
+    if (author === null) return;
+    const ctx = parts.context();
+    const { object, mentioned } = await noteOf(ctx, core, status, author);
+    const id = object.id?.href ?? statusUri(core.config, status, author);
+    const values = { actor: ctx.getActorUri(author.username), object, tos: object.toIds, ccs: object.ccIds };
+    const activity =
+      kind === 'create'
+        ? new Create({ ...values, id: new URL(`${id}/activity`), published: instant(status.createdAt) })
+        : new Update({ ...values, id: new URL(`${id}#updates/${status.editedAt ?? core.clock.now()}`), updated: instant(status.editedAt ?? core.clock.now()) });
+    await send(ctx, author, await audience(status, author, mentioned), activity);
+  }
+
+  host.on('status.created', async (event) => statusActivity(event.status, 'create'));
+  host.on('status.updated', async (event) => statusActivity(event.status, 'update'));
+
+  host.on('status.deleted', async (event) => {
+    const { status } = event;
+    if (!status.local || status.reblogOfId !== null) return;
+    const author = await localOrNull(status.accountId);
+    if (author === null) return;
+    const ctx = parts.context();
+    const uri = statusUri(core.config, status, author);
+    const mentioned = (await core.storage.accounts.getMany(status.mentionIds)).filter((account) => account.domain !== null);
+    const activity = new Delete({
+      id: new URL(`${uri}#delete`),
+      actor: ctx.getActorUri(author.username),
+      object: new Tombstone({ id: new URL(uri) }),
+      tos: [PUBLIC_COLLECTION],
+    });
+    await send(ctx, author, await audience(status, author, mentioned), activity);
+  });
+
+  host.on('status.reblogged', async (event) => {
+    const { boost, original } = event;
+    const booster = await localOrNull(boost.accountId);
+    if (booster === null) return;
+    const originalAuthor = await core.storage.accounts.get(original.accountId);
+    if (originalAuthor === null) return;
+    const ctx = parts.context();
+    const announce = new Announce({
+      id: new URL(statusUri(core.config, boost, booster)),
+      actor: ctx.getActorUri(booster.username),
+      object: new URL(statusUri(core.config, original, originalAuthor)),
+      tos: [PUBLIC_COLLECTION],
+      ccs: [new URL(accountUri(core.config, originalAuthor)), ctx.getFollowersUri(booster.username)],
+      published: instant(boost.createdAt),
+    });
+    await send(ctx, booster, [originalAuthor, ...(await remoteFollowers(core, booster.id))], announce);
+  });
+
+  host.on('status.unreblogged', async (event) => {
+    const { boost, original } = event;
+    const booster = await localOrNull(boost.accountId);
+    if (booster === null) return;
+    const originalAuthor = await core.storage.accounts.get(original.accountId);
+    if (originalAuthor === null) return;
+    const ctx = parts.context();
+    const boostUri = statusUri(core.config, boost, booster);
+    const undo = new Undo({
+      id: new URL(`${boostUri}#undo`),
+      actor: ctx.getActorUri(booster.username),
+      object: new Announce({ id: new URL(boostUri), actor: ctx.getActorUri(booster.username), object: new URL(statusUri(core.config, original, originalAuthor)) }),
+      tos: [PUBLIC_COLLECTION],
+    });
+    await send(ctx, booster, [originalAuthor, ...(await remoteFollowers(core, booster.id))], undo);
+  });
+
+  const likeOf = (ctx: Context<Core>, by: Account, status: Status, author: Account) =>
+    new Like({ id: new URL(`${ctx.getActorUri(by.username).href}#likes/${status.id}/${core.clock.now()}`), actor: ctx.getActorUri(by.username), object: new URL(statusUri(core.config, status, author)) });
+
+  host.on('status.favourited', async (event) => {
+    const by = await localOrNull(event.by.id);
+    const author = await core.storage.accounts.get(event.status.accountId);
+    if (by === null || author === null || author.domain === null) return;
+    const ctx = parts.context();
+    await send(ctx, by, [author], likeOf(ctx, by, event.status, author));
+  });
+
+  host.on('account.followed', async (event) => {
+    const { follow } = event;
+    const follower = await localOrNull(follow.accountId);
+    const target = await core.storage.accounts.get(follow.targetAccountId);
+    if (follower === null || target === null || target.domain === null) return;
+    const ctx = parts.context();
+    const activity = new Follow({ id: new URL(`${ctx.getActorUri(follower.username).href}#follows/${follow.id}`), actor: ctx.getActorUri(follower.username), object: new URL(accountUri(core.config, target)) });
+    await send(ctx, follower, [target], activity);
+  });
+
+  host.on('account.updated', async (event) => {
+    const account = await localOrNull(event.account.id);
+    if (account === null) return;
+    const ctx = parts.context();
+    const actor = await actorOf(ctx, core, account, await ctx.getActorKeyPairs(account.username));
+    if (actor === null) return;
+    const update = new Update({ id: new URL(`${actor.id?.href}#updates/${core.clock.now()}`), actor: actor.id, object: actor, tos: [PUBLIC_COLLECTION] });
+    await send(ctx, account, await remoteFollowers(core, account.id), update);
+  });
+
+  host.on('status.unfavourited', async (event) => {
+    const by = await localOrNull(event.by.id);
+    const author = await core.storage.accounts.get(event.status.accountId);
+    if (by === null || author === null || author.domain === null) return;
+    const ctx = parts.context();
+    const like = likeOf(ctx, by, event.status, author);
+    const undo = new Undo({ id: new URL(`${like.id?.href}#undo`), actor: ctx.getActorUri(by.username), object: like });
+    await send(ctx, by, [author], undo);
+  });
+
+  host.on('account.unfollowed', async (event) => {
+    const { follow } = event;
+    const follower = await localOrNull(follow.accountId);
+    const target = await core.storage.accounts.get(follow.targetAccountId);
+    if (follower === null || target === null || target.domain === null) return;
+    const ctx = parts.context();
+    const actor = ctx.getActorUri(follower.username);
+    const undo = new Undo({
+      id: new URL(`${actor.href}#follows/${follow.id}/undo`),
+      actor,
+      object: new Follow({ id: new URL(`${actor.href}#follows/${follow.id}`), actor, object: new URL(accountUri(core.config, target)) }),
+    });
+    await send(ctx, follower, [target], undo);
+  });
+
+  // A local account's decision on a remote account's request to follow it.
+  host.on('follow_request.authorized', async (event) => {
+    const { follow } = event;
+    const target = await localOrNull(follow.targetAccountId);
+    const follower = await core.storage.accounts.get(follow.accountId);
+    if (target === null || follower === null || follower.domain === null || (await options.isBlocked(follower.domain))) return;
+    const followUri = (await parts.kv.get<string>(['rookery', 'follow-uri', follower.id, target.id])) ?? null;
+    await answerFollow(parts, core, target, follower, followUri, true);
+  });
+  host.on('follow_request.rejected', async (event) => {
+    const target = await localOrNull(event.targetAccountId);
+    const follower = await core.storage.accounts.get(event.accountId);
+    if (target === null || follower === null || follower.domain === null || (await options.isBlocked(follower.domain))) return;
+    const followUri = (await parts.kv.get<string>(['rookery', 'follow-uri', follower.id, target.id])) ?? null;
+    await answerFollow(parts, core, target, follower, followUri, false);
+  });
+
+  const blockOf = (ctx: Context<Core>, blocker: Account, target: Account) =>
+    new Block({ id: new URL(`${ctx.getActorUri(blocker.username).href}#blocks/${target.id}/${core.clock.now()}`), actor: ctx.getActorUri(blocker.username), object: new URL(accountUri(core.config, target)) });
+  host.on('account.blocked', async (event) => {
+    const blocker = await localOrNull(event.accountId);
+    const target = await core.storage.accounts.get(event.targetAccountId);
+    if (blocker === null || target === null || target.domain === null) return;
+    const ctx = parts.context();
+    await send(ctx, blocker, [target], blockOf(ctx, blocker, target));
+  });
+  host.on('account.unblocked', async (event) => {
+    const blocker = await localOrNull(event.accountId);
+    const target = await core.storage.accounts.get(event.targetAccountId);
+    if (blocker === null || target === null || target.domain === null) return;
+    const ctx = parts.context();
+    const block = blockOf(ctx, blocker, target);
+    await send(ctx, blocker, [target], new Undo({ id: new URL(`${block.id?.href}#undo`), actor: ctx.getActorUri(blocker.username), object: block }));
+  });
+}
+
+/** Accept or Reject of a remote account's Follow of a local one. */
+export async function answerFollow(parts: FederationParts, core: Core, local: Account, remote: Account, followUri: string | null, accept: boolean): Promise<void> {
+  const ctx = parts.context();
+  const recipient = await recipientOf(parts, ctx, remote);
+  if (recipient === null) return;
+  const actor = ctx.getActorUri(local.username);
+  const follow = new Follow({ ...(followUri ? { id: new URL(followUri) } : {}), actor: new URL(accountUri(core.config, remote)), object: actor });
+  const id = new URL(`${actor.href}#${accept ? 'accepts' : 'rejects'}/${remote.id}/${core.clock.now()}`);
+  const activity = accept ? new Accept({ id, actor, object: follow }) : new Reject({ id, actor, object: follow });
+  await ctx.sendActivity({ identifier: local.username }, recipient, activity);
+}
