@@ -10,6 +10,7 @@ import { VISIBILITIES, type Account, type Id, type Millis, type Status, type Sta
 import { countsAsReply, countsForAuthor } from '../policy.ts';
 import { StorageConflict } from '../ports/storage.ts';
 import { counterEffects } from '../statuses/delete.ts';
+import { revisionOf, type Revised } from '../statuses/edit.ts';
 import { newStatus } from '../statuses/new-status.ts';
 import { boundText, htmlToText, sanitizeHtml } from '../text/sanitize.ts';
 import { normalizeTag } from '../text/tags.ts';
@@ -159,18 +160,7 @@ export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): 
     read.tags.join() === status.tags.join();
   if (unchanged) return status;
   const editedAt = input.editedAt === null || input.editedAt === undefined ? core.clock.now() : remoteTime(core, input.editedAt);
-  const revision = (from: Pick<Status, 'text' | 'content' | 'spoilerText' | 'sensitive' | 'mediaIds'>, at: Millis): StatusEdit => ({
-    id: core.ids.next(),
-    statusId: status.id,
-    accountId: status.accountId,
-    text: from.text,
-    content: from.content,
-    spoilerText: from.spoilerText,
-    sensitive: from.sensitive,
-    mediaIds: from.mediaIds,
-    pollOptions: null,
-    createdAt: at,
-  });
+  const revision = (from: Revised, at: Millis): StatusEdit => revisionOf(core, status, from, null, at);
   const revisions: StatusEdit[] = [];
   if (status.editedAt === null) revisions.push(revision(status, status.createdAt));
   revisions.push(revision({ ...read, mediaIds: status.mediaIds }, editedAt));

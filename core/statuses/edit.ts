@@ -7,7 +7,7 @@
 import type { Core } from '../core.ts';
 import { notFound } from '../errors.ts';
 import { normalizeLanguage } from '../languages.ts';
-import type { Account, Status, StatusEdit } from '../model.ts';
+import type { Account, Millis, Status, StatusEdit } from '../model.ts';
 import { str, type Params } from '../params.ts';
 import type { PublishDraft } from '../hooks.ts';
 import { currentPollOptions } from '../present/load.ts';
@@ -16,6 +16,26 @@ import { checkRawLength, readText, refuseUnhandledParams, renderText, runPublish
 import { conflictError, type Author } from './publish.ts';
 
 const PLUGIN_PARAMS = ['media_ids', 'poll'] as const;
+
+/** What a revision records of a status. */
+export type Revised = Pick<Status, 'text' | 'content' | 'spoilerText' | 'sensitive' | 'mediaIds'>;
+
+/** One entry of a status's history: what it said (`from`) at `at`. Local and remote edits
+ * record their history alike. */
+export function revisionOf(core: Core, status: Status, from: Revised, pollOptions: string[] | null, at: Millis): StatusEdit {
+  return {
+    id: core.ids.next(),
+    statusId: status.id,
+    accountId: status.accountId,
+    text: from.text,
+    content: from.content,
+    spoilerText: from.spoilerText,
+    sensitive: from.sensitive,
+    mediaIds: from.mediaIds,
+    pollOptions,
+    createdAt: at,
+  };
+}
 
 export async function editStatus(core: Core, author: Author, id: string, params: Params): Promise<Status> {
   const status = await findLive(core, id);
@@ -56,18 +76,7 @@ export async function editStatus(core: Core, author: Author, id: string, params:
 
   const rendered = await renderText(core, draft.text);
   const now = core.clock.now();
-  const revision = (from: Pick<Status, 'text' | 'content' | 'spoilerText' | 'sensitive' | 'mediaIds'>, options: string[] | null, at: number): StatusEdit => ({
-    id: core.ids.next(),
-    statusId: status.id,
-    accountId: status.accountId,
-    text: from.text,
-    content: from.content,
-    spoilerText: from.spoilerText,
-    sensitive: from.sensitive,
-    mediaIds: from.mediaIds,
-    pollOptions: options,
-    createdAt: at,
-  });
+  const revision = (from: Revised, options: string[] | null, at: number): StatusEdit => revisionOf(core, status, from, options, at);
   const revisions: StatusEdit[] = [];
   if (status.editedAt === null) revisions.push(revision(status, pollOptions, status.createdAt));
   revisions.push(revision({ ...draft, content: rendered.content }, draft.pollId === null ? null : draft.pollOptions, now));
