@@ -8,7 +8,7 @@ import { forbidden, unprocessable } from '../errors.ts';
 import { normalizeLanguage } from '../languages.ts';
 import { VISIBILITIES, type Account, type Id, type Millis, type Status, type StatusEdit, type Visibility } from '../model.ts';
 import { countsAsReply, countsForAuthor } from '../policy.ts';
-import { StorageConflict } from '../ports/storage.ts';
+import { StorageConflict, type StorageWrite } from '../ports/storage.ts';
 import { counterEffects } from '../statuses/delete.ts';
 import { revisionOf, type Revised } from '../statuses/edit.ts';
 import { newStatus } from '../statuses/new-status.ts';
@@ -33,6 +33,14 @@ export interface RemoteStatusInput {
   tags: string[];
   createdAt: Millis;
   editedAt: Millis | null;
+  /** A plugin's part of the status (the polls plugin's poll of a Question): given the status's
+   * id and the poll it has, the poll id to set and the writes that commit with the status. */
+  attach?: (statusId: Id, currentPollId: Id | null) => Promise<Attached>;
+}
+
+export interface Attached {
+  pollId: Id | null;
+  writes: StorageWrite[];
 }
 
 export const REMOTE_STATUS_LIMITS = {
@@ -108,6 +116,7 @@ export async function receiveRemoteStatus(core: Core, input: RemoteStatusInput):
   if (existing !== null) return existing.accountId === author.id ? existing : null;
   const parent = typeof input.inReplyToUri === 'string' ? await findStatusByUri(core, input.inReplyToUri) : null;
   const id = core.ids.next();
+  const attached = typeof input.attach === 'function' ? await input.attach(id, null) : { pollId: null, writes: [] };
   const status = newStatus(core, author, {
     id,
     uri: read.uri,
@@ -124,6 +133,7 @@ export async function receiveRemoteStatus(core: Core, input: RemoteStatusInput):
     applicationId: null,
     mentionIds: read.mentionIds,
     tags: read.tags,
+    pollId: attached.pollId,
     createdAt: remoteTime(core, input.createdAt),
     editedAt: input.editedAt === null || input.editedAt === undefined ? null : remoteTime(core, input.editedAt),
   });
@@ -131,7 +141,7 @@ export async function receiveRemoteStatus(core: Core, input: RemoteStatusInput):
     const result = await core.storage.statuses.create(
       status,
       { countForAuthor: countsForAuthor(status), countReplyOf: countsAsReply(status) ? status.inReplyToId : null },
-      { outbox: (outcome) => (outcome.created ? core.record({ type: 'status.created', status: outcome.status }) : []) },
+      { writes: attached.writes, outbox: (outcome) => (outcome.created ? core.record({ type: 'status.created', status: outcome.status }) : []) },
     );
     return result.created ? result.status : result.existing;
   } catch (err) {
@@ -158,7 +168,29 @@ export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): 
     read.language === status.language &&
     read.mentionIds.join() === status.mentionIds.join() &&
     read.tags.join() === status.tags.join();
-  if (unchanged) return status;
+  const attached = typeof input.attach === 'function' ? await input.attach(status.id, status.pollId) : { pollId: status.pollId, writes: [] };
+  if (unchanged) {
+    if (attached.writes.length === 0 && attached.pollId === status.pollId) return status;
+    // Only the poll changed (its counts, as the author's server states them): stored with the
+    // status, without an edit.
+    return core.storage.statuses.update(
+      status.id,
+      {
+        text: status.text,
+        content: status.content,
+        spoilerText: status.spoilerText,
+        sensitive: status.sensitive,
+        language: status.language,
+        mentionIds: status.mentionIds,
+        tags: status.tags,
+        mediaIds: status.mediaIds,
+        pollId: attached.pollId,
+        editedAt: status.editedAt,
+      },
+      [],
+      { writes: attached.writes, outbox: (refreshed) => (refreshed === null ? [] : core.record({ type: 'status.refreshed', status: refreshed })) },
+    );
+  }
   const editedAt = input.editedAt === null || input.editedAt === undefined ? core.clock.now() : remoteTime(core, input.editedAt);
   const revision = (from: Revised, at: Millis): StatusEdit => revisionOf(core, status, from, null, at);
   const revisions: StatusEdit[] = [];
@@ -175,11 +207,11 @@ export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): 
       mentionIds: read.mentionIds,
       tags: read.tags,
       mediaIds: status.mediaIds,
-      pollId: status.pollId,
+      pollId: attached.pollId,
       editedAt,
     },
     revisions,
-    { outbox: (edited) => (edited === null ? [] : core.record({ type: 'status.updated', status: edited })) },
+    { writes: attached.writes, outbox: (edited) => (edited === null ? [] : core.record({ type: 'status.updated', status: edited })) },
   );
 }
 

@@ -30,6 +30,7 @@ import {
 } from '@fedify/fedify/vocab';
 import type { Core } from '../../core/core.ts';
 import type { Account, Id, Visibility } from '../../core/model.ts';
+import { pollsApi, REMOTE_POLL_LIMITS, type RemotePollInput } from '../polls/index.ts';
 import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
 import { answerFollow } from './outgoing.ts';
 import type { RemoteAccountInput, RemoteApi, RemoteStatusInput } from './remote-api.ts';
@@ -44,6 +45,11 @@ function text(value: unknown): string {
 
 function millis(instant: { epochMilliseconds: number } | null | undefined): number | null {
   return instant == null ? null : instant.epochMilliseconds;
+}
+
+async function firstOf<T>(items: AsyncIterable<T>): Promise<T | null> {
+  for await (const item of items) return item;
+  return null;
 }
 
 function hrefOf(value: unknown): string | null {
@@ -79,6 +85,34 @@ export async function actorInput(actor: Actor): Promise<RemoteAccountInput | nul
     discoverable: actor.discoverable === true,
     ...(published === null ? {} : { createdAt: published }),
   };
+}
+
+/** A Question's poll as its server states it: its options (the first 20, each title bounded
+ * by the polls plugin), each one's votes (replies.totalItems), anyOf or oneOf, the end. */
+async function pollOf(core: Core, question: Question): Promise<RemotePollInput> {
+  const multiple = (await firstOf(question.getInclusiveOptions({ suppressError: true }))) !== null;
+  const options: RemotePollInput['options'] = [];
+  let seen = 0;
+  const listed = multiple ? question.getInclusiveOptions({ suppressError: true }) : question.getExclusiveOptions({ suppressError: true });
+  for await (const option of listed) {
+    if (++seen > 4 * REMOTE_POLL_LIMITS.options || options.length >= REMOTE_POLL_LIMITS.options) break;
+    if (!(option instanceof Note) || option.name === null) continue;
+    const replies = await option.getReplies({ suppressError: true });
+    options.push({ title: text(option.name).slice(0, 4 * REMOTE_POLL_LIMITS.title), votes: replies?.totalItems ?? 0 });
+  }
+  const closed = question.closed;
+  const closedAt = closed === true ? core.clock.now() : typeof closed === 'object' && closed !== null ? closed.epochMilliseconds : null;
+  return { options, multiple, expiresAt: millis(question.endTime) ?? closedAt, votersCount: question.voters };
+}
+
+/** For a Question: the polls plugin stores its poll with the status (nothing without the
+ * plugin; a Note has none). */
+export async function pollAttachment(core: Core, object: APObject, authorId: Id): Promise<Pick<RemoteStatusInput, 'attach'>> {
+  if (!(object instanceof Question)) return {};
+  const polls = pollsApi(core);
+  if (polls === null) return {};
+  const poll = await pollOf(core, object);
+  return { attach: (statusId, currentPollId) => polls.remotePoll(statusId, authorId, currentPollId, poll) };
 }
 
 export interface IncomingOptions {
@@ -158,6 +192,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       tags,
       createdAt: created,
       editedAt: millis(object.updated),
+      ...(await pollAttachment(core, object, author.id)),
     };
   }
 
@@ -205,8 +240,14 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       const object = await create.getObject({ suppressError: true });
       if (!(object instanceof Note || object instanceof Question) || !(await sameAuthor(object, sender))) return;
       // A vote on a poll of ours (a Note naming the option, replying to the Question): not a
-      // status. Votes from other servers are not counted yet.
-      if (object instanceof Note && object.name !== null && ctx.parseUri(object.replyTargetId)?.type === 'object') return;
+      // status; counted by the polls plugin under a local vote's rules (once per account and
+      // option, so a second delivery of the same Note counts nothing).
+      if (object instanceof Note && object.name !== null && ctx.parseUri(object.replyTargetId)?.type === 'object') {
+        const statusId = await statusIdOf(object.replyTargetId);
+        const polls = pollsApi(core);
+        if (statusId !== null && polls !== null) await polls.remoteVote(statusId, sender.id, text(object.name));
+        return;
+      }
       const input = await statusInput(object, sender, await create.getActor({ suppressError: true }));
       if (input === null) return;
       await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));

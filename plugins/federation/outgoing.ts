@@ -13,6 +13,7 @@ import {
   Delete,
   Follow,
   Like,
+  Note,
   PUBLIC_COLLECTION,
   Reject,
   Tombstone,
@@ -25,6 +26,7 @@ import type { Core } from '../../core/core.ts';
 import type { Account, Id, Status } from '../../core/model.ts';
 import type { PluginHost } from '../../core/plugin-host.ts';
 import { accountUri, statusUri } from '../../core/urls.ts';
+import { onPollVote, pollsApi } from '../polls/index.ts';
 import { recipientOf, type FederationParts } from './federation.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
 
@@ -229,6 +231,28 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     if (target === null || follower === null || follower.domain === null || (await options.isBlocked(follower.domain))) return;
     const followUri = (await parts.kv.get<string>(['rookery', 'follow-uri', follower.id, target.id])) ?? null;
     await answerFollow(parts, core, target, follower, followUri, false);
+  });
+
+  // A local vote on a remote poll: for each chosen option, a Create of a Note naming it, in
+  // reply to the Question, to its author only (Mastodon's votes). The ids name the poll and the
+  // option, so that a retried job sends the same vote again, which the author's server ignores.
+  onPollVote(core, async (vote) => {
+    const status = await core.storage.statuses.get(vote.statusId);
+    if (status === null || status.local || status.uri === null) return;
+    const author = await core.storage.accounts.get(status.accountId);
+    const voter = await localOrNull(vote.accountId);
+    const poll = await pollsApi(core)?.get(vote.pollId);
+    if (author === null || author.domain === null || voter === null || poll == null) return;
+    const ctx = parts.context();
+    const actor = ctx.getActorUri(voter.username);
+    const to = new URL(accountUri(core.config, author));
+    for (const choice of vote.choices) {
+      const title = poll.options[choice];
+      if (title === undefined) continue;
+      const id = `${actor.href}#votes/${poll.id}/${choice}`;
+      const note = new Note({ id: new URL(id), attribution: actor, name: title, replyTarget: new URL(status.uri), tos: [to] });
+      await send(ctx, voter, [author], new Create({ id: new URL(`${id}/activity`), actor, object: note, tos: [to] }));
+    }
   });
 
   const blockOf = (ctx: Context<Core>, blocker: Account, target: Account) =>

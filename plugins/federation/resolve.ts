@@ -8,7 +8,7 @@ import { isActor, Note, Question, type Actor } from '@fedify/fedify/vocab';
 import type { Core } from '../../core/core.ts';
 import type { Account, Status } from '../../core/model.ts';
 import { rememberInbox } from './federation.ts';
-import { actorInput } from './incoming.ts';
+import { actorInput, pollAttachment } from './incoming.ts';
 import type { RemoteApi } from './remote-api.ts';
 import { keepRemoteMedia, remoteMediaOf } from './remote-media.ts';
 
@@ -106,6 +106,7 @@ export function resolver(core: Core, context: () => Context<Core>, api: RemoteAp
         tags: [],
         createdAt: object.published?.epochMilliseconds ?? core.clock.now(),
         editedAt: object.updated?.epochMilliseconds ?? null,
+        ...(await pollAttachment(core, object, author.id)),
       });
       return status === null ? null : { status };
     },

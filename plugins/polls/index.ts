@@ -15,9 +15,11 @@ import { renderPoll } from '../../core/present/media.ts';
 import { json, type ApiRequest, type Endpoint } from '../../core/api/types.ts';
 import { countGraphemes as graphemeLength } from '../../core/text/length.ts';
 import { findVisible } from '../../core/viewer.ts';
+import { providePollsApi, voteListeners, type PollVote } from './remote.ts';
 import { pollStorage, type PollRepository } from './storage/index.ts';
 
 export { pollStorage, type PollRepository } from './storage/index.ts';
+export { onPollVote, pollsApi, REMOTE_POLL_LIMITS, type PollsApi, type PollVote, type RemotePollInput } from './remote.ts';
 
 export const pollTexts = {
   withMedia: 'Cannot attach more than 4 files',
@@ -73,6 +75,12 @@ export function pollsPlugin(): RookeryPlugin {
       const expireJob = host.handleJob('expire', async (payload) => {
         const { pollId, expiresAt } = payload as { pollId: Id; expiresAt: number };
         await closePoll(core, polls, pollId, expiresAt);
+      });
+      providePollsApi(core, polls);
+      // Each local vote, once counted, for the plugins that listen (federation sends a vote on
+      // a remote poll to its author): a job, so that a failing listener is retried.
+      const votedJob = host.handleJob('voted', async (payload) => {
+        for (const listener of voteListeners(core)) await listener(payload as PollVote);
       });
       const expiryJobs = (poll: Poll) => (poll.expiresAt === null ? [] : [{ name: expireJob, payload: { pollId: poll.id, expiresAt: poll.expiresAt }, runAt: poll.expiresAt }]);
 
@@ -181,6 +189,10 @@ export function pollsPlugin(): RookeryPlugin {
             if (poll.accountId === voter.id) throw unprocessable(pollTexts.ownPoll);
             if ((!poll.multiple && choices.length > 1) || new Set(choices).size !== choices.length) throw unprocessable(pollTexts.alreadyVoted);
             if ((await polls.vote(poll.id, voter.id, choices)) === 'already') throw unprocessable(pollTexts.alreadyVoted);
+            if (voteListeners(core).length > 0 && poll.statusId !== null) {
+              const vote: PollVote = { pollId: poll.id, statusId: poll.statusId, accountId: voter.id, choices };
+              await core.enqueue([{ name: votedJob, payload: vote }]);
+            }
             const updated = (await polls.get(poll.id)) ?? poll;
             return render(updated, voter.id);
           },

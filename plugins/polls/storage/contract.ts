@@ -76,6 +76,21 @@ export function pollStorageContract(t: ContractTest, adapterName: string, open: 
     t.strictSame([await repo.get('not-an-id'), await repo.vote('not-an-id', bob.id, [0]), await repo.voters('not-an-id')], [null, 'already', []], 'not an id: misses');
   });
 
+  it('addChoice: one more option per call, each option once, the account one voter', async (t, w) => {
+    const repo = w.s.extend(pollStorage);
+    const [alice, bob, carol] = [await w.account(), await w.account(), await w.account()];
+    const p = poll(w.id(), alice.id, null, { multiple: true });
+    await w.s.statuses.create(status(w.id(), alice.id, { pollId: p.id }), POST, { writes: [repo.store(p)] });
+    t.equal(await repo.addChoice(p.id, bob.id, 0), 'voted', 'a first choice');
+    t.equal(await repo.addChoice(p.id, bob.id, 2), 'voted', 'a second option');
+    t.equal(await repo.addChoice(p.id, bob.id, 2), 'already', 'the same option again');
+    t.equal(await repo.addChoice(p.id, carol.id, 2), 'voted', 'another account');
+    t.strictSame(await repo.get(p.id), { ...p, votes: [1, 0, 2], votesCount: 3, votersCount: 2 }, 'each choice counted, each account once');
+    t.strictSame([...(await repo.votesBy(bob.id, [p.id]))], [[p.id, [0, 2]]], 'votesBy: the choices so far');
+    t.equal(await repo.vote(p.id, bob.id, [1]), 'already', 'a whole vote after choices: already');
+    t.equal(await repo.addChoice(w.id(), bob.id, 0), 'already', 'a missing poll');
+  });
+
   it('statuses.update: adds a poll; with the poll it already has: replaced; recorded votes dropped only when reset', async (t, w) => {
     const repo = w.s.extend(pollStorage);
     const [alice, bob] = [await w.account(), await w.account()];

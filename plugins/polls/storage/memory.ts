@@ -32,6 +32,18 @@ export function memoryPollRepository(context: MemoryExtensionContext): PollRepos
       p.votersCount += 1;
       return 'voted';
     },
+    async addChoice(pollId, accountId, choice) {
+      const p = polls.get(pollId);
+      const k = pair(pollId, accountId);
+      const v = votes.get(k);
+      if (!p || v?.choices.includes(choice)) return 'already';
+      if (v) v.choices.push(choice);
+      else votes.set(k, { pollId, accountId, choices: [choice] });
+      p.votes[choice] = (p.votes[choice] ?? 0) + 1;
+      p.votesCount += 1;
+      if (!v) p.votersCount += 1;
+      return 'voted';
+    },
     async votesBy(accountId, pollIds) {
       const out = new Map<Id, number[]>();
       for (const id of pollIds) {

@@ -90,6 +90,25 @@ export function mongoPollRepository(context: MongoExtensionContext): PollReposit
         [`${POLL_VOTES}._id_`],
       );
     },
+    async addChoice(pollId, accountId, choice) {
+      await ready;
+      const id = v.lookupId(pollId);
+      if (id === null) return 'already';
+      const voteId = v.pairKey(id, accountId);
+      return context.transaction(
+        async (tx) => {
+          if ((await tx.collection(POLLS).findOne({ _id: id }, { session: tx.session, projection: { _id: 1 } })) === null) return 'already' as const;
+          const mine = await tx.collection(POLL_VOTES).findOne({ _id: voteId }, { session: tx.session });
+          const choices = mine === null ? [] : (mine['choices'] as number[]);
+          if (choices.includes(choice)) return 'already' as const;
+          if (mine === null) await tx.collection(POLL_VOTES).insertOne({ _id: voteId, pollId: id, accountId, choices: [choice] }, { session: tx.session });
+          else await tx.collection(POLL_VOTES).updateOne({ _id: voteId }, { $set: { choices: [...choices, choice] } }, { session: tx.session });
+          await tx.collection(POLLS).updateOne({ _id: id }, v.bump({ $inc: { [`votes.${choice}`]: 1, votesCount: 1, votersCount: mine === null ? 1 : 0 } }), { session: tx.session });
+          return 'voted' as const;
+        },
+        [`${POLL_VOTES}._id_`],
+      );
+    },
     async votesBy(accountId, pollIds) {
       await ready;
       const out = new Map<Id, number[]>();

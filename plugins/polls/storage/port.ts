@@ -12,6 +12,10 @@ export interface PollRepository {
   /** ATOMIC. Records the votes unless the account already voted ('already'); updates the
    * option counts, votesCount and votersCount. */
   vote(pollId: Id, accountId: Id, choices: readonly number[]): Promise<'voted' | 'already'>;
+  /** ATOMIC. One more choice of an account in a multiple-choice poll (another server sends one
+   * vote per option): 'already' when the account chose that option before; the account counts
+   * once in votersCount. */
+  addChoice(pollId: Id, accountId: Id, choice: number): Promise<'voted' | 'already'>;
   /** The option indexes each of these polls got from the account. */
   votesBy(accountId: Id, pollIds: readonly Id[]): Promise<Map<Id, number[]>>;
   /** The accounts that voted in a poll, in no particular order. */

@@ -72,6 +72,23 @@ export function sqlitePollRepository(context: SqliteExtensionContext): PollRepos
         return 'voted';
       });
     },
+    async addChoice(pollId, accountId, choice) {
+      const k = v.lookupKey(pollId);
+      if (k === null) return 'already';
+      return db.write(() => {
+        const r = db.get('SELECT votes FROM polls WHERE id = ?', k);
+        if (!r) return 'already';
+        const mine = db.get('SELECT choices FROM poll_votes WHERE poll_id = ? AND account_id = ?', k, v.key(accountId));
+        const choices = mine ? v.json<number[]>(mine.choices) : [];
+        if (choices.includes(choice)) return 'already';
+        if (mine) db.run('UPDATE poll_votes SET choices = ? WHERE poll_id = ? AND account_id = ?', v.jsonText([...choices, choice]), k, v.key(accountId));
+        else db.run('INSERT INTO poll_votes (poll_id, account_id, choices) VALUES (?, ?, ?)', k, v.key(accountId), v.jsonText([choice]));
+        const counts = v.json<number[]>(r.votes);
+        counts[choice] = (counts[choice] ?? 0) + 1;
+        db.run('UPDATE polls SET votes = ?, votes_count = votes_count + 1, voters_count = voters_count + ? WHERE id = ?', v.jsonText(counts), mine ? 0 : 1, k);
+        return 'voted';
+      });
+    },
     async votesBy(accountId, pollIds) {
       const out = new Map<string, number[]>();
       const rows = db.all('SELECT poll_id, choices FROM poll_votes WHERE account_id = ? AND poll_id IN (SELECT value FROM json_each(?))', v.key(accountId), v.keyList(pollIds));
