@@ -15,6 +15,8 @@ import { STANDALONE_REFUSED } from '../../adapters/mongodb/storage.ts';
 import { queueContract, storageContract, type OpenQueue, type OpenStore } from '../../adapters/testing/index.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
+import { federationStorageContract } from '../../plugins/federation/storage/contract.ts';
+import { federationStorage } from '../../plugins/federation/storage/index.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
 import { pollStorageContract } from '../../plugins/polls/storage/contract.ts';
 import { pollStorage } from '../../plugins/polls/storage/index.ts';
@@ -67,6 +69,7 @@ mediaStorageContract(t, 'mongodb (stand-in)', openStore);
 pollStorageContract(t, 'mongodb (stand-in)', openStore);
 scheduledStorageContract(t, 'mongodb (stand-in)', openStore);
 cardStorageContract(t, 'mongodb (stand-in)', openStore);
+federationStorageContract(t, 'mongodb (stand-in)', openStore);
 
 t.test('a standalone server (no replica set) is refused when the store opens', async (t) => {
   const standalone = new FakeMongo();
@@ -97,6 +100,19 @@ t.test("a plugin's collections exist before a transaction writes to them", async
   t.strictSame([made('polls'), made('poll_votes')], [true, true], 'made by its setup, not by its first write');
   await s.close();
   mongo.databases.delete(database);
+});
+
+t.test("the federation plugin's collections and expiry index exist before its first write", async (t) => {
+  const database = `federation_setup_${(databases += 1)}`;
+  const s = await openOn(database);
+  t.teardown(async () => {
+    await s.close();
+    mongo.databases.delete(database);
+  });
+  t.equal(await s.extend(federationStorage).isBlocked('example.com'), false);
+  const db = mongo.db(database);
+  t.strictSame([db.collections.get('federation_kv')?.created, db.collections.get('federation_domain_blocks')?.created], [true, true]);
+  t.strictSame(db.collection('federation_kv').indexes.map((i) => i.name), ['federation_kv_expiry']);
 });
 
 t.test('a move a crash interrupted: the sweep finishes it, once', async (t) => {

@@ -1,4 +1,4 @@
-// The storage contract, the job queue contract and the four plugins' storage contracts on
+// The storage contract, the job queue contract and the plugins' storage contracts on
 // MongoDB: the same suites memory and SQLite pass, from the same definitions. Each test gets a
 // fresh database on MONGODB_URI (a replica set: the adapter refuses a standalone server), which
 // it drops afterwards. `connect` is a second client (a second process), `reopen` closes the
@@ -15,6 +15,7 @@ import { openMongoStorage } from '../../adapters/mongodb/index.ts';
 import { queueContract, storageContract, type ContractTest, type OpenStore, type OpenQueue } from '../../adapters/testing/index.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
+import { federationStorageContract } from '../../plugins/federation/storage/contract.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
 import { pollStorageContract } from '../../plugins/polls/storage/contract.ts';
 import { scheduledStorageContract } from '../../plugins/scheduled/storage/contract.ts';
@@ -28,6 +29,7 @@ function everySuite(root: ContractTest, openStore: OpenStore, openQueue: OpenQue
   pollStorageContract(root, 'mongodb', openStore);
   scheduledStorageContract(root, 'mongodb', openStore);
   cardStorageContract(root, 'mongodb', openStore);
+  federationStorageContract(root, 'mongodb', openStore);
 }
 
 const uri = process.env['MONGODB_URI'];
