@@ -180,3 +180,14 @@ export async function record(bus: EventBus, channels: readonly string[]): Promis
     },
   };
 }
+
+const DAY = 24 * 60 * 60_000;
+
+/** A harness whose clock starts just after midnight (UTC), a start of every fixed window the
+ * rate limits use, so that no window ends while a test counts toward a limit: on the real clock,
+ * a test that ran across a window's end saw its count start again. */
+export async function windowedHarness(options?: HarnessOptions): Promise<Harness> {
+  const h = await harness(options);
+  h.clock.advance(DAY - (h.clock.now() % DAY) + 1);
+  return h;
+}

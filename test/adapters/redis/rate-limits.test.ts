@@ -4,7 +4,7 @@
 
 import t from 'tap';
 import { createRedisCounters } from '../../../adapters/redis/index.ts';
-import { harness } from '../../helpers/harness.ts';
+import { windowedHarness } from '../../helpers/harness.ts';
 import { dropPrefix, privateRedis, rawClient, SHARED_REDIS as REDIS_URL, testPrefix } from '../../helpers/redis.ts';
 
 const prefix = testPrefix('rate-limits');
@@ -25,8 +25,8 @@ t.test('the Redis counters', async (t) => {
 });
 
 t.test('two Rookery instances share one limit through Redis', async (t) => {
-  const one = await harness({ counters: await createRedisCounters({ url: REDIS_URL, prefix }) });
-  const two = await harness({ counters: await createRedisCounters({ url: REDIS_URL, prefix }) });
+  const one = await windowedHarness({ counters: await createRedisCounters({ url: REDIS_URL, prefix }) });
+  const two = await windowedHarness({ counters: await createRedisCounters({ url: REDIS_URL, prefix }) });
   t.teardown(async () => {
     await one.close();
     await two.close();
@@ -44,7 +44,7 @@ t.test('two Rookery instances share one limit through Redis', async (t) => {
 t.test('while Redis is away, requests are served uncounted rather than refused', async (t) => {
   const redis = await privateRedis(t.teardown);
   const counters = await createRedisCounters({ url: redis.url, prefix });
-  const h = await harness({ counters });
+  const h = await windowedHarness({ counters });
   t.teardown(() => h.close());
   const from = { 'x-forwarded-for': '203.0.113.7' };
   const counted = await h.request('GET', '/api/v1/instance', { headers: from });

@@ -7,7 +7,7 @@ import { createMemoryCounters } from '../../../core/counters.ts';
 import { resetText } from '../../../core/rate-limits.ts';
 import { readSettings } from '../../../examples/standalone/env.ts';
 import { issueToken } from '../../../core/oauth/tokens.ts';
-import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
+import { windowedHarness, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { authorizeQuery, Browser, forms, registerApp } from '../../helpers/oauth.ts';
 
 const FIVE_MINUTES = 5 * 60_000;
@@ -36,7 +36,7 @@ async function tokenFor(h: Harness, user: TestUser): Promise<string> {
 const only = (statuses: number[], status: number) => statuses.every((s) => s === status);
 
 t.test('anonymous API: 300 per 5 minutes per client address, with the headers', async (t) => {
-  const h = await harness();
+  const h = await windowedHarness();
   t.teardown(() => h.close());
   const first = await h.request('GET', '/api/v1/instance', { headers: from('203.0.113.7') });
   t.equal(first.statusCode, 200);
@@ -59,7 +59,7 @@ t.test('anonymous API: 300 per 5 minutes per client address, with the headers', 
 });
 
 t.test('IPv6 clients are counted by their /64; the nearest untrusted hop is the client', async (t) => {
-  const h = await harness({ config: { trustedProxies: ['127.0.0.1', '10.0.0.0/8'] } });
+  const h = await windowedHarness({ config: { trustedProxies: ['127.0.0.1', '10.0.0.0/8'] } });
   t.teardown(() => h.close());
   for (let i = 0; i < 300; i++) {
     const res = await h.request('GET', '/api/v1/instance', { headers: from(`2001:db8:1:2::${(i % 50).toString(16)}`) });
@@ -75,14 +75,14 @@ t.test('IPv6 clients are counted by their /64; the nearest untrusted hop is the 
 });
 
 t.test('X-Forwarded-For from a peer that is not a trusted proxy is ignored', async (t) => {
-  const h = await harness({ config: { trustedProxies: ['192.0.2.1'] } });
+  const h = await windowedHarness({ config: { trustedProxies: ['192.0.2.1'] } });
   t.teardown(() => h.close());
   const statuses = await repeat(301, () => h.request('GET', '/api/v1/instance', { headers: from('203.0.113.7') }));
   t.ok(only(statuses, 200), 'the peer (loopback) is the client, and exempt: the header cannot make it someone else');
 });
 
 t.test('signed in: 300 per token and 1500 per user, every 5 minutes', async (t) => {
-  const h = await harness();
+  const h = await windowedHarness();
   t.teardown(() => h.close());
   const alice = await h.user('alice');
   const ip = from('198.51.100.20', { authorization: `Bearer ${alice.token}` });
@@ -97,7 +97,7 @@ t.test('signed in: 300 per token and 1500 per user, every 5 minutes', async (t) 
 });
 
 t.test('the statuses family: 300 posts and boosts per account every 3 hours, headers on the create response', async (t) => {
-  const h = await harness();
+  const h = await windowedHarness();
   t.teardown(() => h.close());
   const bob = await h.user('bob');
   // Three tokens so that no per-token limit (300 per 5 minutes) is reached first.
@@ -119,7 +119,7 @@ t.test('the statuses family: 300 posts and boosts per account every 3 hours, hea
 });
 
 t.test('deletes: 30 per 30 minutes per account', async (t) => {
-  const h = await harness();
+  const h = await windowedHarness();
   t.teardown(() => h.close());
   const carol = await h.user('carol');
   const ids: string[] = [];
@@ -131,7 +131,7 @@ t.test('deletes: 30 per 30 minutes per account', async (t) => {
 });
 
 t.test('sign-up: 5 per 30 minutes per address, and per e-mail address', async (t) => {
-  const h = await harness();
+  const h = await windowedHarness();
   t.teardown(() => h.close());
   const { token } = await h.app(['read', 'write']);
   const signUp = (ip: string, n: number, email = `user${n}@example.com`) =>
@@ -143,7 +143,7 @@ t.test('sign-up: 5 per 30 minutes per address, and per e-mail address', async (t
 });
 
 t.test('sign-in: 25 per 5 minutes per address on the forms, 25 per hour per login', async (t) => {
-  const h = await harness();
+  const h = await windowedHarness();
   t.teardown(() => h.close());
   await h.user('dave');
   const app = await registerApp(h);
@@ -174,7 +174,7 @@ t.test('RATE_LIMITS=false turns them off', async (t) => {
   t.equal(readSettings({ RATE_LIMITS: 'false' }).config.rateLimits, false, 'the standalone setting');
   t.equal(readSettings({}).config.rateLimits, true, 'on by default');
   t.same(readSettings({ TRUSTED_PROXY_IP: '10.0.0.1, 172.16.0.0/12' }).config.trustedProxies, ['10.0.0.1', '172.16.0.0/12'], 'TRUSTED_PROXY_IP, as Mastodon names it');
-  const h = await harness({ config: { rateLimits: false } });
+  const h = await windowedHarness({ config: { rateLimits: false } });
   t.teardown(() => h.close());
   const statuses = await repeat(310, () => h.request('GET', '/api/v1/instance', { headers: from('203.0.113.7') }));
   t.ok(only(statuses, 200), '310 requests from one address');
