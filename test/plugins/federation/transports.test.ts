@@ -4,17 +4,8 @@
 
 import t from 'tap';
 import { federationPlugin } from '../../../plugins/index.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { harness, type Harness } from '../../helpers/harness.ts';
-
-/** Asks until `check` holds: at most `attempts` requests, each awaited (no delay between). */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, attempts = 3000): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < attempts; i++) {
-    last = await read();
-    if (check(last)) return last;
-  }
-  throw new Error(`never true: ${what} (last: ${JSON.stringify(last)?.slice(0, 300)})`);
-}
 
 t.test('hapi and node:http instances federate', async (t) => {
   const instance = (transport: 'hapi' | 'node') => harness({ listen: true, transport, plugins: [federationPlugin({ allowPrivateAddress: true })] });
