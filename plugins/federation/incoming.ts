@@ -47,6 +47,15 @@ function millis(instant: { epochMilliseconds: number } | null | undefined): numb
   return instant == null ? null : instant.epochMilliseconds;
 }
 
+/** The activity's JSON as it arrived, for what Fedify's vocabulary does not keep (Mastodon's
+ * attachment extras). Fedify 2.3.6 carries it on the inbox context, through its queue, for
+ * forwarding; the property is not part of its typed API, so a Fedify upgrade must keep
+ * test/plugins/federation/media.test.ts passing. */
+function receivedActivity(ctx: InboxContext<Core>): unknown {
+  const raw = (ctx as { activity?: unknown }).activity;
+  return typeof raw === 'object' && raw !== null ? raw : null;
+}
+
 async function firstOf<T>(items: AsyncIterable<T>): Promise<T | null> {
   for await (const item of items) return item;
   return null;
@@ -250,7 +259,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       }
       const input = await statusInput(object, sender, await create.getActor({ suppressError: true }));
       if (input === null) return;
-      await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));
+      await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object, receivedActivity(ctx)));
       await api.receiveRemoteStatus(core, input);
     })
     .on(Update, async (ctx, update) => {
@@ -261,7 +270,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
         if (!(await sameAuthor(object, sender))) return;
         const input = await statusInput(object, sender, await update.getActor({ suppressError: true }));
         if (input === null) return;
-        await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object));
+        await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object, receivedActivity(ctx)));
         await api.updateRemoteStatus(core, input);
       }
       // An actor's new profile, as sent (the sender's own document, signed by it).

@@ -8,7 +8,6 @@ import { Temporal } from '@js-temporal/polyfill';
 import type { Context } from '@fedify/fedify';
 import {
   Collection,
-  Document,
   Endpoints,
   Hashtag,
   Image,
@@ -25,6 +24,7 @@ import type { Account, Status } from '../../core/model.ts';
 import { presentAccounts, presentStatus } from '../../core/present/load.ts';
 import type { StatusJson } from '../../core/present/status-json.ts';
 import { accountUri, statusUri, statusUrl } from '../../core/urls.ts';
+import { MediaDocument, NoteWithMedia } from './media-terms.ts';
 
 export function instant(ms: number): globalThis.Temporal.Instant {
   return Temporal.Instant.fromEpochMilliseconds(ms) as unknown as globalThis.Temporal.Instant;
@@ -113,17 +113,19 @@ export async function noteOf(ctx: Context<Core>, core: Core, status: Status, aut
   ];
   const attachments = shown.media_attachments.flatMap((media) => {
     if (media.url === null) return [];
-    const original = (media.meta as { original?: { width?: number; height?: number } }).original;
+    const meta = media.meta as { original?: { width?: number; height?: number }; focus?: { x?: unknown; y?: unknown } };
+    const original = meta.original;
+    const { x, y } = meta.focus ?? {};
     const mediaType = mediaTypeOf(media.url);
-    return [
-      new Document({
-        url: new URL(media.url),
-        ...(mediaType ? { mediaType } : {}),
-        ...(media.description ? { name: media.description } : {}),
-        ...(original?.width ? { width: original.width } : {}),
-        ...(original?.height ? { height: original.height } : {}),
-      }),
-    ];
+    const values = {
+      url: new URL(media.url),
+      ...(mediaType ? { mediaType } : {}),
+      ...(media.description ? { name: media.description } : {}),
+      ...(original?.width ? { width: original.width } : {}),
+      ...(original?.height ? { height: original.height } : {}),
+    };
+    const focus = typeof x === 'number' && typeof y === 'number' ? ([x, y] as const) : null;
+    return [MediaDocument.of(values, { blurhash: media.blurhash || null, focus })];
   });
   const values = {
     id: new URL(statusUri(core.config, status, author)),
@@ -141,7 +143,7 @@ export async function noteOf(ctx: Context<Core>, core: Core, status: Status, aut
     attachments,
   };
   const poll = shown.poll as null | { expires_at: string | null; multiple: boolean; voters_count: number | null; options: { title: string; votes_count: number | null }[] };
-  if (poll === null) return { object: new Note(values), mentioned: mentioned.filter((account) => account.domain !== null) };
+  if (poll === null) return { object: new NoteWithMedia(values), mentioned: mentioned.filter((account) => account.domain !== null) };
   const options = poll.options.map((option) => new Note({ name: option.title, replies: new Collection({ totalItems: option.votes_count ?? 0 }) }));
   const question = new Question({
     ...values,

@@ -28,6 +28,7 @@ import type { PluginHost } from '../../core/plugin-host.ts';
 import { accountUri, statusUri } from '../../core/urls.ts';
 import { onPollVote, pollsApi } from '../polls/index.ts';
 import { recipientOf, type FederationParts } from './federation.ts';
+import { CreateWithMedia, UpdateWithMedia } from './media-terms.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
 
 export interface OutgoingOptions {
@@ -100,8 +101,8 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     const values = { actor: ctx.getActorUri(author.username), object, tos: object.toIds, ccs: object.ccIds };
     const activity =
       kind === 'create'
-        ? new Create({ ...values, id: new URL(`${id}/activity`), published: instant(status.createdAt) })
-        : new Update({ ...values, id: new URL(`${id}#updates/${status.editedAt ?? core.clock.now()}`), updated: instant(status.editedAt ?? core.clock.now()) });
+        ? new CreateWithMedia({ ...values, id: new URL(`${id}/activity`), published: instant(status.createdAt) })
+        : new UpdateWithMedia({ ...values, id: new URL(`${id}#updates/${status.editedAt ?? core.clock.now()}`), updated: instant(status.editedAt ?? core.clock.now()) });
     await send(ctx, author, await audience(status, author, mentioned), activity);
   }
 

@@ -28,9 +28,10 @@ export interface RemoteMedia {
 const BLURHASH = /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]{6,100}$/;
 
 /** Mastodon's extensions of an attachment (toot:blurhash, toot:focalPoint), which Fedify's
- * vocabulary does not name: read from the document as it was received. */
-function extrasOf(json: unknown, url: string): { blurhash: string | null; focus: { x: number; y: number } | null } {
-  const list = (json as { attachment?: unknown } | null)?.attachment;
+ * vocabulary does not name: read as Mastodon reads them, by their keys in the JSON as it was
+ * received (`raw`: the object's own document). */
+function extrasOf(raw: unknown, url: string): { blurhash: string | null; focus: { x: number; y: number } | null } {
+  const list = (raw as { attachment?: unknown } | null)?.attachment;
   const items = Array.isArray(list) ? list : list === undefined ? [] : [list];
   const item = items.find((entry) => {
     const href = (entry as { url?: unknown })?.url;
@@ -41,6 +42,15 @@ function extrasOf(json: unknown, url: string): { blurhash: string | null; focus:
   const inRange = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= -1 && n <= 1;
   const focus = Array.isArray(point) && point.length === 2 && inRange(point[0]) && inRange(point[1]) ? { x: point[0], y: point[1] } : null;
   return { blurhash, focus };
+}
+
+/** The document an object was received as. An object embedded in an activity keeps no document
+ * of its own (Fedify parses it from the expanded form), so it is read from the activity's as
+ * it arrived (`received`, see receivedActivity in incoming.ts). */
+async function receivedJson(object: APObject, received: unknown): Promise<unknown> {
+  const embedded = (received as { object?: unknown } | null)?.object;
+  if (typeof embedded === 'object' && embedded !== null && (embedded as { id?: unknown }).id === object.id?.href) return embedded;
+  return object.toJsonLd().catch(() => null);
 }
 
 const key = (uri: string) => ['rookery', 'remote-media', uri] as const;
@@ -62,10 +72,11 @@ function dimension(value: unknown): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 && value < 100_000 ? value : null;
 }
 
-/** The attachments of a remote Note, as far as they are usable. */
-export async function remoteMediaOf(core: Core, object: APObject): Promise<RemoteMedia[]> {
+/** The attachments of a remote Note, as far as they are usable; `received`: the JSON of the
+ * activity that carried it, as it arrived. */
+export async function remoteMediaOf(core: Core, object: APObject, received: unknown = null): Promise<RemoteMedia[]> {
   const found: RemoteMedia[] = [];
-  const json = await object.toJsonLd().catch(() => null);
+  const json = await receivedJson(object, received);
   let seen = 0;
   for await (const attachment of object.getAttachments({ suppressError: true })) {
     if (found.length >= MAX_REMOTE_MEDIA || ++seen > 8 * MAX_REMOTE_MEDIA) break;
