@@ -16,6 +16,7 @@ import t from 'tap';
 import { openSse, type SseClient } from '../helpers/sse.ts';
 import { childEnv, freePort } from '../helpers/processes.ts';
 import { cli, startInstance, stopInstance, type Instance } from '../helpers/standalone.ts';
+import { eventually as waitFor } from '../helpers/eventually.ts';
 
 interface Side {
   name: string;
@@ -109,20 +110,8 @@ async function within<T>(waiting: Promise<T>, what: string, ms = 120_000): Promi
   }
 }
 
-/** Reads until `check` accepts what `read` returned: at most `attempts` reads, each waiting on
- * its response (no delay between them), so the bound is on work, not on time. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, attempts = 4000): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      last = await read();
-      if (check(last)) return last;
-    } catch {
-      // the instance may be restarting: read again
-    }
-  }
-  throw new Error(`never true: ${what} (last: ${JSON.stringify(last)?.slice(0, 500)})`);
-}
+// The instances may be restarting: a failed read is read again.
+const eventually = <T>(read: () => Promise<T>, check: (value: T) => boolean, what: string) => waitFor(read, check, what, { attempts: 4000, retry: true });
 
 function userStream(s: Side, token: string, stream = 'user'): Promise<SseClient> {
   return openSse(`${s.base}/api/v1/streaming/${stream}`, { authorization: `Bearer ${token}` });
@@ -214,17 +203,30 @@ t.test('two instances federate', async (t) => {
   t.notOk(bobHome.events.some((e) => payloadOf(e).uri === direct.uri));
   t.notOk(carolHome.events.some((e) => payloadOf(e).uri === privatePost.uri || payloadOf(e).uri === direct.uri), 'carol\'s stream saw neither');
 
-  // A picture: the attachment arrives (the file stays on A), with its description and size.
+  // A picture: the attachment arrives (the file stays on A), with its description, size,
+  // blurhash and focal point.
   const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c33' } }).png().toBuffer();
-  const media = await alice.masto.v2.media.create({ file: new Blob([png], { type: 'image/png' }), description: 'a red rectangle' });
+  const media = await alice.masto.v2.media.create({ file: new Blob([png], { type: 'image/png' }), description: 'a red rectangle', focus: '0.5,-0.25' });
   const pictured = await alice.masto.v1.statuses.create({ status: 'A picture', mediaIds: [media.id], visibility: 'public' });
   const pictureEvent = await within(bobHome.next((e) => e.event === 'update' && payloadOf(e).uri === pictured.uri), 'the stream event');
-  const shown = (JSON.parse(pictureEvent.data) as { media_attachments: { type: string; url: string; remote_url: string; description: string; meta: { original?: { width: number; height: number } } }[] }).media_attachments;
+  const shown = (JSON.parse(pictureEvent.data) as { media_attachments: { type: string; url: string; remote_url: string; description: string; blurhash: string; meta: { original?: { width: number; height: number } } }[] }).media_attachments;
   t.equal(shown.length, 1, 'the attachment arrived');
-  t.match(shown[0], { type: 'image', url: media.url, remote_url: media.url, description: 'a red rectangle' });
+  t.ok(media.blurhash, 'A made a blurhash');
+  t.match(shown[0], { type: 'image', url: media.url, remote_url: media.url, description: 'a red rectangle', blurhash: media.blurhash, meta: { focus: { x: 0.5, y: -0.25 } } });
   t.same(shown[0]?.meta.original && [shown[0].meta.original.width, shown[0].meta.original.height], [64, 48]);
   const onBPicture = (await bob.masto.v1.timelines.home.list()).find((s) => s.uri === pictured.uri);
   t.equal(onBPicture?.mediaAttachments[0]?.url, media.url, 'and is there when read again');
+
+  // A poll on A gets bob's vote from B: counted on B at once, and by alice's server once the
+  // vote arrives.
+  const question = await alice.masto.v1.statuses.create({ status: 'Tea or coffee?', visibility: 'public', poll: { options: ['tea', 'coffee'], expiresIn: 3600 } });
+  const pollEvent = await within(bobHome.next((e) => e.event === 'update' && payloadOf(e).uri === question.uri), 'the stream event');
+  const pollOnB = (JSON.parse(pollEvent.data) as { poll: { id: string; options: { title: string }[] } | null }).poll;
+  t.same(pollOnB?.options.map((o) => o.title), ['tea', 'coffee'], 'the poll arrives with its options');
+  const bobVoted = await bob.masto.v1.polls.$select(pollOnB?.id ?? '').votes.create({ choices: [1] });
+  t.match(bobVoted, { votesCount: 1, voted: true, ownVotes: [1] }, 'counted on B');
+  const pollOnA = await eventually(() => alice.masto.v1.polls.$select(question.poll?.id ?? '').fetch(), (poll) => poll.votesCount === 1, "A counts bob's vote");
+  t.same(pollOnA.options.map((o) => o.votesCount), [0, 1], 'for coffee');
 
   // bob replies, boosts and favourites: counts and notifications on A.
   const onB = arrived!;
