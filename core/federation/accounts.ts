@@ -145,9 +145,10 @@ async function eachPage<T extends { id: Id }>(list: (maxId: Id | undefined) => P
 }
 
 /** An actor deleted on its server: its statuses (and boosts) are deleted as if it deleted them
- * ('status.deleted' each, so streams drop them), its follows both ways and pending requests to
- * it are dropped. The account row stays, emptied of its statuses, so that what still points at
- * it (notifications, favourites) renders. false when no remote account has this uri. */
+ * ('status.deleted' each, so streams drop them), its favourites are withdrawn (the counts drop,
+ * as on Mastodon), its follows both ways and pending requests to it are dropped. The account
+ * row stays, emptied, so that what still points at it (notifications) renders. false when no
+ * remote account has this uri. */
 export async function removeRemoteAccount(core: Core, uri: string): Promise<boolean> {
   const account = await core.storage.accounts.findByUri(uri);
   if (account === null || account.domain === null) return false;
@@ -161,6 +162,16 @@ export async function removeRemoteAccount(core: Core, uri: string): Promise<bool
         gone === null ? [] : core.record({ type: 'status.deleted', status: gone.status, boosts: gone.boosts }),
       );
       if (deleted !== null) removed += 1;
+    }
+    if (removed === 0) break;
+  }
+  for (;;) {
+    const marks = await core.storage.interactions.favouritesBy(account.id, { limit: PAGE });
+    let removed = 0;
+    for (const mark of marks) {
+      const status = await statuses.get(mark.statusId);
+      const gone = await core.storage.interactions.unfavourite(account.id, mark.statusId, (done) => (done && status !== null ? core.record({ type: 'status.unfavourited', status, by: account }) : []));
+      if (gone) removed += 1;
     }
     if (removed === 0) break;
   }

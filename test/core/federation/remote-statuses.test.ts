@@ -8,6 +8,7 @@ import {
   deleteRemoteStatus,
   findStatusByUri,
   receiveRemoteStatus,
+  remoteFavourite,
   removeRemoteAccount,
   updateRemoteStatus,
   upsertRemoteAccount,
@@ -335,6 +336,9 @@ t.test('a remote account removed: its statuses gone, follows dropped', async (t)
   t.equal(await remoteFollow(h.core, gone.id, amy.account.id, 'https://far.example/follows/1'), 'following');
   const s1 = await receiveRemoteStatus(h.core, note({ uri: 'https://far.example/users/gone/1', authorId: gone.id }));
   t.strictSame(ids(await get('/api/v1/timelines/home', ben.token)).includes(s1?.id as string), true);
+  const liked = (await h.request('POST', '/api/v1/statuses', { token: amy.token, payload: { status: 'liked from afar' } })).json;
+  await remoteFavourite(h.core, gone.id, liked.id);
+  t.equal((await get(`/api/v1/statuses/${liked.id}`)).favourites_count, 1);
   t.equal(await removeRemoteAccount(h.core, 'https://far.example/users/gone'), true);
   t.equal(await removeRemoteAccount(h.core, 'https://far.example/users/never'), false);
   const account = await get(`/api/v1/accounts/${gone.id}`);
@@ -342,4 +346,6 @@ t.test('a remote account removed: its statuses gone, follows dropped', async (t)
   t.notOk(ids(await get('/api/v1/timelines/home', ben.token)).includes(s1?.id as string), 'gone from home');
   t.equal((await get(`/api/v1/accounts/${amy.account.id}`)).followers_count, 0, 'its follow of amy dropped');
   t.equal((await get(`/api/v1/accounts/${ben.account.id}`)).following_count, 0, 'ben no longer follows it');
+  t.equal((await get(`/api/v1/statuses/${liked.id}`)).favourites_count, 0, 'its favourite withdrawn');
+  t.strictSame(await get(`/api/v1/statuses/${liked.id}/favourited_by`), [], 'and no longer listed');
 });
