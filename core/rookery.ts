@@ -32,7 +32,7 @@ export interface RookeryOptions extends CoreDeps {
   plugins?: readonly RookeryPlugin[];
   /** Run queued jobs in this process (default true); false for a process that only serves
    * requests or streams while workers elsewhere run the jobs. Options tune the worker. */
-  worker?: boolean | Pick<WorkerOptions, 'batch' | 'leaseMs' | 'pollMs'>;
+  worker?: boolean | Pick<WorkerOptions, 'batch' | 'leaseMs' | 'pollMs' | 'jobTimeoutMs'>;
   /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
   signIn?: SignInPort;
   /** Where rate-limit counters live (default: this process; adapters/redis shares them). */

@@ -13,12 +13,15 @@ export interface JobOptions {
   maxAttempts?: number;
   /** Delay before retry n (1-based), in ms; default: exponential from 1 s, capped at an hour. */
   backoff?: (attempt: number) => number;
+  /** How long a run may take before it counts as failed (default: the worker's jobTimeoutMs). */
+  timeoutMs?: number;
 }
 
 export interface RegisteredJob {
   handler: JobHandler;
   maxAttempts: number;
   backoff: (attempt: number) => number;
+  timeoutMs: number | null;
 }
 
 export type EventHandler = (recorded: RecordedEvent) => Promise<void>;
@@ -35,7 +38,8 @@ export class JobRegistry {
 
   register(name: string, handler: JobHandler, options: JobOptions = {}): void {
     if (this.#jobs.has(name)) throw new Error(`a job handler named "${name}" is already registered`);
-    this.#jobs.set(name, { handler, maxAttempts: options.maxAttempts ?? 8, backoff: options.backoff ?? defaultBackoff });
+    if (options.timeoutMs !== undefined && !(Number.isSafeInteger(options.timeoutMs) && options.timeoutMs > 0)) throw new TypeError(`job "${name}": timeoutMs must be a positive integer`);
+    this.#jobs.set(name, { handler, maxAttempts: options.maxAttempts ?? 8, backoff: options.backoff ?? defaultBackoff, timeoutMs: options.timeoutMs ?? null });
   }
 
   get(name: string): RegisteredJob | undefined {

@@ -3,6 +3,9 @@
 // letters after its last attempt (logged, and listed by the operator CLI). Jobs of one ordering
 // key never run at the same time (the queue does not hand them out together), so a batch runs
 // concurrently. One pass runs at a time in a process; drain() runs passes until nothing is due.
+// A run that takes longer than its time limit counts as failed and is retried: a remote server
+// that never answers must not hold back every other job of the pass (the streams'
+// and notifications' among them) for the minutes a socket may wait.
 // With a relay (the queue is not the store's own), each pass first moves what writes recorded
 // in the store's outbox into the queue (relay.ts).
 
@@ -24,6 +27,9 @@ export interface WorkerOptions {
   batch?: number;
   /** How long a claimed job is ours before another worker may take it (default 60 s). */
   leaseMs?: number;
+  /** How long a run may take, unless its handler says otherwise (default 30 s, the time
+   * Mastodon gives a delivery); never more than the lease. */
+  jobTimeoutMs?: number;
   /** How often an idle worker looks for jobs other processes queued (default 200 ms). */
   pollMs?: number;
   /** Moves jobs from the store's outbox into `queue` before each claim. */
@@ -44,6 +50,24 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
+class JobTimeout extends Error {
+  constructor(ms: number) {
+    super(`no result within ${ms} ms`);
+    this.name = 'JobTimeout';
+  }
+}
+
+/** `work`, or a JobTimeout after `ms`. Nothing can stop the work itself: once given up on, its
+ * result is ignored (the retry runs it again: handlers are idempotent, they run at least once). */
+function within(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new JobTimeout(ms)), ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 function describe(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 2000);
   return String(err).slice(0, 2000);
@@ -51,8 +75,13 @@ function describe(err: unknown): string {
 
 export function createWorker(options: WorkerOptions): Worker {
   const { queue, registry, clock, logger } = options;
+  for (const name of ['batch', 'leaseMs', 'pollMs', 'jobTimeoutMs'] as const) {
+    const value = options[name];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) throw new TypeError(`worker: ${name} must be a positive integer`);
+  }
   const batch = options.batch ?? 64;
   const leaseMs = options.leaseMs ?? 60_000;
+  const jobTimeoutMs = options.jobTimeoutMs ?? 30_000;
   const pollMs = options.pollMs ?? 200;
   const relay = options.relay ?? null;
   let running = false;
@@ -76,7 +105,7 @@ export function createWorker(options: WorkerOptions): Worker {
       return false;
     }
     try {
-      await registered.handler(job.payload, job);
+      await within(registered.handler(job.payload, job), Math.min(registered.timeoutMs ?? jobTimeoutMs, leaseMs));
       return true;
     } catch (err) {
       const attempt = job.attempts + 1;

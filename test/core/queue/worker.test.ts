@@ -147,3 +147,39 @@ t.test('the background loop runs jobs without drain, and stop() ends it', async 
   await worker.stop();
   t.equal(await queue.size(), 0);
 });
+
+t.test('a run that never ends is given up on after its time limit: the pass goes on, the job is retried', async (t) => {
+  const { queue, registry, clock, worker, logged } = setup();
+  let runs = 0;
+  let stuck = true;
+  registry.register('tarpit', () => {
+    runs += 1;
+    // A first run that never ends (a server that never answers); the retry is served.
+    return stuck ? new Promise<void>(() => {}) : Promise.resolve();
+  }, { timeoutMs: 20, backoff: () => 1000 });
+  const ran: string[] = [];
+  registry.register('quick', async () => void ran.push('quick'));
+  await queue.enqueue([{ name: 'tarpit', payload: null }, { name: 'quick', payload: null }], clock.now());
+  await worker.drain();
+  t.strictSame(ran, ['quick'], 'the other job of the pass ran');
+  t.equal(runs, 1);
+  t.equal(await queue.size(), 1, 'the stuck one waits for its retry');
+  t.equal(await queue.nextDue(), clock.now() + 1000, 'with its backoff');
+  t.match(logged.find((l) => l.level === 'warn')?.obj, { job: 'tarpit', attempt: 1, err: { name: 'JobTimeout', message: 'no result within 20 ms' } });
+  stuck = false;
+  clock.advance(1000);
+  await worker.drain();
+  t.equal(runs, 2);
+  t.equal(await queue.size(), 0, 'done on the retry');
+});
+
+t.test('worker and job options are checked', async (t) => {
+  const { queue, registry, clock } = setup();
+  const logger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+  for (const name of ['batch', 'leaseMs', 'pollMs', 'jobTimeoutMs']) {
+    for (const value of [0, -5, 1.5, Number.NaN]) {
+      t.throws(() => createWorker({ queue, registry, clock, logger, [name]: value }), new TypeError(`worker: ${name} must be a positive integer`));
+    }
+  }
+  t.throws(() => registry.register('x', async () => {}, { timeoutMs: 0 }), new TypeError('job "x": timeoutMs must be a positive integer'));
+});
