@@ -9,7 +9,7 @@
 import type { PluginHost, RookeryPlugin } from '../../core/plugin-host.ts';
 import { buildFederation, type FederationParts } from './federation.ts';
 import { incoming } from './incoming.ts';
-import { federationEndpoints } from './mount.ts';
+import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
 import { outgoing } from './outgoing.ts';
 import { coreRemoteApi } from './remote-api.ts';
 import { remoteMediaDecorator } from './remote-media.ts';
@@ -17,7 +17,7 @@ import { resolver } from './resolve.ts';
 import { federationStores, type FederationStores } from './stores.ts';
 
 export { federationStores, type FederationStores } from './stores.ts';
-export { INBOX_MAX_BYTES, mountTexts } from './mount.ts';
+export { DEFAULT_INBOX_CONCURRENCY, INBOX_MAX_BYTES, mountTexts } from './mount.ts';
 export { rookeryKvStore, type RookeryKvStoreOptions } from './kv.ts';
 export { rookeryMessageQueue, type RookeryMessageQueue, type RookeryMessageQueueOptions } from './queue.ts';
 export { federationStorage, type DomainBlock, type FederationRepository } from './storage/index.ts';
@@ -29,9 +29,14 @@ export interface FederationPluginOptions {
   allowPrivateAddress?: boolean;
   /** Where Fedify keeps its KV data and queues its work (default: federationStores). */
   stores?: (host: PluginHost) => FederationStores;
+  /** Inbox POSTs in progress at once in this process; more are answered 429 with Retry-After
+   * (default DEFAULT_INBOX_CONCURRENCY). */
+  inboxConcurrency?: number;
 }
 
 export function federationPlugin(options: FederationPluginOptions = {}): RookeryPlugin {
+  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY } = options;
+  if (!Number.isSafeInteger(inboxConcurrency) || inboxConcurrency < 1) throw new TypeError('federationPlugin: inboxConcurrency must be a positive integer');
   return {
     name: 'federation',
     register(host) {
@@ -41,7 +46,7 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       const parts: FederationParts = buildFederation(core, { kv: stores.kv, queue: stores.queue, allowPrivateAddress });
       const isBlocked = (domain: string) => stores.repository.isBlocked(domain.toLowerCase());
       host.provideDomainBlocks(isBlocked);
-      for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked })) host.addEndpoint(endpoint);
+      for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked, inboxConcurrency })) host.addEndpoint(endpoint);
       outgoing(host, parts, { isBlocked });
       const remote = resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress);
       const fetchStatus = async (uri: string) => {

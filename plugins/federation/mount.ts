@@ -7,9 +7,16 @@
 import type { Federation } from '@fedify/fedify';
 import type { ApiRequest, ApiResponse, Endpoint, HttpMethod } from '../../core/api/types.ts';
 import type { Core } from '../../core/core.ts';
+import { rateLimitTexts } from '../../core/rate-limits.ts';
 
 /** An inbox body (an activity) is small; more is refused with a 413. */
 export const INBOX_MAX_BYTES = 1024 * 1024;
+
+/** Inbox requests read, verified and queued at once in one process (see MountOptions). */
+export const DEFAULT_INBOX_CONCURRENCY = 64;
+
+/** When the inboxes are full, a sender is asked to come back this much later (seconds). */
+const INBOX_RETRY_AFTER = '30';
 
 const DROPPED = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
@@ -22,6 +29,10 @@ export const mountTexts = {
 export interface MountOptions {
   /** Whether activities signed from this domain are refused (403). */
   isBlocked?(domain: string): Promise<boolean>;
+  /** At most this many inbox POSTs in progress at once; more are answered 429 with
+   * Retry-After (senders retry them later, as they retry any delivery). This bounds what a
+   * flood holds: its bodies in memory, its key fetches, its signature checks. */
+  inboxConcurrency?: number;
 }
 
 function toWebRequest(core: Core, request: ApiRequest): Request {
@@ -80,7 +91,21 @@ function claimedDomains(request: ApiRequest): string[] {
 }
 
 export function federationEndpoints(core: Core, federation: Federation<Core>, options: MountOptions = {}): Endpoint[] {
+  const inboxConcurrency = options.inboxConcurrency ?? DEFAULT_INBOX_CONCURRENCY;
+  let inboxesInProgress = 0;
+
   async function serve(request: ApiRequest, fallback: ((request: ApiRequest) => Promise<ApiResponse>) | null): Promise<ApiResponse> {
+    if (request.method !== 'POST') return forward(request, fallback);
+    if (inboxesInProgress >= inboxConcurrency) return { ...errorOf(429, rateLimitTexts.tooMany), headers: { 'retry-after': INBOX_RETRY_AFTER } };
+    inboxesInProgress += 1;
+    try {
+      return await forward(request, fallback);
+    } finally {
+      inboxesInProgress -= 1;
+    }
+  }
+
+  async function forward(request: ApiRequest, fallback: ((request: ApiRequest) => Promise<ApiResponse>) | null): Promise<ApiResponse> {
     if (request.method === 'POST' && options.isBlocked) {
       for (const domain of claimedDomains(request)) if (await options.isBlocked(domain)) return errorOf(403, mountTexts.blocked);
     }
