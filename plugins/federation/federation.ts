@@ -7,6 +7,7 @@ import { Create, Note, type Actor, type Recipient } from '@fedify/fedify/vocab';
 import type { Core } from '../../core/core.ts';
 import type { Account, Status } from '../../core/model.ts';
 import { accountUri } from '../../core/urls.ts';
+import { limitFetchTime } from './fetch-limits.ts';
 import { keyStore, type KeyStore } from './keys.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
 
@@ -25,6 +26,8 @@ export interface BuildOptions {
   kv: KvStore;
   queue: MessageQueue;
   allowPrivateAddress: boolean;
+  /** The time limit of each remote fetch (fetch-limits.ts). */
+  fetchTimeoutMs: number;
 }
 
 /** A live local account by username, or null. */
@@ -53,6 +56,7 @@ export function buildFederation(core: Core, options: BuildOptions): FederationPa
     allowPrivateAddress: options.allowPrivateAddress,
     userAgent: { software: 'Rookery', url: new URL(core.config.baseUrl) },
   });
+  limitFetchTime(federation, options.fetchTimeoutMs);
   const keys = keyStore(options.kv);
 
   federation

@@ -9,6 +9,7 @@
 import type { PluginHost, RookeryPlugin } from '../../core/plugin-host.ts';
 import { buildFederation, type FederationParts } from './federation.ts';
 import { incoming } from './incoming.ts';
+import { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
 import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
 import { outgoing } from './outgoing.ts';
 import { coreRemoteApi } from './remote-api.ts';
@@ -18,6 +19,7 @@ import { federationStores, type FederationStores } from './stores.ts';
 
 export { federationStores, type FederationStores } from './stores.ts';
 export { DEFAULT_INBOX_CONCURRENCY, INBOX_MAX_BYTES, mountTexts } from './mount.ts';
+export { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
 export { rookeryKvStore, type RookeryKvStoreOptions } from './kv.ts';
 export { rookeryMessageQueue, type RookeryMessageQueue, type RookeryMessageQueueOptions } from './queue.ts';
 export { federationStorage, type DomainBlock, type FederationRepository } from './storage/index.ts';
@@ -32,18 +34,23 @@ export interface FederationPluginOptions {
   /** Inbox POSTs in progress at once in this process; more are answered 429 with Retry-After
    * (default DEFAULT_INBOX_CONCURRENCY). */
   inboxConcurrency?: number;
+  /** How long a fetch of a remote document (a key, an actor, a note) may take, in ms (default
+   * DEFAULT_FETCH_TIMEOUT_MS). */
+  fetchTimeoutMs?: number;
 }
 
 export function federationPlugin(options: FederationPluginOptions = {}): RookeryPlugin {
-  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY } = options;
-  if (!Number.isSafeInteger(inboxConcurrency) || inboxConcurrency < 1) throw new TypeError('federationPlugin: inboxConcurrency must be a positive integer');
+  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY, fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS } = options;
+  for (const [name, value] of [['inboxConcurrency', inboxConcurrency], ['fetchTimeoutMs', fetchTimeoutMs]] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`federationPlugin: ${name} must be a positive integer`);
+  }
   return {
     name: 'federation',
     register(host) {
       const { core } = host;
       const allowPrivateAddress = options.allowPrivateAddress === true;
       const stores = (options.stores ?? federationStores)(host);
-      const parts: FederationParts = buildFederation(core, { kv: stores.kv, queue: stores.queue, allowPrivateAddress });
+      const parts: FederationParts = buildFederation(core, { kv: stores.kv, queue: stores.queue, allowPrivateAddress, fetchTimeoutMs });
       const isBlocked = (domain: string) => stores.repository.isBlocked(domain.toLowerCase());
       host.provideDomainBlocks(isBlocked);
       for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked, inboxConcurrency })) host.addEndpoint(endpoint);

@@ -1,7 +1,8 @@
 // A flood of inbox POSTs holds a bounded part of the server: at most `inboxConcurrency` are in
 // progress at once (here 2, each held while its sender's key is being fetched); the rest are
 // answered at once with a 429, Retry-After and Mastodon's error shape, and the client API
-// answers while the inboxes are full. Once they are done, inboxes take requests again.
+// answers while the inboxes are full. Once they are done, inboxes take requests again. A key
+// server that never answers holds a request only until the fetch time limit.
 
 import { createServer, type ServerResponse } from 'node:http';
 import { generateCryptoKeyPair, signRequest } from '@fedify/fedify';
@@ -72,8 +73,39 @@ t.test('inbox POSTs beyond the bound are refused with a 429; the API keeps answe
   t.equal((await again).status, 401, 'a later POST is read again, not refused');
 });
 
-t.test('the bound must be a positive integer', async (t) => {
-  for (const inboxConcurrency of [0, -1, 1.5, Number.NaN]) {
-    t.throws(() => federationPlugin({ inboxConcurrency }), new TypeError('federationPlugin: inboxConcurrency must be a positive integer'));
+t.test('a key server that never answers holds an inbox request only as long as the fetch time limit', async (t) => {
+  // Accepts the connection, reads the request, never answers (until the test ends).
+  const silent: ServerResponse[] = [];
+  const tarpit = createServer((req, res) => {
+    req.resume();
+    silent.push(res);
+  });
+  await new Promise<void>((ready) => tarpit.listen(0, '127.0.0.1', () => ready()));
+  t.teardown(() => {
+    for (const res of silent) res.destroy();
+    return new Promise<void>((done) => tarpit.close(() => done()));
+  });
+  const address = tarpit.address();
+  const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const a = await harness({ listen: true, plugins: [federationPlugin({ allowPrivateAddress: true, inboxConcurrency: 1, fetchTimeoutMs: 200 })] });
+  t.teardown(() => a.close());
+  await a.user('alice');
+  const { privateKey } = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+  const post = async (n: number) => {
+    const actor = `${origin}/users/sender${n}`;
+    const body = JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', id: `${actor}#likes/1`, type: 'Follow', actor, object: `${a.core.config.baseUrl}/users/alice` });
+    const request = new Request(`${a.core.config.baseUrl}/inbox`, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body });
+    return (await fetch(await signRequest(request, privateKey, new URL(`${actor}#main-key`)))).status;
+  };
+  t.equal(await post(1), 401, 'the key never came: the fetch was given up on, and the request answered');
+  t.equal(silent.length, 1, 'the tarpit saw the key fetch');
+  t.equal(await post(2), 401, 'the one inbox slot was free again');
+  t.equal(silent.length, 2);
+});
+
+t.test('the bounds must be positive integers', async (t) => {
+  for (const value of [0, -1, 1.5, Number.NaN]) {
+    t.throws(() => federationPlugin({ inboxConcurrency: value }), new TypeError('federationPlugin: inboxConcurrency must be a positive integer'));
+    t.throws(() => federationPlugin({ fetchTimeoutMs: value }), new TypeError('federationPlugin: fetchTimeoutMs must be a positive integer'));
   }
 });
