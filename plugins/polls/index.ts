@@ -178,7 +178,7 @@ export function pollsPlugin(): RookeryPlugin {
           handle: async (request) => {
             const voter = request.caller.account;
             if (voter === null) throw new Error('the user guard lets no request through without an account');
-            const { poll } = await visiblePoll(request);
+            const { poll, status } = await visiblePoll(request);
             const raw = strArray({ ...request.query, ...request.body }, 'choices') ?? [];
             if (raw.length === 0) throw new RookeryError(400, pollTexts.choicesMissing);
             if (raw.length > poll.options.length * 2) throw unprocessable(pollTexts.invalidChoice);
@@ -188,11 +188,10 @@ export function pollsPlugin(): RookeryPlugin {
             if (choices.some((c) => c < 0 || c >= poll.options.length)) throw unprocessable(pollTexts.invalidChoice);
             if (poll.accountId === voter.id) throw unprocessable(pollTexts.ownPoll);
             if ((!poll.multiple && choices.length > 1) || new Set(choices).size !== choices.length) throw unprocessable(pollTexts.alreadyVoted);
-            if ((await polls.vote(poll.id, voter.id, choices)) === 'already') throw unprocessable(pollTexts.alreadyVoted);
-            if (voteListeners(core).length > 0 && poll.statusId !== null) {
-              const vote: PollVote = { pollId: poll.id, statusId: poll.statusId, accountId: voter.id, choices };
-              await core.enqueue([{ name: votedJob, payload: vote }]);
-            }
+            // What the vote causes is recorded with it: a crash after the vote cannot lose it.
+            const vote: PollVote = { pollId: poll.id, statusId: status.id, accountId: voter.id, choices };
+            const jobs = voteListeners(core).length > 0 ? [{ name: votedJob, payload: vote }] : [];
+            if ((await polls.vote(poll.id, voter.id, choices, { jobs })) === 'already') throw unprocessable(pollTexts.alreadyVoted);
             const updated = (await polls.get(poll.id)) ?? poll;
             return render(updated, voter.id);
           },
