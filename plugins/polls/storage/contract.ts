@@ -140,6 +140,10 @@ export function pollStorageContract(t: ContractTest, adapterName: string, open: 
     t.strictSame(await repo.get(p.id), reset, 'a reset poll is stored as given');
     t.strictSame([...(await repo.votesBy(bob.id, [p.id]))], [], 'its recorded votes are dropped');
     t.equal(await repo.vote(p.id, bob.id, [2]), 'voted', 'so the account can vote again');
+    const stated = { ...reset, votes: [0, 0, 0], votesCount: 0, votersCount: 0 };
+    await w.s.statuses.update(s.id, { ...patch, editedAt: T0 + 30 }, [], { writes: [repo.store(stated, { replace: true, keepVotes: true })] });
+    t.strictSame(await repo.get(p.id), stated, 'keepVotes: the poll is stored as given');
+    t.strictSame([...(await repo.votesBy(bob.id, [p.id]))], [[p.id, [2]]], 'with its recorded votes, though it states no voter');
   });
 
   shared('vote raced across two connections', async (t, w, other) => {

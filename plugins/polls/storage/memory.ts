@@ -64,7 +64,7 @@ export function memoryPollRepository(context: MemoryExtensionContext): PollRepos
           if (!options.replace && polls.has(stored.id)) throw new StorageConflict('id');
         },
         apply() {
-          if (polls.has(stored.id) && stored.votersCount === 0) {
+          if (polls.has(stored.id) && stored.votersCount === 0 && !options.keepVotes) {
             for (const [k, v] of [...votes]) if (v.pollId === stored.id) votes.delete(k);
           }
           polls.set(stored.id, clone(stored));

@@ -133,7 +133,7 @@ export function mongoPollRepository(context: MongoExtensionContext): PollReposit
           if (existing !== null) {
             await tx.collection(POLLS).updateOne({ _id: p.id }, v.bump({ $set: pollFields(p) }), { session: tx.session });
             // A poll given back without voters was reset: its recorded votes go.
-            if (p.votersCount === 0) await tx.collection(POLL_VOTES).deleteMany({ pollId: p.id }, { session: tx.session });
+            if (p.votersCount === 0 && !options.keepVotes) await tx.collection(POLL_VOTES).deleteMany({ pollId: p.id }, { session: tx.session });
           } else {
             await tx.collection(POLLS).insertOne(v.stored(pollDoc(p, v.num)), { session: tx.session });
           }

@@ -23,6 +23,8 @@ export interface PollRepository {
   voters(pollId: Id): Promise<Id[]>;
   /** A write for statuses.create/update that inserts the poll (StorageConflict 'id' when its id
    * is taken) or, with `replace`, overwrites the poll of that id (its recorded votes dropped when
-   * the given poll has no voters: it was reset), and records `jobs` in the same transaction. */
-  store(poll: Poll, options?: { replace?: boolean; jobs?: readonly NewJob[] }): StorageWrite;
+   * the given poll has no voters: it was reset; kept with `keepVotes`: a remote poll's counts as
+   * its server states them, which need not include ours), and records `jobs` in the same
+   * transaction. */
+  store(poll: Poll, options?: { replace?: boolean; keepVotes?: boolean; jobs?: readonly NewJob[] }): StorageWrite;
 }

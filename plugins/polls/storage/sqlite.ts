@@ -115,7 +115,7 @@ export function sqlitePollRepository(context: SqliteExtensionContext): PollRepos
                  voters_count = ?, created_at = ? WHERE id = ?`,
               ...values, v.key(p.id),
             );
-            if (p.votersCount === 0) tx.run('DELETE FROM poll_votes WHERE poll_id = ?', v.key(p.id));
+            if (p.votersCount === 0 && !options.keepVotes) tx.run('DELETE FROM poll_votes WHERE poll_id = ?', v.key(p.id));
           } else {
             tx.run(
               `INSERT INTO polls (id, status_id, account_id, options, votes, multiple, hide_totals, expires_at, votes_count, voters_count, created_at)
