@@ -3,6 +3,8 @@
 // the Status with the reader's own votes, GET /api/v1/polls/:id, POST /api/v1/polls/:id/votes,
 // and at expiry a `poll` notification to the voters and the author, exactly once: a job queued
 // with the status write (runAt = expires_at) notifies under a dedupe key per poll and end time.
+// A remote poll ends the same way (its job stored with it): its local voters are told; its
+// author, on another server, is not (notify never writes for a remote account).
 
 import type { Core } from '../../core/core.ts';
 import { RookeryError, unprocessable } from '../../core/errors.ts';
@@ -19,7 +21,15 @@ import { providePollsApi, voteListeners, type PollVote } from './remote.ts';
 import { pollStorage, type PollRepository } from './storage/index.ts';
 
 export { pollStorage, type PollRepository } from './storage/index.ts';
-export { onPollVote, pollsApi, REMOTE_POLL_LIMITS, type PollsApi, type PollVote, type RemotePollInput } from './remote.ts';
+export {
+  onPollVote,
+  pollsApi,
+  REMOTE_POLL_LIMITS,
+  type PollsApi,
+  type PollVote,
+  type RemotePollAttached,
+  type RemotePollInput,
+} from './remote.ts';
 
 export const pollTexts = {
   withMedia: 'Cannot attach more than 4 files',
@@ -76,13 +86,13 @@ export function pollsPlugin(): RookeryPlugin {
         const { pollId, expiresAt } = payload as { pollId: Id; expiresAt: number };
         await closePoll(core, polls, pollId, expiresAt);
       });
-      providePollsApi(core, polls);
       // Each local vote, once counted, for the plugins that listen (federation sends a vote on
       // a remote poll to its author): a job, so that a failing listener is retried.
       const votedJob = host.handleJob('voted', async (payload) => {
         for (const listener of voteListeners(core)) await listener(payload as PollVote);
       });
       const expiryJobs = (poll: Poll) => (poll.expiresAt === null ? [] : [{ name: expireJob, payload: { pollId: poll.id, expiresAt: poll.expiresAt }, runAt: poll.expiresAt }]);
+      providePollsApi(core, polls, expiryJobs);
 
       host.onPublish({
         params: ['poll'],
