@@ -10,7 +10,7 @@ import type { PluginHost, RookeryPlugin } from '../../core/plugin-host.ts';
 import { buildFederation, type FederationParts } from './federation.ts';
 import { incoming } from './incoming.ts';
 import { federationEndpoints } from './mount.ts';
-import { outgoing } from './outgoing.ts';
+import { outgoing, POLL_UPDATE_DELAY_MS } from './outgoing.ts';
 import { coreRemoteApi } from './remote-api.ts';
 import { remoteMediaDecorator } from './remote-media.ts';
 import { resolver } from './resolve.ts';
@@ -29,6 +29,9 @@ export interface FederationPluginOptions {
   allowPrivateAddress?: boolean;
   /** Where Fedify keeps its KV data and queues its work (default: federationStores). */
   stores?: (host: PluginHost) => FederationStores;
+  /** How long after a vote on a local poll the poll's new counts are sent to other servers, in
+   * ms (default three minutes, as Mastodon: the votes of that while go in one Update). */
+  pollUpdateDelayMs?: number;
 }
 
 export function federationPlugin(options: FederationPluginOptions = {}): RookeryPlugin {
@@ -42,7 +45,9 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       const isBlocked = (domain: string) => stores.repository.isBlocked(domain.toLowerCase());
       host.provideDomainBlocks(isBlocked);
       for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked })) host.addEndpoint(endpoint);
-      outgoing(host, parts, { isBlocked });
+      const delay = options.pollUpdateDelayMs;
+      const pollUpdateDelayMs = typeof delay === 'number' && Number.isFinite(delay) ? Math.max(0, delay) : POLL_UPDATE_DELAY_MS;
+      outgoing(host, parts, { isBlocked, pollUpdateDelayMs });
       const remote = resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress);
       const fetchStatus = async (uri: string) => {
         const found = await remote.url(uri);

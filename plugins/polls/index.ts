@@ -17,14 +17,16 @@ import { renderPoll } from '../../core/present/media.ts';
 import { json, type ApiRequest, type Endpoint } from '../../core/api/types.ts';
 import { countGraphemes as graphemeLength } from '../../core/text/length.ts';
 import { findVisible } from '../../core/viewer.ts';
-import { providePollsApi, voteListeners, type PollVote } from './remote.ts';
+import { localVoteJobs, providePollsApi, voteListeners, type PollVote } from './remote.ts';
 import { pollStorage, type PollRepository } from './storage/index.ts';
 
 export { pollStorage, type PollRepository } from './storage/index.ts';
 export {
+  onLocalPollVoted,
   onPollVote,
   pollsApi,
   REMOTE_POLL_LIMITS,
+  type LocalPollVoted,
   type PollsApi,
   type PollVote,
   type RemotePollAttached,
@@ -200,7 +202,10 @@ export function pollsPlugin(): RookeryPlugin {
             if ((!poll.multiple && choices.length > 1) || new Set(choices).size !== choices.length) throw unprocessable(pollTexts.alreadyVoted);
             // What the vote causes is recorded with it: a crash after the vote cannot lose it.
             const vote: PollVote = { pollId: poll.id, statusId: status.id, accountId: voter.id, choices };
-            const jobs = voteListeners(core).length > 0 ? [{ name: votedJob, payload: vote }] : [];
+            const jobs = [
+              ...(voteListeners(core).length > 0 ? [{ name: votedJob, payload: vote }] : []),
+              ...(status.local ? localVoteJobs(core, { pollId: poll.id, statusId: status.id }) : []),
+            ];
             if ((await polls.vote(poll.id, voter.id, choices, { jobs })) === 'already') throw unprocessable(pollTexts.alreadyVoted);
             const updated = (await polls.get(poll.id)) ?? poll;
             return render(updated, voter.id);

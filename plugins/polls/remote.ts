@@ -1,8 +1,10 @@
 // Polls across servers, as other plugins (federation) use them without reaching into the polls
 // plugin's storage: a poll another server states (a Question: its options and counts, as sent,
 // bounded) stored with the remote status it belongs to; a vote from another server on a local
-// poll, under the rules of a local vote; and a hook for each local vote, run as a job of the
-// polls plugin (retried), so that a vote on a remote poll can be sent to its author.
+// poll, under the rules of a local vote; a hook for each local vote, run as a job of the
+// polls plugin (retried), so that a vote on a remote poll can be sent to its author; and the
+// jobs another plugin records with every vote counted on a poll of a local status (federation
+// tells other servers the new counts), in the vote's own write.
 
 import type { Core } from '../../core/core.ts';
 import type { Id, Poll } from '../../core/model.ts';
@@ -20,6 +22,12 @@ export interface RemotePollInput {
   expiresAt: number | null;
   /** Stated by the sender (Mastodon's votersCount); else the sum of the votes. */
   votersCount: number | null;
+}
+
+/** A poll of a local status got a vote (a local account's or another server's). */
+export interface LocalPollVoted {
+  pollId: Id;
+  statusId: Id;
 }
 
 /** A local account's vote, after it was counted. */
@@ -40,6 +48,8 @@ export interface PollsApi {
    * 'refused' when a local vote would be (ended, no such option, the author's own, a second
    * vote on a single-choice poll, that option again) or the voter may not see the status. */
   remoteVote(statusId: Id, voterId: Id, title: string): Promise<'voted' | 'refused'>;
+  /** The accounts (local and remote) that voted in a poll. */
+  voters(pollId: Id): Promise<Id[]>;
 }
 
 export interface RemotePollAttached {
@@ -53,6 +63,7 @@ export interface RemotePollAttached {
 interface Slot {
   api: PollsApi | null;
   voteListeners: ((vote: PollVote) => Promise<void>)[];
+  localVoteJobs: ((voted: LocalPollVoted) => NewJob[])[];
 }
 
 const slots = new WeakMap<Core, Slot>();
@@ -60,7 +71,7 @@ const slots = new WeakMap<Core, Slot>();
 function slotOf(core: Core): Slot {
   let slot = slots.get(core);
   if (slot === undefined) {
-    slot = { api: null, voteListeners: [] };
+    slot = { api: null, voteListeners: [], localVoteJobs: [] };
     slots.set(core, slot);
   }
   return slot;
@@ -80,6 +91,16 @@ export function voteListeners(core: Core): readonly ((vote: PollVote) => Promise
   return slotOf(core).voteListeners;
 }
 
+/** `jobs` gives the jobs to record with each vote counted on a poll of a local status, in the
+ * vote's write (so they are neither lost nor recorded for a vote that did not count). */
+export function onLocalPollVoted(core: Core, jobs: (voted: LocalPollVoted) => NewJob[]): void {
+  slotOf(core).localVoteJobs.push(jobs);
+}
+
+export function localVoteJobs(core: Core, voted: LocalPollVoted): NewJob[] {
+  return slotOf(core).localVoteJobs.flatMap((jobs) => jobs(voted));
+}
+
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(Math.trunc(value), 1_000_000_000) : 0);
 
 /** The jobs that end a poll (the polls plugin's expire job), recorded with the poll. */
@@ -89,6 +110,7 @@ export function providePollsApi(core: Core, polls: PollRepository, expiryJobs: E
   const unchanged = (pollId: Id | null) => ({ pollId, writes: [], countsOnly: false });
   const api: PollsApi = {
     get: (pollId) => polls.get(pollId),
+    voters: (pollId) => polls.voters(pollId),
     async remotePoll(statusId, accountId, currentPollId, input) {
       if (input === null) return unchanged(currentPollId);
       const options: string[] = [];
@@ -147,7 +169,8 @@ export function providePollsApi(core: Core, polls: PollRepository, expiryJobs: E
       } catch {
         return 'refused';
       }
-      const result = poll.multiple ? await polls.addChoice(poll.id, voterId, choice) : await polls.vote(poll.id, voterId, [choice]);
+      const jobs = { jobs: localVoteJobs(core, { pollId: poll.id, statusId: status.id }) };
+      const result = poll.multiple ? await polls.addChoice(poll.id, voterId, choice, jobs) : await polls.vote(poll.id, voterId, [choice], jobs);
       return result === 'voted' ? 'voted' : 'refused';
     },
   };
