@@ -8,6 +8,7 @@ import { forbidden, unprocessable } from '../errors.ts';
 import { normalizeLanguage } from '../languages.ts';
 import { VISIBILITIES, type Account, type Id, type Millis, type Status, type StatusEdit, type Visibility } from '../model.ts';
 import { countsAsReply, countsForAuthor } from '../policy.ts';
+import type { Outbox } from '../ports/queue.ts';
 import { StorageConflict, type StorageWrite } from '../ports/storage.ts';
 import { counterEffects } from '../statuses/delete.ts';
 import { revisionOf, type Revised } from '../statuses/edit.ts';
@@ -41,6 +42,8 @@ export interface RemoteStatusInput {
 export interface Attached {
   pollId: Id | null;
   writes: StorageWrite[];
+  /** Only a poll's counts changed: stored silently, as Mastodon does (no edit, no event). */
+  countsOnly?: boolean;
 }
 
 export const REMOTE_STATUS_LIMITS = {
@@ -171,8 +174,10 @@ export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): 
   const attached = typeof input.attach === 'function' ? await input.attach(status.id, status.pollId) : { pollId: status.pollId, writes: [] };
   if (unchanged) {
     if (attached.writes.length === 0 && attached.pollId === status.pollId) return status;
-    // Only the poll changed (its counts, as the author's server states them): stored with the
-    // status, without an edit.
+    // Only the poll changed (as the author's server states it): stored with the status, without
+    // an edit. New counts alone are not news to readers (a stream's status.update reads as an
+    // edit), so they go without any event; a new set of options is streamed.
+    const refreshed: Outbox<Status | null> | undefined = attached.countsOnly === true ? undefined : (s) => (s === null ? [] : core.record({ type: 'status.refreshed', status: s }));
     return core.storage.statuses.update(
       status.id,
       {
@@ -188,7 +193,7 @@ export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): 
         editedAt: status.editedAt,
       },
       [],
-      { writes: attached.writes, outbox: (refreshed) => (refreshed === null ? [] : core.record({ type: 'status.refreshed', status: refreshed })) },
+      refreshed === undefined ? { writes: attached.writes } : { writes: attached.writes, outbox: refreshed },
     );
   }
   const editedAt = input.editedAt === null || input.editedAt === undefined ? core.clock.now() : remoteTime(core, input.editedAt);

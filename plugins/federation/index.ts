@@ -11,7 +11,7 @@ import { buildFederation, type FederationParts } from './federation.ts';
 import { incoming } from './incoming.ts';
 import { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
 import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
-import { outgoing } from './outgoing.ts';
+import { outgoing, POLL_UPDATE_DELAY_MS } from './outgoing.ts';
 import { coreRemoteApi } from './remote-api.ts';
 import { remoteMediaDecorator } from './remote-media.ts';
 import { resolver } from './resolve.ts';
@@ -37,13 +37,17 @@ export interface FederationPluginOptions {
   /** How long a fetch of a remote document (a key, an actor, a note) may take, in ms (default
    * DEFAULT_FETCH_TIMEOUT_MS). */
   fetchTimeoutMs?: number;
+  /** How long after a vote on a local poll the poll's new counts are sent to other servers, in
+   * ms (default three minutes, as Mastodon: the votes of that while go in one Update). */
+  pollUpdateDelayMs?: number;
 }
 
 export function federationPlugin(options: FederationPluginOptions = {}): RookeryPlugin {
-  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY, fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS } = options;
+  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY, fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS, pollUpdateDelayMs = POLL_UPDATE_DELAY_MS } = options;
   for (const [name, value] of [['inboxConcurrency', inboxConcurrency], ['fetchTimeoutMs', fetchTimeoutMs]] as const) {
     if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`federationPlugin: ${name} must be a positive integer`);
   }
+  if (!Number.isSafeInteger(pollUpdateDelayMs) || pollUpdateDelayMs < 0) throw new TypeError('federationPlugin: pollUpdateDelayMs must be a whole number of milliseconds, 0 or more');
   return {
     name: 'federation',
     register(host) {
@@ -54,7 +58,7 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       const isBlocked = (domain: string) => stores.repository.isBlocked(domain.toLowerCase());
       host.provideDomainBlocks(isBlocked);
       for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked, inboxConcurrency })) host.addEndpoint(endpoint);
-      outgoing(host, parts, { isBlocked });
+      outgoing(host, parts, { isBlocked, pollUpdateDelayMs });
       const remote = resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress);
       const fetchStatus = async (uri: string) => {
         const found = await remote.url(uri);

@@ -2,7 +2,8 @@
 // of its own (retried on failure) and hands the activity to Fedify, whose queue delivers it,
 // signed, to every inbox with retries and backoff. The recipients follow the visibility: a
 // status goes to its author's remote followers unless it is direct, and to the remote
-// accounts it mentions; never to a blocked domain.
+// accounts it mentions; never to a blocked domain. A local poll's new counts go, a while after
+// its votes, to the same audience and to the remote accounts that voted.
 
 import type { Context } from '@fedify/fedify';
 import {
@@ -26,14 +27,19 @@ import type { Core } from '../../core/core.ts';
 import type { Account, Id, Status } from '../../core/model.ts';
 import type { PluginHost } from '../../core/plugin-host.ts';
 import { accountUri, statusUri } from '../../core/urls.ts';
-import { onPollVote, pollsApi } from '../polls/index.ts';
+import { onLocalPollVoted, onPollVote, pollsApi, type LocalPollVoted } from '../polls/index.ts';
 import { recipientOf, type FederationParts } from './federation.ts';
 import { CreateWithMedia, UpdateWithMedia } from './media-terms.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
 
 export interface OutgoingOptions {
   isBlocked(domain: string): Promise<boolean>;
+  /** How long after a vote on a local poll its new counts are sent (ms). */
+  pollUpdateDelayMs: number;
 }
+
+/** Mastodon sends a poll's counts about three minutes after a vote, once for all that came. */
+export const POLL_UPDATE_DELAY_MS = 3 * 60_000;
 
 const MAX_FOLLOWER_PAGES = 1000;
 
@@ -80,10 +86,11 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
   }
 
   /** Who must get a status: the author's remote followers (unless direct), the remote accounts
-   * it mentions, and the remote author of the status it replies to when that one may see it. */
-  async function audience(status: Status, author: Account, mentioned: readonly Account[]): Promise<Account[]> {
+   * it mentions, and the remote author of the status it replies to when that one may see it;
+   * `also` (a poll's voters) unless it is direct. */
+  async function audience(status: Status, author: Account, mentioned: readonly Account[], also: readonly Account[] = []): Promise<Account[]> {
     const to = [...mentioned];
-    if (status.visibility !== 'direct') to.push(...(await remoteFollowers(core, author.id)));
+    if (status.visibility !== 'direct') to.push(...(await remoteFollowers(core, author.id)), ...also);
     if (status.inReplyToAccountId !== null && status.visibility !== 'direct') {
       const parentAuthor = await core.storage.accounts.get(status.inReplyToAccountId);
       if (parentAuthor !== null) to.push(parentAuthor);
@@ -255,6 +262,45 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
       await send(ctx, voter, [author], new Create({ id: new URL(`${id}/activity`), actor, object: note, tos: [to] }));
     }
   });
+
+  // A vote counted on a local poll (a local account's, or one from another server): the Question
+  // with its new counts goes as an Update to the status's audience and to the remote voters.
+  // Bursts are coalesced: each vote records, with itself, a job due `pollUpdateDelayMs` later,
+  // which sends the poll as it is when it runs; a job that finds the counts already sent does
+  // nothing (its vote was in them), and one that comes less than a delay after the last send
+  // waits for the end of that delay. So a poll's counts go at most once per delay while votes
+  // come (plus a retry of a failed job, which sends the same Update under the same id), and a
+  // vote's job runs after its vote is stored, so no vote is left out of the last Update.
+  const pollUpdateKey = (pollId: Id) => ['rookery', 'poll-update', pollId] as const;
+  const pollUpdateJob = host.handleJob('poll-update', async (payload) => {
+    const { pollId, statusId } = payload as LocalPollVoted;
+    const polls = pollsApi(core);
+    const status = await core.storage.statuses.get(statusId);
+    if (polls === null || status === null || !status.local || status.deletedAt !== null || status.pollId !== pollId) return;
+    const author = await localOrNull(status.accountId);
+    const poll = await polls.get(pollId);
+    if (author === null || poll === null) return;
+    // Counts only grow while the status keeps its edit; an edit that resets them moves editedAt.
+    const state = `${status.editedAt ?? 0}-${poll.votersCount}-${poll.votes.join('.')}`;
+    const last = await parts.kv.get<{ state: string; at: number }>(pollUpdateKey(pollId));
+    if (last?.state === state) return;
+    const now = core.clock.now();
+    if (last !== undefined && now < last.at + options.pollUpdateDelayMs) {
+      await core.enqueue([{ name: pollUpdateJob, payload: { pollId, statusId }, runAt: last.at + options.pollUpdateDelayMs, orderingKey: `poll-update:${pollId}` }]);
+      return;
+    }
+    const ctx = parts.context();
+    const { object, mentioned } = await noteOf(ctx, core, status, author);
+    const voters = await core.storage.accounts.getMany(await polls.voters(pollId));
+    const id = object.id?.href ?? statusUri(core.config, status, author);
+    // The id names the state sent: a retry sends the same activity, which a receiver ignores.
+    const update = new Update({ id: new URL(`${id}#updates/poll/${state}`), actor: ctx.getActorUri(author.username), object, tos: object.toIds, ccs: object.ccIds });
+    await send(ctx, author, await audience(status, author, mentioned, voters), update);
+    await parts.kv.set(pollUpdateKey(pollId), { state, at: now });
+  });
+  onLocalPollVoted(core, (voted) => [
+    { name: pollUpdateJob, payload: { pollId: voted.pollId, statusId: voted.statusId }, runAt: core.clock.now() + options.pollUpdateDelayMs, orderingKey: `poll-update:${voted.pollId}` },
+  ]);
 
   const blockOf = (ctx: Context<Core>, blocker: Account, target: Account) =>
     new Block({ id: new URL(`${ctx.getActorUri(blocker.username).href}#blocks/${target.id}/${core.clock.now()}`), actor: ctx.getActorUri(blocker.username), object: new URL(accountUri(core.config, target)) });

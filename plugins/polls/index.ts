@@ -3,6 +3,8 @@
 // the Status with the reader's own votes, GET /api/v1/polls/:id, POST /api/v1/polls/:id/votes,
 // and at expiry a `poll` notification to the voters and the author, exactly once: a job queued
 // with the status write (runAt = expires_at) notifies under a dedupe key per poll and end time.
+// A remote poll ends the same way (its job stored with it): its local voters are told; its
+// author, on another server, is not (notify never writes for a remote account).
 
 import type { Core } from '../../core/core.ts';
 import { RookeryError, unprocessable } from '../../core/errors.ts';
@@ -15,11 +17,21 @@ import { renderPoll } from '../../core/present/media.ts';
 import { json, type ApiRequest, type Endpoint } from '../../core/api/types.ts';
 import { countGraphemes as graphemeLength } from '../../core/text/length.ts';
 import { findVisible } from '../../core/viewer.ts';
-import { providePollsApi, voteListeners, type PollVote } from './remote.ts';
+import { localVoteJobs, providePollsApi, voteListeners, type PollVote } from './remote.ts';
 import { pollStorage, type PollRepository } from './storage/index.ts';
 
 export { pollStorage, type PollRepository } from './storage/index.ts';
-export { onPollVote, pollsApi, REMOTE_POLL_LIMITS, type PollsApi, type PollVote, type RemotePollInput } from './remote.ts';
+export {
+  onLocalPollVoted,
+  onPollVote,
+  pollsApi,
+  REMOTE_POLL_LIMITS,
+  type LocalPollVoted,
+  type PollsApi,
+  type PollVote,
+  type RemotePollAttached,
+  type RemotePollInput,
+} from './remote.ts';
 
 export const pollTexts = {
   withMedia: 'Cannot attach more than 4 files',
@@ -76,13 +88,13 @@ export function pollsPlugin(): RookeryPlugin {
         const { pollId, expiresAt } = payload as { pollId: Id; expiresAt: number };
         await closePoll(core, polls, pollId, expiresAt);
       });
-      providePollsApi(core, polls);
       // Each local vote, once counted, for the plugins that listen (federation sends a vote on
       // a remote poll to its author): a job, so that a failing listener is retried.
       const votedJob = host.handleJob('voted', async (payload) => {
         for (const listener of voteListeners(core)) await listener(payload as PollVote);
       });
       const expiryJobs = (poll: Poll) => (poll.expiresAt === null ? [] : [{ name: expireJob, payload: { pollId: poll.id, expiresAt: poll.expiresAt }, runAt: poll.expiresAt }]);
+      providePollsApi(core, polls, expiryJobs);
 
       host.onPublish({
         params: ['poll'],
@@ -178,7 +190,7 @@ export function pollsPlugin(): RookeryPlugin {
           handle: async (request) => {
             const voter = request.caller.account;
             if (voter === null) throw new Error('the user guard lets no request through without an account');
-            const { poll } = await visiblePoll(request);
+            const { poll, status } = await visiblePoll(request);
             const raw = strArray({ ...request.query, ...request.body }, 'choices') ?? [];
             if (raw.length === 0) throw new RookeryError(400, pollTexts.choicesMissing);
             if (raw.length > poll.options.length * 2) throw unprocessable(pollTexts.invalidChoice);
@@ -188,11 +200,13 @@ export function pollsPlugin(): RookeryPlugin {
             if (choices.some((c) => c < 0 || c >= poll.options.length)) throw unprocessable(pollTexts.invalidChoice);
             if (poll.accountId === voter.id) throw unprocessable(pollTexts.ownPoll);
             if ((!poll.multiple && choices.length > 1) || new Set(choices).size !== choices.length) throw unprocessable(pollTexts.alreadyVoted);
-            if ((await polls.vote(poll.id, voter.id, choices)) === 'already') throw unprocessable(pollTexts.alreadyVoted);
-            if (voteListeners(core).length > 0 && poll.statusId !== null) {
-              const vote: PollVote = { pollId: poll.id, statusId: poll.statusId, accountId: voter.id, choices };
-              await core.enqueue([{ name: votedJob, payload: vote }]);
-            }
+            // What the vote causes is recorded with it: a crash after the vote cannot lose it.
+            const vote: PollVote = { pollId: poll.id, statusId: status.id, accountId: voter.id, choices };
+            const jobs = [
+              ...(voteListeners(core).length > 0 ? [{ name: votedJob, payload: vote }] : []),
+              ...(status.local ? localVoteJobs(core, { pollId: poll.id, statusId: status.id }) : []),
+            ];
+            if ((await polls.vote(poll.id, voter.id, choices, { jobs })) === 'already') throw unprocessable(pollTexts.alreadyVoted);
             const updated = (await polls.get(poll.id)) ?? poll;
             return render(updated, voter.id);
           },

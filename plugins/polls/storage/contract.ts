@@ -91,6 +91,30 @@ export function pollStorageContract(t: ContractTest, adapterName: string, open: 
     t.equal(await repo.addChoice(w.id(), bob.id, 0), 'already', 'a missing poll');
   });
 
+  it('vote and addChoice record their jobs with a counted vote, none with a refused one', async (t, w) => {
+    const repo = w.s.extend(pollStorage);
+    const [alice, bob, carol] = [await w.account(), await w.account(), await w.account()];
+    const p = poll(w.id(), alice.id, null);
+    await w.s.statuses.create(status(w.id(), alice.id, { pollId: p.id }), POST, { writes: [repo.store(p)] });
+    const pm = poll(w.id(), alice.id, null, { multiple: true });
+    await w.s.statuses.create(status(w.id(), alice.id, { pollId: pm.id }), POST, { writes: [repo.store(pm)] });
+    const job = (what: string) => ({ name: 'voted', payload: { what }, runAt: T0 + 50 });
+    const queued = async () => (await w.s.jobs.claim(T0 + 1000, 100, 1000)).map((j) => [j.name, j.payload, j.runAt]);
+
+    t.equal(await repo.vote(p.id, bob.id, [0], { jobs: [job('bob'), job('bob again')] }), 'voted');
+    t.equal(await repo.vote(p.id, bob.id, [1], { jobs: [job('refused')] }), 'already');
+    t.equal(await repo.vote(w.id(), bob.id, [1], { jobs: [job('no poll')] }), 'already');
+    t.equal(await repo.addChoice(pm.id, carol.id, 1, { jobs: [job('carol 1')] }), 'voted');
+    t.equal(await repo.addChoice(pm.id, carol.id, 1, { jobs: [job('carol 1 again')] }), 'already');
+    const raced = await Promise.all([repo.vote(p.id, carol.id, [0], { jobs: [job('race 0')] }), repo.vote(p.id, carol.id, [2], { jobs: [job('race 2')] })]);
+    const winner = raced[0] === 'voted' ? 'race 0' : 'race 2';
+    t.strictSame(
+      await queued(),
+      [job('bob'), job('bob again'), job('carol 1'), job(winner)].map((j) => [j.name, j.payload, j.runAt]),
+      "a counted vote's jobs are queued with it, at their runAt; a refused one's never",
+    );
+  });
+
   it('statuses.update: adds a poll; with the poll it already has: replaced; recorded votes dropped only when reset', async (t, w) => {
     const repo = w.s.extend(pollStorage);
     const [alice, bob] = [await w.account(), await w.account()];
@@ -116,6 +140,10 @@ export function pollStorageContract(t: ContractTest, adapterName: string, open: 
     t.strictSame(await repo.get(p.id), reset, 'a reset poll is stored as given');
     t.strictSame([...(await repo.votesBy(bob.id, [p.id]))], [], 'its recorded votes are dropped');
     t.equal(await repo.vote(p.id, bob.id, [2]), 'voted', 'so the account can vote again');
+    const stated = { ...reset, votes: [0, 0, 0], votesCount: 0, votersCount: 0 };
+    await w.s.statuses.update(s.id, { ...patch, editedAt: T0 + 30 }, [], { writes: [repo.store(stated, { replace: true, keepVotes: true })] });
+    t.strictSame(await repo.get(p.id), stated, 'keepVotes: the poll is stored as given');
+    t.strictSame([...(await repo.votesBy(bob.id, [p.id]))], [[p.id, [2]]], 'with its recorded votes, though it states no voter');
   });
 
   shared('vote raced across two connections', async (t, w, other) => {

@@ -22,7 +22,7 @@ export function memoryPollRepository(context: MemoryExtensionContext): PollRepos
       }
       return out.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
     },
-    async vote(pollId, accountId, choices) {
+    async vote(pollId, accountId, choices, options = {}) {
       const p = polls.get(pollId);
       const k = pair(pollId, accountId);
       if (!p || votes.has(k)) return 'already';
@@ -30,9 +30,10 @@ export function memoryPollRepository(context: MemoryExtensionContext): PollRepos
       for (const c of choices) p.votes[c] = (p.votes[c] ?? 0) + 1;
       p.votesCount += choices.length;
       p.votersCount += 1;
+      if (options.jobs && options.jobs.length > 0) context.enqueue(options.jobs);
       return 'voted';
     },
-    async addChoice(pollId, accountId, choice) {
+    async addChoice(pollId, accountId, choice, options = {}) {
       const p = polls.get(pollId);
       const k = pair(pollId, accountId);
       const v = votes.get(k);
@@ -42,6 +43,7 @@ export function memoryPollRepository(context: MemoryExtensionContext): PollRepos
       p.votes[choice] = (p.votes[choice] ?? 0) + 1;
       p.votesCount += 1;
       if (!v) p.votersCount += 1;
+      if (options.jobs && options.jobs.length > 0) context.enqueue(options.jobs);
       return 'voted';
     },
     async votesBy(accountId, pollIds) {
@@ -62,7 +64,7 @@ export function memoryPollRepository(context: MemoryExtensionContext): PollRepos
           if (!options.replace && polls.has(stored.id)) throw new StorageConflict('id');
         },
         apply() {
-          if (polls.has(stored.id) && stored.votersCount === 0) {
+          if (polls.has(stored.id) && stored.votersCount === 0 && !options.keepVotes) {
             for (const [k, v] of [...votes]) if (v.pollId === stored.id) votes.delete(k);
           }
           polls.set(stored.id, clone(stored));

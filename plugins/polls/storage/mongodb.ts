@@ -72,7 +72,7 @@ export function mongoPollRepository(context: MongoExtensionContext): PollReposit
       if (wanted.length === 0) return [];
       return (await polls.find({ _id: { $in: wanted } }).sort({ num: -1 }).toArray()).map(pollFromDoc);
     },
-    async vote(pollId, accountId, choices) {
+    async vote(pollId, accountId, choices, options = {}) {
       await ready;
       const id = v.lookupId(pollId);
       if (id === null) return 'already';
@@ -85,12 +85,13 @@ export function mongoPollRepository(context: MongoExtensionContext): PollReposit
           if ((await tx.collection(POLL_VOTES).findOne({ _id: voteId }, { session: tx.session })) !== null) return 'already' as const;
           await tx.collection(POLL_VOTES).insertOne({ _id: voteId, pollId: id, accountId, choices: [...choices] }, { session: tx.session });
           await tx.collection(POLLS).updateOne({ _id: id }, v.bump(voteCounts(choices)), { session: tx.session });
+          if (options.jobs && options.jobs.length > 0) await tx.enqueue(options.jobs);
           return 'voted' as const;
         },
         [`${POLL_VOTES}._id_`],
       );
     },
-    async addChoice(pollId, accountId, choice) {
+    async addChoice(pollId, accountId, choice, options = {}) {
       await ready;
       const id = v.lookupId(pollId);
       if (id === null) return 'already';
@@ -104,6 +105,7 @@ export function mongoPollRepository(context: MongoExtensionContext): PollReposit
           if (mine === null) await tx.collection(POLL_VOTES).insertOne({ _id: voteId, pollId: id, accountId, choices: [choice] }, { session: tx.session });
           else await tx.collection(POLL_VOTES).updateOne({ _id: voteId }, { $set: { choices: [...choices, choice] } }, { session: tx.session });
           await tx.collection(POLLS).updateOne({ _id: id }, v.bump({ $inc: { [`votes.${choice}`]: 1, votesCount: 1, votersCount: mine === null ? 1 : 0 } }), { session: tx.session });
+          if (options.jobs && options.jobs.length > 0) await tx.enqueue(options.jobs);
           return 'voted' as const;
         },
         [`${POLL_VOTES}._id_`],
@@ -131,7 +133,7 @@ export function mongoPollRepository(context: MongoExtensionContext): PollReposit
           if (existing !== null) {
             await tx.collection(POLLS).updateOne({ _id: p.id }, v.bump({ $set: pollFields(p) }), { session: tx.session });
             // A poll given back without voters was reset: its recorded votes go.
-            if (p.votersCount === 0) await tx.collection(POLL_VOTES).deleteMany({ pollId: p.id }, { session: tx.session });
+            if (p.votersCount === 0 && !options.keepVotes) await tx.collection(POLL_VOTES).deleteMany({ pollId: p.id }, { session: tx.session });
           } else {
             await tx.collection(POLLS).insertOne(v.stored(pollDoc(p, v.num)), { session: tx.session });
           }

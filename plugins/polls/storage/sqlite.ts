@@ -55,7 +55,7 @@ export function sqlitePollRepository(context: SqliteExtensionContext): PollRepos
     async getMany(ids) {
       return db.all(`${POLL} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id DESC`, v.keyList(ids)).map(fromRow);
     },
-    async vote(pollId, accountId, choices) {
+    async vote(pollId, accountId, choices, options = {}) {
       const k = v.lookupKey(pollId);
       if (k === null) return 'already';
       return db.write(() => {
@@ -69,10 +69,11 @@ export function sqlitePollRepository(context: SqliteExtensionContext): PollRepos
         const counts = v.json<number[]>(r.votes);
         for (const c of choices) counts[c] = (counts[c] ?? 0) + 1;
         db.run('UPDATE polls SET votes = ?, votes_count = votes_count + ?, voters_count = voters_count + 1 WHERE id = ?', v.jsonText(counts), choices.length, k);
+        if (options.jobs && options.jobs.length > 0) context.enqueue(options.jobs);
         return 'voted';
       });
     },
-    async addChoice(pollId, accountId, choice) {
+    async addChoice(pollId, accountId, choice, options = {}) {
       const k = v.lookupKey(pollId);
       if (k === null) return 'already';
       return db.write(() => {
@@ -86,6 +87,7 @@ export function sqlitePollRepository(context: SqliteExtensionContext): PollRepos
         const counts = v.json<number[]>(r.votes);
         counts[choice] = (counts[choice] ?? 0) + 1;
         db.run('UPDATE polls SET votes = ?, votes_count = votes_count + 1, voters_count = voters_count + ? WHERE id = ?', v.jsonText(counts), mine ? 0 : 1, k);
+        if (options.jobs && options.jobs.length > 0) context.enqueue(options.jobs);
         return 'voted';
       });
     },
@@ -113,7 +115,7 @@ export function sqlitePollRepository(context: SqliteExtensionContext): PollRepos
                  voters_count = ?, created_at = ? WHERE id = ?`,
               ...values, v.key(p.id),
             );
-            if (p.votersCount === 0) tx.run('DELETE FROM poll_votes WHERE poll_id = ?', v.key(p.id));
+            if (p.votersCount === 0 && !options.keepVotes) tx.run('DELETE FROM poll_votes WHERE poll_id = ?', v.key(p.id));
           } else {
             tx.run(
               `INSERT INTO polls (id, status_id, account_id, options, votes, multiple, hide_totals, expires_at, votes_count, voters_count, created_at)

@@ -108,4 +108,8 @@ t.test('the bounds must be positive integers', async (t) => {
     t.throws(() => federationPlugin({ inboxConcurrency: value }), new TypeError('federationPlugin: inboxConcurrency must be a positive integer'));
     t.throws(() => federationPlugin({ fetchTimeoutMs: value }), new TypeError('federationPlugin: fetchTimeoutMs must be a positive integer'));
   }
+  for (const value of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+    t.throws(() => federationPlugin({ pollUpdateDelayMs: value }), new TypeError('federationPlugin: pollUpdateDelayMs must be a whole number of milliseconds, 0 or more'));
+  }
+  t.doesNotThrow(() => federationPlugin({ pollUpdateDelayMs: 0 }), 'no delay is allowed');
 });
