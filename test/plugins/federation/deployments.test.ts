@@ -18,6 +18,7 @@ import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
 import type { Storage } from '../../../core/ports/storage.ts';
 import { federationPlugin } from '../../../plugins/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
+import { drainAll, followAcross } from '../../helpers/federation.ts';
 import { FakeMongo } from '../../helpers/fake-mongo.ts';
 import { harness } from '../../helpers/harness.ts';
 import { dropPrefix, SHARED_REDIS, testPrefix } from '../../helpers/redis.ts';
@@ -42,25 +43,10 @@ async function federateWith(t: Test, storage: Storage): Promise<void> {
     await a.close();
     await b.close();
   });
-  const drain = async () => {
-    await a.rookery.drain();
-    await b.rookery.drain();
-  };
+  const drain = () => drainAll([a, b]);
   const alice = await a.user('alice');
   const bob = await b.user('bob');
-
-  const found = await b.request('GET', `/api/v2/search?q=${encodeURIComponent(`${a.core.config.baseUrl}/users/alice`)}&resolve=true&type=accounts`, { token: bob.token });
-  t.equal(found.json.accounts.length, 1, 'B finds alice on A');
-  const remoteAlice = found.json.accounts[0] as { id: string };
-  t.equal((await b.request('POST', `/api/v1/accounts/${remoteAlice.id}/follow`, { token: bob.token })).json.requested, true);
-  await eventually(
-    async () => {
-      await drain();
-      return (await b.request('GET', `/api/v1/accounts/relationships?id[]=${remoteAlice.id}`, { token: bob.token })).json as { following: boolean }[];
-    },
-    (rels) => rels[0]?.following === true,
-    "A's Accept reaches B",
-  );
+  await followAcross(b, [bob], a, 'alice');
 
   const posted = (await a.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'Hello from MongoDB and Redis' } })).json as StatusJson;
   const onB = async () => {

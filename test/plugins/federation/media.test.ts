@@ -4,9 +4,10 @@
 
 import sharp from 'sharp';
 import t from 'tap';
-import { federationPlugin, mediaPlugin } from '../../../plugins/index.ts';
+import { mediaPlugin } from '../../../plugins/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
-import { harness, type Harness } from '../../helpers/harness.ts';
+import { drainAll, federatingInstances, followAcross } from '../../helpers/federation.ts';
+import type { Harness } from '../../helpers/harness.ts';
 import { multipart } from '../../helpers/multipart.ts';
 
 interface MediaJson {
@@ -25,29 +26,11 @@ interface StatusJson {
 }
 
 t.test('a picture crosses servers with its blurhash and focal point', async (t) => {
-  const a: Harness = await harness({ listen: true, transport: 'hapi', plugins: [mediaPlugin(), federationPlugin({ allowPrivateAddress: true })] });
-  const b: Harness = await harness({ listen: true, transport: 'node', plugins: [federationPlugin({ allowPrivateAddress: true })] });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
-  const drain = async () => {
-    await a.rookery.drain();
-    await b.rookery.drain();
-  };
+  const [a, b] = (await federatingInstances(t, 2, () => [mediaPlugin()])) as [Harness, Harness];
+  const drain = () => drainAll([a, b]);
   const alice = await a.user('alice');
   const bob = await b.user('bob');
-  const found = await b.request('GET', `/api/v2/search?q=${encodeURIComponent(`${a.core.config.baseUrl}/users/alice`)}&resolve=true&type=accounts`, { token: bob.token });
-  const remoteAlice = found.json.accounts[0] as { id: string };
-  await b.request('POST', `/api/v1/accounts/${remoteAlice.id}/follow`, { token: bob.token });
-  await eventually(
-    async () => {
-      await drain();
-      return (await b.request('GET', `/api/v1/accounts/relationships?id[]=${remoteAlice.id}`, { token: bob.token })).json as { following: boolean }[];
-    },
-    (rels) => rels[0]?.following === true,
-    'bob follows alice',
-  );
+  await followAcross(b, [bob], a, 'alice');
 
   const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 60 } } }).png().toBuffer();
   const body = multipart([

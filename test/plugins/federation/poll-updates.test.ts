@@ -9,17 +9,9 @@
 import t from 'tap';
 import { channels } from '../../../core/events/channels.ts';
 import { federationPlugin, pollsPlugin } from '../../../plugins/index.ts';
+import { eventually } from '../../helpers/eventually.ts';
+import { followAcross } from '../../helpers/federation.ts';
 import { harness, record, type Harness } from '../../helpers/harness.ts';
-
-/** Asks until `check` holds: at most `attempts` requests, each awaited (no delay between). */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, attempts = 3000): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < attempts; i++) {
-    last = await read();
-    if (check(last)) return last;
-  }
-  throw new Error(`never true: ${what} (last: ${JSON.stringify(last)?.slice(0, 300)})`);
-}
 
 interface PollJson {
   id: string;
@@ -70,19 +62,7 @@ t.test("a local poll's counts reach other servers, once per burst, without an ed
   const bob = await b.user('bob');
   const dave = await b.user('dave');
   const erin = await c.user('erin');
-  const aliceUrl = `${a.core.config.baseUrl}/users/alice`;
-  const remoteAlice = (await b.request('GET', `/api/v2/search?q=${encodeURIComponent(aliceUrl)}&resolve=true&type=accounts`, { token: bob.token })).json.accounts[0] as { id: string };
-  for (const follower of [bob, dave]) {
-    t.equal((await b.request('POST', `/api/v1/accounts/${remoteAlice.id}/follow`, { token: follower.token })).statusCode, 200);
-  }
-  await eventually(
-    async () => {
-      await drain();
-      return (await a.request('GET', `/api/v1/accounts/${alice.account.id}/followers`, { token: alice.token })).json as unknown[];
-    },
-    (followers) => followers.length === 2,
-    'bob and dave follow alice',
-  );
+  await followAcross(b, [bob, dave], a, 'alice');
 
   const posted = (await a.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'Tea or coffee?', poll: { options: ['tea', 'coffee'], expires_in: 3600 } } })).json as StatusJson;
   const onB = async (): Promise<StatusJson | undefined> => {

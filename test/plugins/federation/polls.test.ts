@@ -4,20 +4,12 @@
 // edit of the poll (Update of the Question) is what B then shows.
 
 import t from 'tap';
-import { federationPlugin, pollsPlugin } from '../../../plugins/index.ts';
+import { pollsPlugin } from '../../../plugins/index.ts';
 import { updateRemoteStatus } from '../../../core/federation/index.ts';
 import { pollsApi } from '../../../plugins/polls/index.ts';
-import { harness, type Harness } from '../../helpers/harness.ts';
-
-/** Asks until `check` holds: at most `attempts` requests, each awaited (no delay between). */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, attempts = 3000): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < attempts; i++) {
-    last = await read();
-    if (check(last)) return last;
-  }
-  throw new Error(`never true: ${what} (last: ${JSON.stringify(last)?.slice(0, 300)})`);
-}
+import { eventually } from '../../helpers/eventually.ts';
+import { drainAll, federatingInstances, followAcross } from '../../helpers/federation.ts';
+import type { Harness } from '../../helpers/harness.ts';
 
 interface PollJson {
   id: string;
@@ -36,31 +28,11 @@ interface StatusJson {
 }
 
 t.test('a poll crosses servers: options, votes, edits', async (t) => {
-  const instance = (transport: 'hapi' | 'node') => harness({ listen: true, transport, plugins: [pollsPlugin(), federationPlugin({ allowPrivateAddress: true })] });
-  const a: Harness = await instance('hapi');
-  const b: Harness = await instance('node');
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
-  const drain = async () => {
-    await a.rookery.drain();
-    await b.rookery.drain();
-  };
+  const [a, b] = (await federatingInstances(t, 2, () => [pollsPlugin()])) as [Harness, Harness];
+  const drain = () => drainAll([a, b]);
   const alice = await a.user('alice');
   const bob = await b.user('bob');
-  const aliceUrl = `${a.core.config.baseUrl}/users/alice`;
-  const found = await b.request('GET', `/api/v2/search?q=${encodeURIComponent(aliceUrl)}&resolve=true&type=accounts`, { token: bob.token });
-  const remoteAlice = found.json.accounts[0];
-  await b.request('POST', `/api/v1/accounts/${remoteAlice.id}/follow`, { token: bob.token });
-  await eventually(
-    async () => {
-      await drain();
-      return (await b.request('GET', `/api/v1/accounts/relationships?id[]=${remoteAlice.id}`, { token: bob.token })).json;
-    },
-    (rels: { following: boolean }[]) => rels[0]?.following === true,
-    'bob follows alice',
-  );
+  const remoteAlice = { id: await followAcross(b, [bob], a, 'alice') };
 
   const posted = (await a.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'Tea or coffee?', poll: { options: ['tea', 'coffee'], expires_in: 3600 } } })).json as StatusJson;
   const seen = async (): Promise<StatusJson | undefined> => {
