@@ -142,13 +142,15 @@ export async function noteOf(ctx: Context<Core>, core: Core, status: Status, aut
     tags,
     attachments,
   };
-  const poll = shown.poll as null | { expires_at: string | null; multiple: boolean; voters_count: number | null; options: { title: string; votes_count: number | null }[] };
+  const poll = shown.poll as null | { expires_at: string | null; expired: boolean; multiple: boolean; voters_count: number | null; options: { title: string; votes_count: number | null }[] };
   if (poll === null) return { object: new NoteWithMedia(values), mentioned: mentioned.filter((account) => account.domain !== null) };
   const options = poll.options.map((option) => new Note({ name: option.title, replies: new Collection({ totalItems: option.votes_count ?? 0 }) }));
   const question = new Question({
     ...values,
     ...(poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
     ...(poll.expires_at ? { endTime: isoInstant(poll.expires_at) } : {}),
+    // An ended poll says when it closed (Mastodon's), so that a server that missed its end sees it.
+    ...(poll.expired && poll.expires_at ? { closed: isoInstant(poll.expires_at) } : {}),
     ...(poll.voters_count !== null ? { voters: poll.voters_count } : {}),
   });
   return { object: question, mentioned: mentioned.filter((account) => account.domain !== null) };

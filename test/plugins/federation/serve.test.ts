@@ -3,7 +3,7 @@
 // negotiation for browsers, collections, and inbox refusals in Mastodon's error shape.
 
 import t from 'tap';
-import { federationPlugin } from '../../../plugins/index.ts';
+import { federationPlugin, pollsPlugin } from '../../../plugins/index.ts';
 import { harness } from '../../helpers/harness.ts';
 
 const AP = 'application/activity+json';
@@ -96,4 +96,29 @@ t.test('discovery, actors, notes and refusals', async (t) => {
   res = await h.request('POST', '/inbox', { payload: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': AP } });
   t.equal(res.statusCode, 413);
   t.same(res.json, { error: 'Payload content length greater than maximum allowed: 1048576' });
+});
+
+t.test('a poll as a Question, closed once it ended', async (t) => {
+  const h = await harness({ plugins: [pollsPlugin(), federationPlugin()] });
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const bob = await h.user('bob');
+  const posted = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'Tea or coffee?', poll: { options: ['tea', 'coffee'], expires_in: 600 } } });
+  await h.request('POST', `/api/v1/polls/${posted.json.poll.id}/votes`, { token: bob.token, payload: { choices: ['1'] } });
+  const path = `/users/alice/statuses/${posted.json.id}`;
+  let res = await h.request('GET', path, { headers: { accept: AP } });
+  t.equal(res.statusCode, 200);
+  t.match(res.json, {
+    type: 'Question',
+    endTime: posted.json.poll.expires_at,
+    votersCount: 1,
+    oneOf: [
+      { type: 'Note', name: 'tea', replies: { type: 'Collection', totalItems: 0 } },
+      { type: 'Note', name: 'coffee', replies: { type: 'Collection', totalItems: 1 } },
+    ],
+  });
+  t.notOk('closed' in res.json, 'open while it runs');
+  h.clock.advance(600_000);
+  res = await h.request('GET', path, { headers: { accept: AP } });
+  t.equal(res.json.closed, res.json.endTime, 'closed at its end once it ended (as Mastodon states it)');
 });
