@@ -30,8 +30,10 @@ export interface MountOptions {
   /** Whether activities signed from this domain are refused (403). */
   isBlocked?(domain: string): Promise<boolean>;
   /** At most this many inbox POSTs in progress at once; more are answered 429 with
-   * Retry-After (senders retry them later, as they retry any delivery). This bounds what a
-   * flood holds: its bodies in memory, its key fetches, its signature checks. */
+   * Retry-After (senders retry them later, as they retry any delivery). This bounds the work a
+   * flood makes: key fetches from addresses its senders chose, signature checks, JSON-LD
+   * processing. (Its bodies are read, each within INBOX_MAX_BYTES, before this: the
+   * transport's connection limits bound how many.) */
   inboxConcurrency?: number;
 }
 
