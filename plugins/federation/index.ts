@@ -12,6 +12,7 @@ import { incoming } from './incoming.ts';
 import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
 import { outgoing } from './outgoing.ts';
 import { coreRemoteApi } from './remote-api.ts';
+import { remoteAccountEmojiDecorator, remoteStatusEmojiDecorator } from './remote-emoji.ts';
 import { remoteMediaDecorator } from './remote-media.ts';
 import { resolver } from './resolve.ts';
 import { federationStores, type FederationStores } from './stores.ts';
@@ -48,13 +49,15 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       host.provideDomainBlocks(isBlocked);
       for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked, inboxConcurrency })) host.addEndpoint(endpoint);
       outgoing(host, parts, { isBlocked });
-      const remote = resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress);
+      const remote = resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress, stores.repository);
       const fetchStatus = async (uri: string) => {
         const found = await remote.url(uri);
         return found !== null && 'status' in found ? found.status.id : null;
       };
-      incoming(core, parts, { api: coreRemoteApi, isBlocked, fetchStatus });
+      incoming(core, parts, { api: coreRemoteApi, emojis: stores.repository, isBlocked, fetchStatus });
       host.decorateStatuses(remoteMediaDecorator(parts.kv));
+      host.decorateStatuses(remoteStatusEmojiDecorator(stores.repository, core.clock));
+      host.decorateAccounts(remoteAccountEmojiDecorator(stores.repository, core.clock));
       host.provideResolver(remote);
       // Every process listens: the queue's jobs run wherever the instance runs its jobs.
       void parts.federation.startQueue(core);
