@@ -62,7 +62,11 @@ export function renderAccount(config: RookeryConfig, account: Account, decorator
       verified_at: isoOrNull(field.verifiedAt),
     })),
   };
-  for (const { decorator, loaded } of decorators) decorator.render(account, loaded, json);
+  // An index loop: no iterator made per account when, as usual, there is nothing to apply.
+  for (let i = 0; i < decorators.length; i++) {
+    const entry = decorators[i] as LoadedAccountDecorator;
+    entry.decorator.render(account, entry.loaded, json);
+  }
   return json;
 }
 
