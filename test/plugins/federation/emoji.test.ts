@@ -12,7 +12,7 @@ import { generateCryptoKeyPair, signRequest } from '@fedify/fedify';
 import t from 'tap';
 import { sanitizeHtml } from '../../../core/text/sanitize.ts';
 import { federationPlugin } from '../../../plugins/index.ts';
-import { harness, type Harness } from '../../helpers/harness.ts';
+import { harness, record, type Harness } from '../../helpers/harness.ts';
 
 type CryptoKeyParam = Parameters<typeof signRequest>[1];
 
@@ -147,6 +147,8 @@ t.test('remote custom emoji: statuses, accounts, notifications, history', async 
     t.equal(response.status, 202, `${String(activity['type'])} accepted`);
     await response.body?.cancel();
   };
+  const streamed = await record(b.bus, ['timeline:public', `timeline:${bob.account.id}`]);
+  t.teardown(() => streamed.stop());
   await send({
     id: `${noteUrl}/activity`,
     type: 'Create',
@@ -177,6 +179,18 @@ t.test('remote custom emoji: statuses, accounts, notifications, history', async 
   const noteEmojis = [custom('blobcat', `${origin}/emoji/blobcat.png`), custom('cwcat', `${origin}/emoji/cwcat.png`)];
   t.strictSame(mention?.account.emojis, carolEmojis, "the notification's account: her name's and bio's emojis, nothing else");
   t.strictSame(mention?.status?.emojis, noteEmojis, "the notification's status: the emojis its text and CW use");
+
+  const payloads = (channel: string, event: string) => streamed.messages.filter((m) => m.channel === channel && m.message.event === event).map((m) => JSON.parse(m.message.payload ?? '{}'));
+  t.strictSame(
+    payloads('timeline:public', 'update').map((s: { emojis: EmojiJson[]; account: { emojis: EmojiJson[] } }) => [s.emojis, s.account.emojis]),
+    [[noteEmojis, carolEmojis]],
+    'the public stream carries them',
+  );
+  t.strictSame(
+    payloads(`timeline:${bob.account.id}`, 'notification').map((n: { account: { emojis: EmojiJson[] }; status: { emojis: EmojiJson[] } }) => [n.account.emojis, n.status.emojis]),
+    [[carolEmojis, noteEmojis]],
+    "and bob's notification stream",
+  );
 
   const statusId = mention?.status?.id ?? '';
   const status = await b.request('GET', `/api/v1/statuses/${statusId}`, { token: bob.token });
