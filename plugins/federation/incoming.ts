@@ -303,13 +303,16 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       const actorId = del.actorId;
       const objectId = del.objectId;
       if (actorId === null || objectId === null) return;
+      // What was kept beside the account or status goes with it (only a status the sender's own).
       if (objectId.href === actorId.href) {
         await api.removeRemoteAccount(core, actorId.href);
+        await keepAccountEmojis(options.emojis, actorId.href, []);
         return;
       }
       const sender = await findByUri(core, actorId.href);
       if (sender === null || sender.domain === null) return;
-      await api.deleteRemoteStatus(core, objectId.href, sender.id);
+      const removed = await api.deleteRemoteStatus(core, objectId.href, sender.id);
+      if (removed !== null) await keepStatusEmojis(options.emojis, objectId.href, []);
     })
     .on(Announce, async (ctx, announce) => {
       const sender = await senderOf(ctx, announce);

@@ -12,6 +12,7 @@ import { generateCryptoKeyPair, signRequest } from '@fedify/fedify';
 import t from 'tap';
 import { sanitizeHtml } from '../../../core/text/sanitize.ts';
 import { federationPlugin } from '../../../plugins/index.ts';
+import { federationStorage } from '../../../plugins/federation/storage/index.ts';
 import { harness, record, type Harness } from '../../helpers/harness.ts';
 
 type CryptoKeyParam = Parameters<typeof signRequest>[1];
@@ -259,5 +260,29 @@ t.test('remote custom emoji: statuses, accounts, notifications, history', async 
     'her new profile reaches B',
   );
   t.strictSame(updated.emojis, [custom('newcat', `${origin}/emoji/newcat.png`)], 'her account shows her new emojis only');
+
+  // Her Delete of the note, then of herself: what was kept beside them goes too.
+  const repository = b.core.storage.extend(federationStorage);
+  const kept = () => repository.kvGetMany([['rookery', 'remote-emoji', 'status', noteUrl], ['rookery', 'remote-emoji', 'account', actorUrl()]], Date.now());
+  t.strictSame((await kept()).map((value) => (Array.isArray(value) ? value.length : value)), [2, 1], 'kept until then');
+  await send({ id: `${noteUrl}#delete`, type: 'Delete', to: [PUBLIC], object: { id: noteUrl, type: 'Tombstone' } });
+  await eventually(
+    async () => {
+      await drain();
+      return (await b.request('GET', `/api/v1/statuses/${statusId}`, { token: bob.token })).statusCode;
+    },
+    (code) => code === 404,
+    'the delete reaches B',
+  );
+  t.strictSame((await kept()).map((value) => (Array.isArray(value) ? value.length : value)), [undefined, 1], "the status's emojis are gone, hers kept");
+  await send({ id: `${actorUrl()}#delete`, type: 'Delete', to: [PUBLIC], object: actorUrl() });
+  await eventually(
+    async () => {
+      await drain();
+      return kept();
+    },
+    (values) => values[1] === undefined,
+    'her own delete reaches B',
+  );
   t.strictSame(asked, [], 'no picture (nor anything but her actor) was asked of her server');
 });
