@@ -55,8 +55,9 @@ export async function loadStatusBundle(core: Core, statuses: readonly Status[], 
   const originals = missingOriginals.length === 0 ? [] : await storage.statuses.getMany(missingOriginals);
   const all = [...statuses, ...originals];
   const byId = new Map(all.map((s) => [s.id, s]));
+  const accountIds = all.flatMap((s) => [s.accountId, ...s.mentionIds]);
   const [accounts, applications, decorators, viewerReads] = await Promise.all([
-    storage.accounts.getMany(unique([...alsoAccounts, ...all.flatMap((s) => [s.accountId, ...s.mentionIds])])),
+    storage.accounts.getMany(unique(alsoAccounts.length === 0 ? accountIds : [...alsoAccounts, ...accountIds])),
     many(unique(all.flatMap((s) => (s.applicationId === null ? [] : [s.applicationId]))), (ids) => storage.oauth.getApplicationsMany(ids)),
     loadDecorators(core, [...byId.values()], viewer?.id ?? null),
     viewer === null
