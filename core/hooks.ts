@@ -74,6 +74,9 @@ export interface BoundStatusDecorator {
 /** What renders an account's plugin-owned parts (the emojis of a remote account). */
 export interface BoundAccountDecorator {
   readonly plugin: string;
+  /** Whether it has anything for this account (a remote one, say): when it has for none of a
+   * call's accounts, its load is not called. */
+  covers(account: Account): boolean;
   /** One batched read for every account one presentation call renders. */
   load(accounts: readonly Account[]): Promise<unknown>;
   /** Fills its part of the JSON (emojis starts as []). */

@@ -61,8 +61,12 @@ export interface StatusDecorator<L> {
 /** Fills an account's plugin-owned parts wherever accounts are presented (their own reads,
  * statuses' authors, notifications, streams). */
 export interface AccountDecorator<L> {
-  /** One batched read for every account one presentation call renders (local ones included:
-   * skip those that have nothing). */
+  /** Whether it may have something for this account (default: every one). A presentation call
+   * none of whose accounts it covers neither loads nor renders it: most calls, for a plugin
+   * that decorates remote accounts only, cost nothing more. */
+  covers?(account: Account): boolean;
+  /** One batched read for every account one presentation call renders (those it does not
+   * cover included). */
   load(accounts: readonly Account[], core: Core): Promise<L>;
   render(account: Account, loaded: L, json: AccountJson): void;
 }
@@ -166,6 +170,7 @@ export class HookRegistry implements Hooks {
       decorateAccounts: <L>(decorator: AccountDecorator<L>) =>
         void this.accountDecorators.push({
           plugin,
+          covers: decorator.covers ? (account) => decorator.covers?.(account) === true : () => true,
           load: (accounts) => decorator.load(accounts, core),
           render: (account, loaded, json) => decorator.render(account, loaded as L, json),
         }),

@@ -3,6 +3,7 @@
 
 import type { Core } from '../core.ts';
 import { notFound } from '../errors.ts';
+import type { BoundAccountDecorator } from '../hooks.ts';
 import type { Account, Id, Notification, Status } from '../model.ts';
 import { NO_ACCOUNT_DECORATORS, renderAccount, type AccountJson, type LoadedAccountDecorator } from './account.ts';
 import { isActive, keywordMatcher } from './filter.ts';
@@ -32,8 +33,18 @@ export async function loadDecorators(core: Core, statuses: readonly Status[], vi
  * benchmarked against a bare server). */
 export function loadAccountDecorators(core: Core, accounts: readonly Account[]): readonly LoadedAccountDecorator[] | Promise<readonly LoadedAccountDecorator[]> {
   const decorators = core.hooks.accountDecorators;
-  if (decorators.length === 0 || accounts.length === 0) return NO_ACCOUNT_DECORATORS;
+  if (!anyCovered(decorators, accounts)) return NO_ACCOUNT_DECORATORS;
   return Promise.all(decorators.map((decorator) => decorator.load(accounts))).then((loaded) => decorators.map((decorator, i) => ({ decorator, loaded: loaded[i] })));
+}
+
+/** Whether a decorator has anything for one of `accounts` (an index loop: this runs on every
+ * status read of an instance whose plugins decorate accounts). */
+function anyCovered(decorators: readonly BoundAccountDecorator[], accounts: readonly Account[]): boolean {
+  for (let d = 0; d < decorators.length; d++) {
+    const decorator = decorators[d] as BoundAccountDecorator;
+    for (let a = 0; a < accounts.length; a++) if (decorator.covers(accounts[a] as Account)) return true;
+  }
+  return false;
 }
 
 /** The decorators of `bundle` as one more reader sees them: those that read something of the
@@ -67,7 +78,8 @@ export async function loadStatusBundle(core: Core, statuses: readonly Status[], 
           storage.filters.listBy(viewer.id),
         ]),
   ]);
-  const accountDecorators = core.hooks.accountDecorators.length === 0 ? NO_ACCOUNT_DECORATORS : await loadAccountDecorators(core, rendered(accounts, all, alsoAccounts));
+  // Usually nothing to load (no plugin, or only local accounts): then no await, nothing made.
+  const accountDecorators = anyCovered(core.hooks.accountDecorators, accounts) ? await loadAccountDecorators(core, rendered(accounts, all, alsoAccounts)) : NO_ACCOUNT_DECORATORS;
   const now = core.clock.now();
   let viewerBundle: StatusBundle['viewer'] = null;
   if (viewerReads !== null) {

@@ -163,6 +163,7 @@ export function remoteStatusEmojiDecorator(repo: EmojiRepository, clock: { now()
 export function remoteAccountEmojiDecorator(repo: EmojiRepository, clock: { now(): Millis }): AccountDecorator<Map<Id, RemoteEmoji[]>> {
   const uriOf = (account: Account) => (account.domain === null ? null : account.uri);
   return {
+    covers: (account) => uriOf(account) !== null,
     load: (accounts) => loadByUri(repo, clock, accounts, uriOf, accountKey, (account) => account.id),
     render(account, loaded, json) {
       const emojis = loaded.get(account.id);

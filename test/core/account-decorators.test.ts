@@ -134,3 +134,37 @@ t.test('without an account decorator: a status read makes only the storage calls
     'signed in: the caller, then the same plus the reader\'s own state and filters',
   );
 });
+
+t.test('a decorator that covers none of a call\'s accounts is neither loaded nor rendered', async (t) => {
+  const loads: string[][] = [];
+  const rendered: string[] = [];
+  const h = await harness({
+    plugins: [
+      {
+        name: 'alice-only',
+        register(host) {
+          host.decorateAccounts<null>({
+            covers: (account) => account.username === 'alice',
+            async load(accounts) {
+              loads.push(accounts.map((a) => a.username).sort());
+              return null;
+            },
+            render: (account) => void rendered.push(account.username),
+          });
+        },
+      },
+    ],
+  });
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const bob = await h.user('bob');
+  const fromBob = await h.request('POST', '/api/v1/statuses', { token: bob.token, payload: { status: 'from bob' } });
+  const fromAlice = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'from alice' } });
+  loads.length = 0;
+  rendered.length = 0;
+  await h.request('GET', `/api/v1/statuses/${fromBob.json.id}`, { token: bob.token });
+  await h.request('GET', `/api/v1/accounts/${bob.account.id}`, { token: bob.token });
+  t.strictSame([loads, rendered], [[], []], "bob's status and account: nothing loaded, nothing rendered");
+  await h.request('GET', `/api/v1/statuses/${fromAlice.json.id}`, { token: bob.token });
+  t.strictSame([loads, rendered], [[['alice']], ['alice']], "alice's: loaded and rendered");
+});
