@@ -6,6 +6,7 @@ import type { Endpoint, Params } from './api/types.ts';
 import type { Account, Id, Millis, Status, StatusEdit, User, Visibility } from './model.ts';
 import type { NewJob } from './ports/queue.ts';
 import type { StorageWrite } from './ports/storage.ts';
+import type { AccountJson } from './present/account-json.ts';
 import type { StatusEditJson, StatusJson } from './present/status-json.ts';
 
 /** A status about to be published (or edited), after the core parsed its own parameters. */
@@ -70,6 +71,18 @@ export interface BoundStatusDecorator {
   renderEdits?(edits: readonly StatusEdit[], json: StatusEditJson[]): Promise<void>;
 }
 
+/** What renders an account's plugin-owned parts (the emojis of a remote account). */
+export interface BoundAccountDecorator {
+  readonly plugin: string;
+  /** Whether it has anything for this account (a remote one, say): when it has for none of a
+   * call's accounts, its load is not called. */
+  covers(account: Account): boolean;
+  /** One batched read for every account one presentation call renders. */
+  load(accounts: readonly Account[]): Promise<unknown>;
+  /** Fills its part of the JSON (emojis starts as []). */
+  render(account: Account, loaded: unknown, json: AccountJson): void;
+}
+
 export type AccountPatch = Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl'>>;
 
 /** A profile edit (update_credentials) after the core read its own parameters. */
@@ -116,6 +129,7 @@ export interface Hooks {
   readonly endpoints: readonly Endpoint[];
   readonly publishHooks: readonly BoundPublishHook[];
   readonly decorators: readonly BoundStatusDecorator[];
+  readonly accountDecorators: readonly BoundAccountDecorator[];
   readonly profileHooks: readonly BoundProfileHook[];
   /** Keys of the instance's `configuration` that plugins state (what they enforce). */
   readonly instanceConfiguration: Readonly<Record<string, unknown>>;

@@ -12,6 +12,7 @@ export type { BodyLimit, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo 
 export { RookeryError, texts } from './errors.ts';
 export {
   HookRegistry,
+  type AccountDecorator,
   type AccountPatch,
   type DecorateContext,
   type EventListener,
@@ -32,6 +33,7 @@ export { json } from './api/types.ts';
 export { presentAccounts, presentStatus, presentStatuses } from './present/load.ts';
 export type { StatusJson, RenderOptions } from './present/status.ts';
 export type { AccountJson } from './present/account.ts';
+export type { CustomEmojiJson } from './present/emoji.ts';
 export { factsOf, filterVisible, findVisible, viewerFacts, type VisibleStatus } from './viewer.ts';
 export { anonymousFacts, canView, type ViewerFacts } from './policy.ts';
 export type { DomainEvent, DomainEventType } from './events/events.ts';

@@ -7,7 +7,8 @@
 //   (media_ids, poll[…], scheduled_at), prepare the draft (and the storage writes that commit
 //   with the status), or divert it (schedule it);
 // - status decorators, which fill a status's plugin-owned parts (media_attachments, poll,
-//   card) from the plugin's storage in one batched read per render;
+//   card) from the plugin's storage in one batched read per render; account decorators, the
+//   same for an account's (emojis);
 // - profile hooks, which take over update_credentials parameters (avatar, header);
 // - what the instance endpoint states about what the plugin enforces (its configuration);
 // - listeners of domain events: each becomes a job per event, run after the write that caused
@@ -18,6 +19,7 @@ import type { Endpoint } from './api/types.ts';
 import type { Core } from './core.ts';
 import type { DomainEvent, DomainEventType } from './events/events.ts';
 import type {
+  BoundAccountDecorator,
   BoundJob,
   BoundProfileHook,
   BoundPublishHook,
@@ -29,8 +31,9 @@ import type {
   PublishOutcome,
   RemoteResolver,
 } from './hooks.ts';
-import type { Id, Status, StatusEdit } from './model.ts';
+import type { Account, Id, Status, StatusEdit } from './model.ts';
 import type { StorageExtension } from './ports/storage.ts';
+import type { AccountJson } from './present/account-json.ts';
 import type { StatusEditJson, StatusJson } from './present/status-json.ts';
 import type { JobHandler, JobOptions } from './queue/registry.ts';
 
@@ -53,6 +56,19 @@ export interface StatusDecorator<L> {
   render(status: Status, loaded: L, json: StatusJson, context: DecorateContext): void;
   searchable?(status: Status, loaded: L): string[];
   renderEdits?(edits: readonly StatusEdit[], json: StatusEditJson[], core: Core): Promise<void>;
+}
+
+/** Fills an account's plugin-owned parts wherever accounts are presented (their own reads,
+ * statuses' authors, notifications, streams). */
+export interface AccountDecorator<L> {
+  /** Whether it may have something for this account (default: every one). A presentation call
+   * none of whose accounts it covers neither loads nor renders it: most calls, for a plugin
+   * that decorates remote accounts only, cost nothing more. */
+  covers?(account: Account): boolean;
+  /** One batched read for every account one presentation call renders (those it does not
+   * cover included). */
+  load(accounts: readonly Account[], core: Core): Promise<L>;
+  render(account: Account, loaded: L, json: AccountJson): void;
 }
 
 export interface ProfileHook {
@@ -82,6 +98,7 @@ export interface PluginHost {
   addEndpoint(endpoint: Endpoint): void;
   onPublish(hook: PublishHook): void;
   decorateStatuses<L>(decorator: StatusDecorator<L>): void;
+  decorateAccounts<L>(decorator: AccountDecorator<L>): void;
   onProfileUpdate(hook: ProfileHook): void;
   /** States a key of the instance's `configuration` (e.g. media_attachments): what it enforces. */
   configureInstance(key: string, value: unknown): void;
@@ -110,6 +127,7 @@ export class HookRegistry implements Hooks {
   readonly endpoints: Endpoint[] = [];
   readonly publishHooks: BoundPublishHook[] = [];
   readonly decorators: BoundStatusDecorator[] = [];
+  readonly accountDecorators: BoundAccountDecorator[] = [];
   readonly profileHooks: BoundProfileHook[] = [];
   readonly instanceConfiguration: Record<string, unknown> = {};
   readonly jobs: BoundJob[] = [];
@@ -149,6 +167,13 @@ export class HookRegistry implements Hooks {
         if (renderEdits) bound.renderEdits = (edits, json) => renderEdits.call(decorator, edits, json, core);
         this.decorators.push(bound);
       },
+      decorateAccounts: <L>(decorator: AccountDecorator<L>) =>
+        void this.accountDecorators.push({
+          plugin,
+          covers: decorator.covers ? (account) => decorator.covers?.(account) === true : () => true,
+          load: (accounts) => decorator.load(accounts, core),
+          render: (account, loaded, json) => decorator.render(account, loaded as L, json),
+        }),
       onProfileUpdate: (hook) =>
         void this.profileHooks.push({
           plugin,

@@ -5,7 +5,7 @@ import type { Core } from '../core.ts';
 import { notFound, unprocessable } from '../errors.ts';
 import { isId } from '../ids.ts';
 import { page, strArray, type Params } from '../params.ts';
-import { pluginParts, presentAccounts, presentStatus, presentStatuses } from '../present/load.ts';
+import { loadAccountDecorators, pluginParts, presentAccounts, presentStatus, presentStatuses } from '../present/load.ts';
 import { renderStatusEdit } from '../present/status-edit.ts';
 import { bookmark, unbookmark } from '../statuses/bookmark.ts';
 import { statusContext } from '../statuses/context.ts';
@@ -162,16 +162,18 @@ export function statusEndpoints(core: Core): Endpoint[] {
         const { status, edits } = await statusHistory(core, request.caller.account, id(request));
         const author = await core.storage.accounts.get(status.accountId);
         if (author === null) throw notFound();
+        const authorDecorators = await loadAccountDecorators(core, [author]);
         if (edits === null) {
           // Never edited: one entry, the status as it is, its plugin parts as they render it.
           const parts = await pluginParts(core, status);
-          const entry = renderStatusEdit(core.config, { ...status, statusId: status.id, pollOptions: null }, author);
+          const entry = renderStatusEdit(core.config, { ...status, statusId: status.id, pollOptions: null }, author, authorDecorators);
           entry.media_attachments = parts.media_attachments;
+          entry.emojis = parts.emojis;
           const poll = parts.poll as { options?: { title: string }[] } | null;
           entry.poll = poll?.options ? { options: poll.options.map((o) => ({ title: o.title })) } : null;
           return json([entry]);
         }
-        const entries = edits.map((edit) => renderStatusEdit(core.config, edit, author));
+        const entries = edits.map((edit) => renderStatusEdit(core.config, edit, author, authorDecorators));
         for (const decorator of core.hooks.decorators) await decorator.renderEdits?.(edits, entries);
         return json(entries);
       },

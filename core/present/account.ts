@@ -4,62 +4,32 @@ import type { RookeryConfig } from '../config.ts';
 import type { Account, User } from '../model.ts';
 import { formatPlain, formatText } from '../text/index.ts';
 import { acct, accountUri, accountUrl, MISSING_AVATAR_PATH, MISSING_HEADER_PATH, tagUrl } from '../urls.ts';
+import type { AccountJson, CredentialAccountJson } from './account-json.ts';
+import type { BoundAccountDecorator } from '../hooks.ts';
 import { isoDay, isoOrNull } from './time.ts';
 
-export interface AccountJson {
-  id: string;
-  username: string;
-  acct: string;
-  display_name: string;
-  locked: boolean;
-  bot: boolean;
-  discoverable: boolean;
-  indexable: boolean;
-  group: boolean;
-  created_at: string;
-  note: string;
-  url: string;
-  uri: string;
-  avatar: string;
-  avatar_static: string;
-  header: string;
-  header_static: string;
-  followers_count: number;
-  following_count: number;
-  statuses_count: number;
-  last_status_at: string | null;
-  hide_collections: boolean;
-  noindex: boolean;
-  emojis: never[];
-  roles: never[];
-  fields: { name: string; value: string; verified_at: string | null }[];
+export type { AccountJson, CredentialAccountJson } from './account-json.ts';
+
+/** A plugin's account decorator with what it loaded for one presentation call. */
+export interface LoadedAccountDecorator {
+  decorator: BoundAccountDecorator;
+  loaded: unknown;
 }
 
-export interface CredentialAccountJson extends AccountJson {
-  source: {
-    privacy: string;
-    sensitive: boolean;
-    language: string | null;
-    note: string;
-    fields: { name: string; value: string; verified_at: string | null }[];
-    follow_requests_count: number;
-    hide_collections: boolean;
-    discoverable: boolean;
-    indexable: boolean;
-    attribution_domains: never[];
-  };
-  role: { id: string; name: string; permissions: string; color: string; highlighted: boolean };
-}
+/** What is applied when no plugin decorates accounts: one shared empty list, nothing made. */
+export const NO_ACCOUNT_DECORATORS: readonly LoadedAccountDecorator[] = Object.freeze([]);
 
 /** A bio: paragraphs, links and hashtags, everything else escaped. */
 export function renderNote(config: RookeryConfig, note: string): string {
   return formatText(note, { resolveMention: () => null, tagUrl: (name) => tagUrl(config, name) });
 }
 
-export function renderAccount(config: RookeryConfig, account: Account): AccountJson {
+/** `decorators`: the plugins' parts (the emojis of a remote account), loaded for the whole
+ * presentation call by loadAccountDecorators (present/load.ts). */
+export function renderAccount(config: RookeryConfig, account: Account, decorators: readonly LoadedAccountDecorator[] = NO_ACCOUNT_DECORATORS): AccountJson {
   const avatar = account.avatarUrl ?? `${config.baseUrl}${MISSING_AVATAR_PATH}`;
   const header = account.headerUrl ?? `${config.baseUrl}${MISSING_HEADER_PATH}`;
-  return {
+  const json: AccountJson = {
     id: account.id,
     username: account.username,
     acct: acct(account),
@@ -92,6 +62,12 @@ export function renderAccount(config: RookeryConfig, account: Account): AccountJ
       verified_at: isoOrNull(field.verifiedAt),
     })),
   };
+  // An index loop: no iterator made per account when, as usual, there is nothing to apply.
+  for (let i = 0; i < decorators.length; i++) {
+    const entry = decorators[i] as LoadedAccountDecorator;
+    entry.decorator.render(account, entry.loaded, json);
+  }
+  return json;
 }
 
 /** verify_credentials: the account plus its editable source and role. */

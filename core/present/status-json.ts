@@ -1,7 +1,8 @@
 // The JSON shapes of a Status and of a StatusEdit, apart from their renderers so
 // that the plugin hooks that fill parts of them (hooks.ts) can name them without a cycle.
 
-import type { AccountJson } from './account.ts';
+import type { AccountJson } from './account-json.ts';
+import type { CustomEmojiJson } from './emoji.ts';
 import type { FilterResultJson } from './filter.ts';
 import type { MediaJson, PollJson, CardJson } from './media.ts';
 
@@ -34,7 +35,7 @@ export interface StatusJson {
   media_attachments: MediaJson[];
   mentions: { id: string; username: string; url: string; acct: string }[];
   tags: { name: string; url: string }[];
-  emojis: never[];
+  emojis: CustomEmojiJson[];
   card: CardJson | null;
   poll: PollJson | null;
 }
@@ -47,5 +48,5 @@ export interface StatusEditJson {
   account: AccountJson;
   poll: { options: { title: string }[] } | null;
   media_attachments: MediaJson[];
-  emojis: never[];
+  emojis: CustomEmojiJson[];
 }

@@ -6,7 +6,7 @@ import type { BoundStatusDecorator } from '../hooks.ts';
 import type { Account, Application, Filter, Id, Millis, Status } from '../model.ts';
 import type { ViewerState } from '../ports/storage.ts';
 import { acct, accountUrl, statusUri, statusUrl, tagUrl } from '../urls.ts';
-import { renderAccount } from './account.ts';
+import { renderAccount, type LoadedAccountDecorator } from './account.ts';
 import type { KeywordMatcher } from '../text/keywords.ts';
 import { matchFilters } from './filter.ts';
 import type { StatusJson } from './status-json.ts';
@@ -32,6 +32,8 @@ export interface StatusBundle {
   applications: Map<Id, Application>;
   /** The plugins' parts (media, poll, card), each with its batched read. */
   decorators: LoadedDecorator[];
+  /** The plugins' parts of the authors (emojis), each with its batched read; none when absent. */
+  accountDecorators?: readonly LoadedAccountDecorator[];
   /** null for an anonymous viewer: no per-user flags at all. */
   viewer: ViewerBundle | null;
   now: Millis;
@@ -75,7 +77,7 @@ export function renderStatus(config: RookeryConfig, status: Status, bundle: Stat
     edited_at: isoOrNull(status.editedAt),
     reblog: null,
     application: null,
-    account: renderAccount(config, author),
+    account: renderAccount(config, author, bundle.accountDecorators),
     media_attachments: [],
     mentions: [],
     tags: [],

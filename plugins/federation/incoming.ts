@@ -34,6 +34,7 @@ import { pollsApi, REMOTE_POLL_LIMITS, type RemotePollInput } from '../polls/ind
 import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
 import { answerFollow } from './outgoing.ts';
 import type { RemoteAccountInput, RemoteApi, RemoteStatusInput } from './remote-api.ts';
+import { accountTexts, keepAccountEmojis, keepStatusEmojis, remoteEmojisOf, statusTexts, type EmojiRepository } from './remote-emoji.ts';
 import { keepRemoteMedia, remoteMediaOf } from './remote-media.ts';
 
 const MAX_TAGS = 64;
@@ -124,8 +125,22 @@ export async function pollAttachment(core: Core, object: APObject, authorId: Id)
   return { attach: (statusId, currentPollId) => polls.remotePoll(statusId, authorId, currentPollId, poll) };
 }
 
+/** The actor's emojis, kept before the account is stored (so its first rendering shows them). */
+export async function keepActorEmojis(emojis: EmojiRepository, actor: Actor, input: RemoteAccountInput): Promise<void> {
+  await keepAccountEmojis(emojis, input.uri, await remoteEmojisOf(actor, accountTexts(input)));
+}
+
+/** The Note's or Question's parts the core does not store (media, emojis), kept under its uri
+ * before the status is stored or updated. */
+export async function keepStatusParts(core: Core, parts: { kv: FederationParts['kv']; emojis: EmojiRepository }, object: Note | Question, uri: string, received: unknown = null): Promise<void> {
+  await keepRemoteMedia(parts.kv, uri, await remoteMediaOf(core, object, received));
+  await keepStatusEmojis(parts.emojis, uri, await remoteEmojisOf(object, await statusTexts(object)));
+}
+
 export interface IncomingOptions {
   api: RemoteApi;
+  /** Where the emojis of remote statuses and actors are kept (the plugin's repository). */
+  emojis: EmojiRepository;
   isBlocked(domain: string): Promise<boolean>;
   /** Fetches and stores a status this instance has not seen (a boost of it arrived). */
   fetchStatus?(uri: string): Promise<Id | null>;
@@ -142,6 +157,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     const input = await actorInput(actor);
     if (input === null) return null;
     await rememberInbox(parts.kv, actor);
+    await keepActorEmojis(options.emojis, actor, input);
     return api.upsertRemoteAccount(core, input);
   }
 
@@ -259,7 +275,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       }
       const input = await statusInput(object, sender, await create.getActor({ suppressError: true }));
       if (input === null) return;
-      await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object, receivedActivity(ctx)));
+      await keepStatusParts(core, { kv: parts.kv, emojis: options.emojis }, object, input.uri, receivedActivity(ctx));
       await api.receiveRemoteStatus(core, input);
     })
     .on(Update, async (ctx, update) => {
@@ -270,7 +286,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
         if (!(await sameAuthor(object, sender))) return;
         const input = await statusInput(object, sender, await update.getActor({ suppressError: true }));
         if (input === null) return;
-        await keepRemoteMedia(parts.kv, input.uri, await remoteMediaOf(core, object, receivedActivity(ctx)));
+        await keepStatusParts(core, { kv: parts.kv, emojis: options.emojis }, object, input.uri, receivedActivity(ctx));
         await api.updateRemoteStatus(core, input);
       }
       // An actor's new profile, as sent (the sender's own document, signed by it).
@@ -278,6 +294,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
         const input = await actorInput(object);
         if (input !== null) {
           await rememberInbox(parts.kv, object);
+          await keepActorEmojis(options.emojis, object, input);
           await api.upsertRemoteAccount(core, input);
         }
       }
@@ -286,13 +303,16 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       const actorId = del.actorId;
       const objectId = del.objectId;
       if (actorId === null || objectId === null) return;
+      // What was kept beside the account or status goes with it (only a status the sender's own).
       if (objectId.href === actorId.href) {
         await api.removeRemoteAccount(core, actorId.href);
+        await keepAccountEmojis(options.emojis, actorId.href, []);
         return;
       }
       const sender = await findByUri(core, actorId.href);
       if (sender === null || sender.domain === null) return;
-      await api.deleteRemoteStatus(core, objectId.href, sender.id);
+      const removed = await api.deleteRemoteStatus(core, objectId.href, sender.id);
+      if (removed !== null) await keepStatusEmojis(options.emojis, objectId.href, []);
     })
     .on(Announce, async (ctx, announce) => {
       const sender = await senderOf(ctx, announce);

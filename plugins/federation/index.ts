@@ -2,9 +2,10 @@
 // keys, statuses at their `uri`, collections and inboxes, all served as core endpoints (so by
 // every transport); outgoing activities from the domain events of local accounts; incoming
 // activities handed to the core's federation API (core/federation); the resolver the core asks
-// for remote handles and URLs; the operator's domain blocks. Fedify's KV store and queue are on
-// the instance's own storage and job queue. `allowPrivateAddress` is for tests only: without
-// it nothing private, loopback or link-local is ever fetched.
+// for remote handles and URLs; the operator's domain blocks; the media and custom emoji of
+// remote statuses and accounts (decorators). Fedify's KV store and queue are on the instance's
+// own storage and job queue. `allowPrivateAddress` is for tests only: without it nothing
+// private, loopback or link-local is ever fetched.
 
 import type { PluginHost, RookeryPlugin } from '../../core/plugin-host.ts';
 import { buildFederation, type FederationParts } from './federation.ts';
@@ -13,6 +14,7 @@ import { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
 import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
 import { outgoing, POLL_UPDATE_DELAY_MS } from './outgoing.ts';
 import { coreRemoteApi } from './remote-api.ts';
+import { remoteAccountEmojiDecorator, remoteStatusEmojiDecorator } from './remote-emoji.ts';
 import { remoteMediaDecorator } from './remote-media.ts';
 import { resolver } from './resolve.ts';
 import { federationStores, type FederationStores } from './stores.ts';
@@ -59,13 +61,15 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       host.provideDomainBlocks(isBlocked);
       for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked, inboxConcurrency })) host.addEndpoint(endpoint);
       outgoing(host, parts, { isBlocked, pollUpdateDelayMs });
-      const remote = resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress);
+      const remote = resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress, stores.repository);
       const fetchStatus = async (uri: string) => {
         const found = await remote.url(uri);
         return found !== null && 'status' in found ? found.status.id : null;
       };
-      incoming(core, parts, { api: coreRemoteApi, isBlocked, fetchStatus });
+      incoming(core, parts, { api: coreRemoteApi, emojis: stores.repository, isBlocked, fetchStatus });
       host.decorateStatuses(remoteMediaDecorator(parts.kv));
+      host.decorateStatuses(remoteStatusEmojiDecorator(stores.repository, core.clock));
+      host.decorateAccounts(remoteAccountEmojiDecorator(stores.repository, core.clock));
       host.provideResolver(remote);
       // Every process listens: the queue's jobs run wherever the instance runs its jobs.
       void parts.federation.startQueue(core);

@@ -8,9 +8,9 @@ import { isActor, Note, Question, type Actor } from '@fedify/fedify/vocab';
 import type { Core } from '../../core/core.ts';
 import type { Account, Status } from '../../core/model.ts';
 import { rememberInbox } from './federation.ts';
-import { actorInput, pollAttachment } from './incoming.ts';
+import { actorInput, keepActorEmojis, keepStatusParts, pollAttachment } from './incoming.ts';
+import type { EmojiRepository } from './remote-emoji.ts';
 import type { RemoteApi } from './remote-api.ts';
-import { keepRemoteMedia, remoteMediaOf } from './remote-media.ts';
 
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 const HANDLE = /^@?([^@\s]{1,64})@([^@\s/?#]{1,255})$/;
@@ -43,11 +43,19 @@ export interface Resolver {
   url(url: string): Promise<{ account: Account } | { status: Status } | null>;
 }
 
-export function resolver(core: Core, context: () => Context<Core>, api: RemoteApi, kv: Parameters<typeof rememberInbox>[0], allowPrivateAddress: boolean): Resolver {
+export function resolver(
+  core: Core,
+  context: () => Context<Core>,
+  api: RemoteApi,
+  kv: Parameters<typeof rememberInbox>[0],
+  allowPrivateAddress: boolean,
+  emojis: EmojiRepository,
+): Resolver {
   async function store(actor: Actor): Promise<Account | null> {
     const input = await actorInput(actor);
     if (input === null) return null;
     await rememberInbox(kv, actor);
+    await keepActorEmojis(emojis, actor, input);
     return api.upsertRemoteAccount(core, input);
   }
 
@@ -91,7 +99,7 @@ export function resolver(core: Core, context: () => Context<Core>, api: RemoteAp
       if (!audience.some((id) => id === PUBLIC || id === 'as:Public')) return null;
       const author = await accountOfUrl(ctx, authorId.href);
       if (author === null) return null;
-      await keepRemoteMedia(kv, object.id.href, await remoteMediaOf(core, object));
+      await keepStatusParts(core, { kv, emojis }, object, object.id.href);
       const status = await api.receiveRemoteStatus(core, {
         uri: object.id.href,
         url: object.url instanceof URL ? object.url.href : object.id.href,

@@ -37,6 +37,22 @@ export function federationStorageContract(t: ContractTest, adapterName: string, 
     t.equal(await errorOf(repo.kvSet(['x'.repeat(9000)], 1, null)), 'RangeError: a key longer than 8192 characters encoded');
   });
 
+  it('kv: getMany reads many keys at once, in their order, expired and absent ones undefined', async (t, w) => {
+    const repo = w.s.extend(federationStorage);
+    t.strictSame(await repo.kvGetMany([], T0), [], 'no keys: nothing');
+    await repo.kvSet(['m', 'one'], { n: 1 }, null);
+    await repo.kvSet(['m', 'two'], [2], null);
+    await repo.kvSet(['m', 'old'], 'old', T0 + 10);
+    await repo.kvSet(['m'], 'parent', null);
+    t.strictSame(
+      await repo.kvGetMany([['m', 'two'], ['m', 'absent'], ['m', 'one'], ['m', 'old'], ['m', 'two']], T0 + 10),
+      [[2], undefined, { n: 1 }, undefined, [2]],
+      'in the order asked, a key asked twice answered twice, the expired one absent, no prefix match',
+    );
+    t.strictSame(await repo.kvGetMany([['m', 'old']], T0 + 9), ['old'], 'before its time');
+    t.equal(await errorOf(repo.kvGetMany([[]], T0)), 'TypeError: a key is a non-empty array of strings');
+  });
+
   it('kv: expiry hides an entry at its time and the sweep removes it', async (t, w) => {
     const repo = w.s.extend(federationStorage);
     await repo.kvSet(['ttl', 'short'], 1, T0 + 1000);

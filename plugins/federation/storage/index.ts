@@ -64,6 +64,16 @@ export function federationRepository(rows: FederationRows): FederationRepository
       }
       return JSON.parse(row.value) as unknown;
     },
+    async kvGetMany(keys, now) {
+      if (keys.length === 0) return [];
+      const encoded = keys.map((key) => encodeKey(key));
+      const found = new Map((await rows.kvReadMany([...new Set(encoded)])).map((row) => [row.key, row]));
+      // Expired rows read as absent; the sweep removes them (a read does not write).
+      return encoded.map((k) => {
+        const row = found.get(k) ?? null;
+        return live(row, now) ? (JSON.parse(row.value) as unknown) : undefined;
+      });
+    },
     async kvSet(key, value, expiresAt) {
       await rows.kvWrite({ key: encodeKey(key), value: encodeValue(value), expiresAt });
     },

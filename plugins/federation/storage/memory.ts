@@ -13,6 +13,12 @@ export function memoryFederationRows(context: MemoryExtensionContext): Federatio
       const row = kv.get(key);
       return row ? { ...row } : null;
     },
+    async kvReadMany(keys) {
+      return keys.flatMap((key) => {
+        const row = kv.get(key);
+        return row ? [{ ...row }] : [];
+      });
+    },
     async kvWrite(row) {
       kv.set(row.key, { ...row });
     },

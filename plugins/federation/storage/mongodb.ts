@@ -23,6 +23,11 @@ export function mongoFederationRows(context: MongoExtensionContext): FederationR
       const d = await kv.findOne({ _id: key });
       return d ? kvRow(d) : null;
     },
+    async kvReadMany(keys) {
+      await ready;
+      if (keys.length === 0) return [];
+      return (await kv.find({ _id: { $in: [...keys] } }).toArray()).map(kvRow);
+    },
     async kvWrite(row) {
       await ready;
       await kv.updateOne({ _id: row.key }, { $set: { value: row.value, expiresAt: row.expiresAt } }, { upsert: true });

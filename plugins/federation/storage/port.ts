@@ -25,6 +25,9 @@ export interface DomainBlock {
 export interface FederationRepository {
   /** The value, or undefined when absent or expired at `now`. */
   kvGet(key: KvKeyParts, now: Millis): Promise<unknown>;
+  /** The values of many keys in one read, in the order of `keys` (undefined where absent or
+   * expired at `now`): what a render of many statuses or accounts reads. */
+  kvGetMany(keys: readonly KvKeyParts[], now: Millis): Promise<unknown[]>;
   /** Sets it, expiring at `expiresAt` (null: never). */
   kvSet(key: KvKeyParts, value: unknown, expiresAt: Millis | null): Promise<void>;
   kvDelete(key: KvKeyParts): Promise<void>;
@@ -58,6 +61,8 @@ export interface KvRow {
 
 export interface FederationRows {
   kvRead(key: string): Promise<KvRow | null>;
+  /** The rows of these keys that exist (expired ones included), in any order. */
+  kvReadMany(keys: readonly string[]): Promise<KvRow[]>;
   kvWrite(row: KvRow): Promise<void>;
   kvRemove(key: string): Promise<void>;
   /** Live rows whose key is `exact` or in [from, to), in key order. */

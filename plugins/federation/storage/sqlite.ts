@@ -37,6 +37,10 @@ export function sqliteFederationRows(context: SqliteExtensionContext): Federatio
     async kvRead(key) {
       return read(key);
     },
+    async kvReadMany(keys) {
+      if (keys.length === 0) return [];
+      return db.all('SELECT key, value, expires_at FROM federation_kv WHERE key IN (SELECT value FROM json_each(?))', JSON.stringify(keys)).map(kvRow);
+    },
     async kvWrite(row) {
       await db.write(() => upsert(row));
     },
