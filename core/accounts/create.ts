@@ -113,6 +113,9 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount, req
     }
     throw err;
   }
+  // After the write: the storage port records no events with a new account, and the one
+  // listener (federation's keys) has a fallback, so a crash in between loses nothing.
+  await core.enqueue(core.record({ type: 'account.created', account }));
   return { account, user };
 }
 

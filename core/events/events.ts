@@ -10,6 +10,9 @@ export type DomainEvent =
   | { type: 'status.updated'; status: Status }
   /** What readers see of a status changed without an edit (its preview card arrived). */
   | { type: 'status.refreshed'; status: Status }
+  /** A local account was created (federation makes its keys). Queued just after the write, not
+   * in it: what listens must also cope without it (keys are made on first need too). */
+  | { type: 'account.created'; account: Account }
   /** A profile changed (display name, note, images, fields …), for federation and plugins. */
   | { type: 'account.updated'; account: Account }
   | { type: 'status.deleted'; status: Status; boosts: Status[] }
@@ -48,6 +51,7 @@ export function orderingKeyOf(event: DomainEvent): string {
     case 'status.refreshed':
     case 'status.deleted':
       return `status:${event.status.reblogOfId ?? event.status.id}`;
+    case 'account.created':
     case 'account.updated':
       return `account:${event.account.id}`;
     case 'status.reblogged':

@@ -61,6 +61,10 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       host.provideDomainBlocks(isBlocked);
       for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked, inboxConcurrency })) host.addEndpoint(endpoint);
       outgoing(host, parts, { isBlocked, pollUpdateDelayMs });
+      // Each account's keys are made when it is created (Mastodon's), off the sign-up request.
+      host.on('account.created', async (event) => {
+        if (event.account.domain === null) await parts.keys.pairsOf(event.account.id);
+      });
       const remote = resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress, stores.repository);
       const fetchStatus = async (uri: string) => {
         const found = await remote.url(uri);

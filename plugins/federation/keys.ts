@@ -1,6 +1,7 @@
 // Each local actor's two key pairs: RSA (HTTP signatures, what Mastodon checks) and Ed25519
-// (object integrity proofs). Made once, on first need, and kept in the KV store as JWKs. Two
-// processes racing to make them agree through compare-and-swap: the loser adopts the winner's.
+// (object integrity proofs). Made once, when the account is created (a job: see index.ts) or
+// else on first need, and kept in the KV store as JWKs. Two processes racing to make them agree
+// through compare-and-swap: the loser adopts the winner's.
 
 import { exportJwk, generateCryptoKeyPair, importJwk, type KvStore } from '@fedify/fedify';
 import type { webcrypto } from 'node:crypto';
@@ -19,6 +20,12 @@ interface StoredKeys {
   ed25519: StoredPair;
 }
 
+/** RSA keys of 2048 bits, as Mastodon makes them: Fedify's default of 4096 took about a second
+ * to make here and made every signature of every delivery several times dearer. */
+function generateRsaPair(): Promise<CryptoKeyPair> {
+  return crypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
+}
+
 async function exportPair(pair: CryptoKeyPair): Promise<StoredPair> {
   return { privateKey: await exportJwk(pair.privateKey), publicKey: await exportJwk(pair.publicKey) };
 }
@@ -35,7 +42,7 @@ export function keyStore(kv: KvStore) {
     let stored = await kv.get<StoredKeys>(key);
     if (stored === undefined) {
       const made: StoredKeys = {
-        rsa: await exportPair(await generateCryptoKeyPair('RSASSA-PKCS1-v1_5')),
+        rsa: await exportPair(await generateRsaPair()),
         ed25519: await exportPair(await generateCryptoKeyPair('Ed25519')),
       };
       if (kv.cas) {
