@@ -312,7 +312,10 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       const sender = await findByUri(core, actorId.href);
       if (sender === null || sender.domain === null) return;
       const removed = await api.deleteRemoteStatus(core, objectId.href, sender.id);
-      if (removed !== null) await keepStatusEmojis(options.emojis, objectId.href, []);
+      if (removed !== null) {
+        await keepStatusEmojis(options.emojis, objectId.href, []);
+        await keepRemoteMedia(parts.kv, objectId.href, []);
+      }
     })
     .on(Announce, async (ctx, announce) => {
       const sender = await senderOf(ctx, announce);

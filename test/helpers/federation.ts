@@ -2,20 +2,20 @@
 // plugin (loopback allowed), and the steps every cross-server test starts with.
 
 import type { Test } from 'tap';
-import { federationPlugin } from '../../plugins/index.ts';
+import { federationPlugin, type FederationPluginOptions } from '../../plugins/index.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
 import { eventually } from './eventually.ts';
-import { harness, type Harness, type HarnessOptions, type TestUser } from './harness.ts';
+import { harness, type Harness, type TestUser } from './harness.ts';
 
-/** Listening instances (hapi, then node:http, alternately) with `plugins()` and federation,
- * closed when the test ends. */
-export async function federatingInstances(t: Test, count: number, plugins: () => RookeryPlugin[] = () => [], options: HarnessOptions[] = []): Promise<Harness[]> {
+/** Listening instances (hapi, then node:http, alternately) with `plugins()` and federation
+ * (`federation[i]`: more of its options), closed when the test ends. */
+export async function federatingInstances(t: Test, count: number, plugins: () => RookeryPlugin[] = () => [], federation: FederationPluginOptions[] = []): Promise<Harness[]> {
   const instances: Harness[] = [];
   t.teardown(async () => {
     for (const h of instances) await h.close();
   });
   for (let i = 0; i < count; i++) {
-    instances.push(await harness({ listen: true, transport: i % 2 === 0 ? 'hapi' : 'node', ...options[i], plugins: [...plugins(), federationPlugin({ allowPrivateAddress: true })] }));
+    instances.push(await harness({ listen: true, transport: i % 2 === 0 ? 'hapi' : 'node', plugins: [...plugins(), federationPlugin({ ...federation[i], allowPrivateAddress: true })] }));
   }
   return instances;
 }

@@ -4,6 +4,9 @@
 
 import sharp from 'sharp';
 import t from 'tap';
+import type { KvStore } from '@fedify/fedify';
+import type { PluginHost } from '../../../core/plugin-host.ts';
+import { federationStores } from '../../../plugins/federation/index.ts';
 import { mediaPlugin } from '../../../plugins/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { drainAll, federatingInstances, followAcross } from '../../helpers/federation.ts';
@@ -26,7 +29,13 @@ interface StatusJson {
 }
 
 t.test('a picture crosses servers with its blurhash and focal point', async (t) => {
-  const [a, b] = (await federatingInstances(t, 2, () => [mediaPlugin()])) as [Harness, Harness];
+  const onBStores: { kv?: KvStore } = {};
+  const keepB = (host: PluginHost) => {
+    const stores = federationStores(host);
+    onBStores.kv = stores.kv;
+    return stores;
+  };
+  const [a, b] = (await federatingInstances(t, 2, () => [mediaPlugin()], [{}, { stores: keepB }])) as [Harness, Harness];
   const drain = () => drainAll([a, b]);
   const alice = await a.user('alice');
   const bob = await b.user('bob');
@@ -73,4 +82,11 @@ t.test('a picture crosses servers with its blurhash and focal point', async (t) 
   const updated = (await eventually(onB, (s) => s?.media_attachments[0]?.meta.focus?.x === -0.5, 'the edit reaches bob')) as StatusJson;
   t.same(updated.media_attachments[0]?.meta.focus, { x: -0.5, y: 0.75 }, 'the Update carries the new focal point');
   t.equal(updated.media_attachments[0]?.blurhash, media.blurhash);
+
+  // Deleted on A: gone on B, and so is what B kept of its media.
+  const kept = ['rookery', 'remote-media', posted.uri] as const;
+  t.ok(await onBStores.kv?.get(kept), 'B keeps the attachments beside the status');
+  t.equal((await a.request('DELETE', `/api/v1/statuses/${posted.id}`, { token: alice.token })).statusCode, 200);
+  await eventually(onB, (s) => s === undefined, 'the delete reaches bob');
+  t.equal(await onBStores.kv?.get(kept), undefined, 'and no longer keeps them');
 });
