@@ -29,7 +29,7 @@ import {
   type Object as APObject,
 } from '@fedify/fedify/vocab';
 import type { Core } from '../../core/core.ts';
-import type { Account, Id, Visibility } from '../../core/model.ts';
+import type { Account, Id, Status, Visibility } from '../../core/model.ts';
 import { pollsApi, REMOTE_POLL_LIMITS, type RemotePollInput } from '../polls/index.ts';
 import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
 import { answerFollow } from './outgoing.ts';
@@ -303,7 +303,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       const actorId = del.actorId;
       const objectId = del.objectId;
       if (actorId === null || objectId === null) return;
-      // What was kept beside the account or status goes with it (only a status the sender's own).
+      // What was kept beside the account goes with it; its statuses' parts go as each is deleted.
       if (objectId.href === actorId.href) {
         await api.removeRemoteAccount(core, actorId.href);
         await keepAccountEmojis(options.emojis, actorId.href, []);
@@ -311,11 +311,8 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
       }
       const sender = await findByUri(core, actorId.href);
       if (sender === null || sender.domain === null) return;
-      const removed = await api.deleteRemoteStatus(core, objectId.href, sender.id);
-      if (removed !== null) {
-        await keepStatusEmojis(options.emojis, objectId.href, []);
-        await keepRemoteMedia(parts.kv, objectId.href, []);
-      }
+      // What was kept beside the status goes with it (forgetRemoteStatusParts).
+      await api.deleteRemoteStatus(core, objectId.href, sender.id);
     })
     .on(Announce, async (ctx, announce) => {
       const sender = await senderOf(ctx, announce);
@@ -354,4 +351,12 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     .onError((_ctx, error) => {
       core.logger.warn({ err: error }, 'federation: an incoming activity failed');
     });
+}
+
+/** The media and emojis kept beside a remote status, dropped once it is deleted, however that
+ * came about (its Delete, or its author's). */
+export async function forgetRemoteStatusParts(parts: FederationParts, emojis: EmojiRepository, status: Status): Promise<void> {
+  if (status.local || status.uri === null || status.reblogOfId !== null) return;
+  await keepStatusEmojis(emojis, status.uri, []);
+  await keepRemoteMedia(parts.kv, status.uri, []);
 }

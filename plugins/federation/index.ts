@@ -9,7 +9,7 @@
 
 import type { PluginHost, RookeryPlugin } from '../../core/plugin-host.ts';
 import { buildFederation, type FederationParts } from './federation.ts';
-import { incoming } from './incoming.ts';
+import { forgetRemoteStatusParts, incoming } from './incoming.ts';
 import { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
 import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
 import { outgoing, POLL_UPDATE_DELAY_MS } from './outgoing.ts';
@@ -71,6 +71,7 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
         return found !== null && 'status' in found ? found.status.id : null;
       };
       incoming(core, parts, { api: coreRemoteApi, emojis: stores.repository, isBlocked, fetchStatus });
+      host.on('status.deleted', (event) => forgetRemoteStatusParts(parts, stores.repository, event.status));
       host.decorateStatuses(remoteMediaDecorator(parts.kv));
       host.decorateStatuses(remoteStatusEmojiDecorator(stores.repository, core.clock));
       host.decorateAccounts(remoteAccountEmojiDecorator(stores.repository, core.clock));
