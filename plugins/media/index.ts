@@ -133,7 +133,8 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         }
         await media.update(id, fields);
         await store.delete(key);
-      });
+        // A large picture on a slow machine may take a while: as long as the job's lease allows.
+      }, { timeoutMs: 60_000 });
       const expireJob = host.handleJob('expire', async (payload) => {
         const { id } = payload as { id: Id };
         const row = await media.get(id);
