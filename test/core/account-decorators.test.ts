@@ -7,28 +7,8 @@ import t from 'tap';
 import { createMemoryStorage } from '../../adapters/memory/index.ts';
 import type { Account } from '../../core/model.ts';
 import type { RookeryPlugin } from '../../core/plugin-host.ts';
-import type { Storage } from '../../core/ports/storage.ts';
 import { harness, record } from '../helpers/harness.ts';
-
-/** The store, with every repository call recorded as "repository.method". */
-function counted(storage: Storage, calls: string[]): Storage {
-  return new Proxy(storage, {
-    get(target, repoName, receiver) {
-      const repo: unknown = Reflect.get(target, repoName, receiver);
-      if (repo === null || typeof repo !== 'object') return repo;
-      return new Proxy(repo, {
-        get(inner, method, innerReceiver) {
-          const value: unknown = Reflect.get(inner, method, innerReceiver);
-          if (typeof value !== 'function') return value;
-          return (...args: unknown[]) => {
-            calls.push(`${String(repoName)}.${String(method)}`);
-            return (value as (...a: unknown[]) => unknown).apply(inner, args);
-          };
-        },
-      });
-    },
-  });
-}
+import { counted } from '../helpers/stores.ts';
 
 /** Gives every account an emoji named after it; records which accounts each load was for. */
 function namingPlugin(loads: string[][]): RookeryPlugin {

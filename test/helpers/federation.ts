@@ -50,3 +50,16 @@ export async function followAcross(from: Harness, followers: readonly TestUser[]
   );
   return remote.id;
 }
+
+/** A poll as the API shows it, as far as the cross-server poll tests read it. */
+export interface PollJson {
+  id: string;
+  expires_at: string | null;
+  expired: boolean;
+  multiple: boolean;
+  votes_count: number;
+  voters_count: number | null;
+  voted?: boolean;
+  own_votes?: number[];
+  options: { title: string; votes_count: number | null }[];
+}

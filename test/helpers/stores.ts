@@ -51,3 +51,23 @@ export const openSqliteMemory: OpenStore = async () => {
   const storage = openSqliteStorage({ path: ':memory:', synchronous: 'normal' });
   return { storage, cleanup: () => storage.close() };
 };
+
+/** The store, with every repository call recorded as "repository.method". */
+export function counted(storage: Storage, calls: string[]): Storage {
+  return new Proxy(storage, {
+    get(target, repoName, receiver) {
+      const repo: unknown = Reflect.get(target, repoName, receiver);
+      if (repo === null || typeof repo !== 'object') return repo;
+      return new Proxy(repo, {
+        get(inner, method, innerReceiver) {
+          const value: unknown = Reflect.get(inner, method, innerReceiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            calls.push(`${String(repoName)}.${String(method)}`);
+            return (value as (...a: unknown[]) => unknown).apply(inner, args);
+          };
+        },
+      });
+    },
+  });
+}

@@ -11,21 +11,12 @@ import { webcrypto } from 'node:crypto';
 import { generateCryptoKeyPair, signRequest } from '@fedify/fedify';
 import t from 'tap';
 import { sanitizeHtml } from '../../../core/text/sanitize.ts';
-import { federationPlugin } from '../../../plugins/index.ts';
 import { federationStorage } from '../../../plugins/federation/storage/index.ts';
-import { harness, record, type Harness } from '../../helpers/harness.ts';
+import { eventually } from '../../helpers/eventually.ts';
+import { drainAll, federatingInstances, followAcross } from '../../helpers/federation.ts';
+import { record, type Harness } from '../../helpers/harness.ts';
 
 type CryptoKeyParam = Parameters<typeof signRequest>[1];
-
-/** Asks until `check` holds: at most `attempts` requests, each awaited (no delay between). */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, attempts = 3000): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < attempts; i++) {
-    last = await read();
-    if (check(last)) return last;
-  }
-  throw new Error(`never true: ${what} (last: ${JSON.stringify(last)?.slice(0, 300)})`);
-}
 
 async function pem(key: webcrypto.CryptoKey): Promise<string> {
   const der = Buffer.from(await webcrypto.subtle.exportKey('spki', key));
@@ -85,31 +76,11 @@ t.test('remote custom emoji: statuses, accounts, notifications, history', async 
   const address = carol.address();
   origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
-  const instance = (transport: 'hapi' | 'node') => harness({ listen: true, transport, plugins: [federationPlugin({ allowPrivateAddress: true })] });
-  const a: Harness = await instance('hapi');
-  const b: Harness = await instance('node');
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
-  const drain = async () => {
-    await a.rookery.drain();
-    await b.rookery.drain();
-  };
+  const [a, b] = (await federatingInstances(t, 2)) as [Harness, Harness];
+  const drain = () => drainAll([a, b]);
   const alice = await a.user('alice');
   const bob = await b.user('bob');
-  const aliceUrl = `${a.core.config.baseUrl}/users/alice`;
-  const found = await b.request('GET', `/api/v2/search?q=${encodeURIComponent(aliceUrl)}&resolve=true&type=accounts`, { token: bob.token });
-  const remoteAlice = found.json.accounts[0];
-  await b.request('POST', `/api/v1/accounts/${remoteAlice.id}/follow`, { token: bob.token });
-  await eventually(
-    async () => {
-      await drain();
-      return (await b.request('GET', `/api/v1/accounts/relationships?id[]=${remoteAlice.id}`, { token: bob.token })).json;
-    },
-    (rels: { following: boolean }[]) => rels[0]?.following === true,
-    'bob follows alice',
-  );
+  await followAcross(b, [bob], a, 'alice');
 
   // A Rookery sends no Emoji tags: alice's :blobcat: stays text, on A and on B.
   const posted = await a.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'plain :blobcat:' } });

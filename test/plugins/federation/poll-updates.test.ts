@@ -10,19 +10,9 @@ import t from 'tap';
 import { channels } from '../../../core/events/channels.ts';
 import { federationPlugin, pollsPlugin } from '../../../plugins/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
-import { followAcross } from '../../helpers/federation.ts';
+import { followAcross, type PollJson } from '../../helpers/federation.ts';
 import { harness, record, type Harness } from '../../helpers/harness.ts';
 
-interface PollJson {
-  id: string;
-  expires_at: string | null;
-  expired: boolean;
-  votes_count: number;
-  voters_count: number | null;
-  voted?: boolean;
-  own_votes?: number[];
-  options: { title: string; votes_count: number | null }[];
-}
 interface StatusJson {
   id: string;
   uri: string;

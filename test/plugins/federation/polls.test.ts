@@ -8,19 +8,9 @@ import { pollsPlugin } from '../../../plugins/index.ts';
 import { updateRemoteStatus } from '../../../core/federation/index.ts';
 import { pollsApi } from '../../../plugins/polls/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
-import { drainAll, federatingInstances, followAcross } from '../../helpers/federation.ts';
+import { drainAll, federatingInstances, followAcross, type PollJson } from '../../helpers/federation.ts';
 import type { Harness } from '../../helpers/harness.ts';
 
-interface PollJson {
-  id: string;
-  expired: boolean;
-  multiple: boolean;
-  votes_count: number;
-  voters_count: number | null;
-  voted?: boolean;
-  own_votes?: number[];
-  options: { title: string; votes_count: number | null }[];
-}
 interface StatusJson {
   id: string;
   uri: string;
