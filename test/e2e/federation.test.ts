@@ -88,12 +88,15 @@ function diagnosis(): string {
       try {
         const db = new DatabaseSync(join(s.dataDir, 'rookery.sqlite3'), { readOnly: true });
         jobs = JSON.stringify(db.prepare('SELECT name, attempts, last_error, run_at FROM jobs').all()).slice(0, 2000);
+        jobs += `\n  dead: ${JSON.stringify(db.prepare('SELECT name, attempts, last_error FROM dead_jobs').all()).slice(0, 2000)}`;
+        jobs += `\n  latest statuses: ${JSON.stringify(db.prepare('SELECT id, uri, deleted_at, edited_at FROM statuses ORDER BY id DESC LIMIT 5').all()).slice(0, 2000)}`;
         db.close();
       } catch (err) {
         jobs = String(err);
       }
       return `--- ${s.name}: jobs ${jobs}\n${s.instance?.output().slice(-2000) ?? '(stopped)'}`;
     })
+    .concat(opened.map(({ name, client, ended }) => `--- stream ${name}: ${ended ? 'ENDED' : 'open'}, ${client.events.length} events, last: ${JSON.stringify(client.events.slice(-3).map((e) => [e.event, e.data.slice(0, 80)]))}`))
     .join('\n');
 }
 
@@ -113,8 +116,15 @@ async function within<T>(waiting: Promise<T>, what: string, ms = 120_000): Promi
 // The instances may be restarting: a failed read is read again.
 const eventually = <T>(read: () => Promise<T>, check: (value: T) => boolean, what: string) => waitFor(read, check, what, { attempts: 4000, retry: true });
 
-function userStream(s: Side, token: string, stream = 'user'): Promise<SseClient> {
-  return openSse(`${s.base}/api/v1/streaming/${stream}`, { authorization: `Bearer ${token}` });
+/** The streams a test opened, for the diagnosis: whether each is still open, its last events. */
+const opened: { name: string; client: SseClient; ended: boolean }[] = [];
+
+async function userStream(s: Side, token: string, stream = 'user'): Promise<SseClient> {
+  const client = await openSse(`${s.base}/api/v1/streaming/${stream}`, { authorization: `Bearer ${token}` });
+  const entry = { name: `${s.name} ${stream} #${opened.length + 1}`, client, ended: false };
+  void client.ended.then(() => (entry.ended = true));
+  opened.push(entry);
+  return client;
 }
 
 function payloadOf(event: { data: string }): { id?: string; uri?: string; content?: string; type?: string; status?: { uri?: string } } {
