@@ -152,6 +152,12 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
   /** The remote sender, stored or refreshed; null when it is local, unknown or blocked. */
   async function senderOf(_ctx: Context<Core>, activity: Activity): Promise<Account | null> {
     const actor = await activity.getActor({ suppressError: true });
+    const claimed = activity.actorId;
+    if (actor === null && claimed !== null && claimed.origin !== new URL(core.config.baseUrl).origin && !(await options.isBlocked(claimed.host.toLowerCase()))) {
+      // Its server did not give the actor (in time, or at all): the job is retried later, as
+      // Mastodon retries, rather than the activity dropped for good.
+      throw new Error(`federation: the actor ${claimed.href.slice(0, 300)} could not be read`);
+    }
     if (actor === null || actor.id === null || actor.id.origin === new URL(core.config.baseUrl).origin) return null;
     if (await options.isBlocked(actor.id.host.toLowerCase())) return null;
     const input = await actorInput(actor);
