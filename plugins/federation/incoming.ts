@@ -167,6 +167,17 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     return api.upsertRemoteAccount(core, input);
   }
 
+  /** The activity's object, embedded or fetched. One named by a URL that cannot be fetched
+   * (its server down, or too slow) fails the job, which is retried, as Mastodon retries. */
+  async function objectOf(activity: Activity): Promise<APObject | null> {
+    const object = await activity.getObject({ suppressError: true });
+    const named = activity.objectId;
+    if (object === null && named !== null && !(await options.isBlocked(named.host.toLowerCase()))) {
+      throw new Error(`federation: the object ${named.href.slice(0, 300)} could not be read`);
+    }
+    return object;
+  }
+
   async function localOf(ctx: Context<Core>, uri: URL | null): Promise<Account | null> {
     const parsed = ctx.parseUri(uri);
     return parsed?.type === 'actor' ? localAccount(core, parsed.identifier) : null;
@@ -268,7 +279,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     .on(Create, async (ctx, create) => {
       const sender = await senderOf(ctx, create);
       if (sender === null) return;
-      const object = await create.getObject({ suppressError: true });
+      const object = await objectOf(create);
       if (!(object instanceof Note || object instanceof Question) || !(await sameAuthor(object, sender))) return;
       // A vote on a poll of ours (a Note naming the option, replying to the Question): not a
       // status; counted by the polls plugin under a local vote's rules (once per account and
@@ -287,7 +298,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     .on(Update, async (ctx, update) => {
       const sender = await senderOf(ctx, update);
       if (sender === null) return;
-      const object = await update.getObject({ suppressError: true });
+      const object = await objectOf(update);
       if (object instanceof Note || object instanceof Question) {
         if (!(await sameAuthor(object, sender))) return;
         const input = await statusInput(object, sender, await update.getActor({ suppressError: true }));
