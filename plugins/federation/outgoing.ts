@@ -133,12 +133,12 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     await send(ctx, author, await audience(status, author, mentioned), activity);
   });
 
-  host.on('status.reblogged', async (event) => {
-    const { boost, original } = event;
+  /** A local account's boost as an Announce (with what it is sent to), or null when the booster
+   * is remote or a party is gone. The Undo of an unboost carries the same Announce. */
+  async function announceOf(boost: Status, original: Status) {
     const booster = await localOrNull(boost.accountId);
-    if (booster === null) return;
-    const originalAuthor = await core.storage.accounts.get(original.accountId);
-    if (originalAuthor === null) return;
+    const originalAuthor = booster === null ? null : await core.storage.accounts.get(original.accountId);
+    if (booster === null || originalAuthor === null) return null;
     const ctx = parts.context();
     const announce = new Announce({
       id: new URL(statusUri(core.config, boost, booster)),
@@ -148,24 +148,20 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
       ccs: [new URL(accountUri(core.config, originalAuthor)), ctx.getFollowersUri(booster.username)],
       published: instant(boost.createdAt),
     });
-    await send(ctx, booster, [originalAuthor, ...(await remoteFollowers(core, booster.id))], announce);
+    return { ctx, booster, announce, to: [originalAuthor, ...(await remoteFollowers(core, booster.id))] };
+  }
+
+  host.on('status.reblogged', async (event) => {
+    const boosted = await announceOf(event.boost, event.original);
+    if (boosted !== null) await send(boosted.ctx, boosted.booster, boosted.to, boosted.announce);
   });
 
   host.on('status.unreblogged', async (event) => {
-    const { boost, original } = event;
-    const booster = await localOrNull(boost.accountId);
-    if (booster === null) return;
-    const originalAuthor = await core.storage.accounts.get(original.accountId);
-    if (originalAuthor === null) return;
-    const ctx = parts.context();
-    const boostUri = statusUri(core.config, boost, booster);
-    const undo = new Undo({
-      id: new URL(`${boostUri}#undo`),
-      actor: ctx.getActorUri(booster.username),
-      object: new Announce({ id: new URL(boostUri), actor: ctx.getActorUri(booster.username), object: new URL(statusUri(core.config, original, originalAuthor)) }),
-      tos: [PUBLIC_COLLECTION],
-    });
-    await send(ctx, booster, [originalAuthor, ...(await remoteFollowers(core, booster.id))], undo);
+    const boosted = await announceOf(event.boost, event.original);
+    if (boosted === null) return;
+    const { ctx, booster, announce, to } = boosted;
+    const undo = new Undo({ id: new URL(`${announce.id?.href}#undo`), actor: ctx.getActorUri(booster.username), object: announce, tos: [PUBLIC_COLLECTION] });
+    await send(ctx, booster, to, undo);
   });
 
   const likeOf = (ctx: Context<Core>, by: Account, status: Status, author: Account) =>
