@@ -15,7 +15,7 @@ import { createNodeRookery } from '../adapters/node/index.ts';
 import { createRedisBus, createRedisQueue, reserveIdNode } from '../adapters/redis/index.ts';
 import { openSqliteStorage } from '../adapters/sqlite/index.ts';
 import { startStreamingServer } from '../adapters/uws/index.ts';
-import type { Id } from '../core/model.ts';
+import type { Id } from '../core/domain/model.ts';
 
 const [httpPort, streamingPort] = process.argv.slice(2, 4).map(Number) as [number, number];
 const role = process.argv[4] ?? 'all';

@@ -4,9 +4,9 @@
 // without a route prefix: clients expect /api and /oauth at the root.
 
 import type { Plugin, Request, ResponseToolkit, RouteOptions, ServerRoute } from '@hapi/hapi';
-import { frontTexts } from '../../core/http/front.ts';
-import type { RawHead, RawResponse } from '../../core/http/types.ts';
-import type { Rookery } from '../../core/rookery.ts';
+import { frontTexts } from '../../core/mastodon/http/front.ts';
+import type { RawHead, RawResponse } from '../../core/mastodon/http/types.ts';
+import type { Rookery } from '../../core/mastodon/rookery.ts';
 import { streamingRoutes, type HapiStreamingOptions } from './sse.ts';
 
 export interface RookeryHapiOptions {

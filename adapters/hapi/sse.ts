@@ -3,7 +3,7 @@
 // on sse-channel): hapi hands over the raw request and response and steps aside.
 
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
-import type { Rookery } from '../../core/rookery.ts';
+import type { Rookery } from '../../core/mastodon/rookery.ts';
 import { createSseStreams, type SseOptions } from '../node/sse.ts';
 
 export type HapiStreamingOptions = SseOptions;

@@ -1,5 +1,5 @@
-import { StorageConflict, type AccountRepository } from '../../core/ports/storage.ts';
-import type { Account, Id } from '../../core/model.ts';
+import { StorageConflict, type AccountRepository } from '../../core/domain/ports/storage.ts';
+import type { Account, Id } from '../../core/domain/model.ts';
 import { assignDefined, clone, decrement, pair, uniqueIds } from './shared.ts';
 import type { MemoryState } from './state.ts';
 import { recordOutbox } from './jobs.ts';

@@ -1,6 +1,6 @@
-import { compareIds } from '../../core/ids.ts';
-import { StorageConflict, type FilterRepository, type MarkerRepository } from '../../core/ports/storage.ts';
-import type { Marker } from '../../core/model.ts';
+import { compareIds } from '../../core/domain/ids.ts';
+import { StorageConflict, type FilterRepository, type MarkerRepository } from '../../core/domain/ports/storage.ts';
+import type { Marker } from '../../core/domain/model.ts';
 import { clone, pair } from './shared.ts';
 import type { MemoryState } from './state.ts';
 import { recordOutbox } from './jobs.ts';

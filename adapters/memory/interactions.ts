@@ -1,6 +1,6 @@
-import { compareIds } from '../../core/ids.ts';
-import type { InteractionRepository } from '../../core/ports/storage.ts';
-import type { Id } from '../../core/model.ts';
+import { compareIds } from '../../core/domain/ids.ts';
+import type { InteractionRepository } from '../../core/domain/ports/storage.ts';
+import type { Id } from '../../core/domain/model.ts';
 import { clone, paginate, pair, uniqueIds } from './shared.ts';
 import type { MemoryState } from './state.ts';
 import { addToStatus, live } from './statuses.ts';

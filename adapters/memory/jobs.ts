@@ -2,8 +2,8 @@
 // durability), and the outbox: a write's jobs are queued in the same synchronous step as the
 // write, so they are as atomic as the write itself.
 
-import type { Id, Millis } from '../../core/model.ts';
-import type { DeadJob, Job, JobQueue, NewJob, Outbox } from '../../core/ports/queue.ts';
+import type { Id, Millis } from '../../core/domain/model.ts';
+import type { DeadJob, Job, JobQueue, NewJob, Outbox } from '../../core/domain/ports/queue.ts';
 import { clone } from './shared.ts';
 
 interface QueuedJob extends Job {

@@ -1,6 +1,6 @@
-import { compareIds } from '../../core/ids.ts';
-import { StorageConflict, type ListRepository } from '../../core/ports/storage.ts';
-import type { Id } from '../../core/model.ts';
+import { compareIds } from '../../core/domain/ids.ts';
+import { StorageConflict, type ListRepository } from '../../core/domain/ports/storage.ts';
+import type { Id } from '../../core/domain/model.ts';
 import { assignDefined, clone, newestFirst, paginate, pair } from './shared.ts';
 import type { MemoryState } from './state.ts';
 

@@ -1,5 +1,5 @@
-import { compareIds } from '../../core/ids.ts';
-import { StorageConflict, type NotificationRepository } from '../../core/ports/storage.ts';
+import { compareIds } from '../../core/domain/ids.ts';
+import { StorageConflict, type NotificationRepository } from '../../core/domain/ports/storage.ts';
 import { recordOutbox } from './jobs.ts';
 import { clone, pair, paginate } from './shared.ts';
 import type { MemoryState } from './state.ts';

@@ -1,5 +1,5 @@
-import { StorageConflict, type OAuthRepository } from '../../core/ports/storage.ts';
-import type { Application } from '../../core/model.ts';
+import { StorageConflict, type OAuthRepository } from '../../core/domain/ports/storage.ts';
+import type { Application } from '../../core/domain/model.ts';
 import { clone, newestFirst, uniqueIds } from './shared.ts';
 import type { MemoryState } from './state.ts';
 import { recordOutbox } from './jobs.ts';

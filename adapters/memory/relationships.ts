@@ -1,6 +1,6 @@
-import { compareIds } from '../../core/ids.ts';
-import type { RelationshipFacts, RelationshipRepository } from '../../core/ports/storage.ts';
-import type { Id } from '../../core/model.ts';
+import { compareIds } from '../../core/domain/ids.ts';
+import type { RelationshipFacts, RelationshipRepository } from '../../core/domain/ports/storage.ts';
+import type { Id } from '../../core/domain/model.ts';
 import { addToAccount } from './accounts.ts';
 import { clone, paginate } from './shared.ts';
 import type { MemoryState } from './state.ts';

@@ -1,8 +1,8 @@
 // Helpers shared by the repositories of the memory adapter: copies, keys, pages, pair tables.
 
-import { compareIds } from '../../core/ids.ts';
-import { StorageConflict, type Page } from '../../core/ports/storage.ts';
-import type { Id } from '../../core/model.ts';
+import { compareIds } from '../../core/domain/ids.ts';
+import { StorageConflict, type Page } from '../../core/domain/ports/storage.ts';
+import type { Id } from '../../core/domain/model.ts';
 
 export const clone = <T>(value: T): T => structuredClone(value);
 export const pair = (a: string, b: string): string => `${a}\u0000${b}`;

@@ -22,8 +22,8 @@ import type {
   StatusMark,
   User,
   WebSession,
-} from '../../core/model.ts';
-import type { DomainBlock } from '../../core/ports/storage.ts';
+} from '../../core/domain/model.ts';
+import type { DomainBlock } from '../../core/domain/ports/storage.ts';
 import { createJobState, type JobState } from './jobs.ts';
 import { PairTable } from './shared.ts';
 

@@ -1,6 +1,6 @@
-import { compareIds } from '../../core/ids.ts';
-import { runWritesSync, StorageConflict, type StatusQuery, type StatusRepository } from '../../core/ports/storage.ts';
-import type { Id, Status } from '../../core/model.ts';
+import { compareIds } from '../../core/domain/ids.ts';
+import { runWritesSync, StorageConflict, type StatusQuery, type StatusRepository } from '../../core/domain/ports/storage.ts';
+import type { Id, Status } from '../../core/domain/model.ts';
 import { addToAccount } from './accounts.ts';
 import { assignDefined, clone, decrement, newestFirst, paginate, pair, uniqueIds } from './shared.ts';
 import type { MemoryState } from './state.ts';

@@ -6,8 +6,8 @@
 // await between its first read and its last write, or the guarantee above is lost. Plugins
 // bring their own repositories through `extend`, built on a MemoryExtensionContext.
 
-import type { NewJob, Outbox } from '../../core/ports/queue.ts';
-import { extensionRegistry, type Storage, type StorageWrite } from '../../core/ports/storage.ts';
+import type { NewJob, Outbox } from '../../core/domain/ports/queue.ts';
+import { extensionRegistry, type Storage, type StorageWrite } from '../../core/domain/ports/storage.ts';
 import { accountRepository } from './accounts.ts';
 import { filterRepository, markerRepository } from './filters.ts';
 import { interactionRepository } from './interactions.ts';

@@ -5,8 +5,8 @@
 // Uniqueness: `usernameKey`/`domainKey` (ASCII lower case, '' for local) under the unique index
 // accounts_acct ('username'); `user.emailKey` under accounts_email ('email').
 
-import type { Account, Id, User, UserSettings } from '../../core/model.ts';
-import type { AccountRepository } from '../../core/ports/storage.ts';
+import type { Account, Id, User, UserSettings } from '../../core/domain/model.ts';
+import type { AccountRepository } from '../../core/domain/ports/storage.ts';
 import type { Mongo } from './db.ts';
 import { C } from './schema.ts';
 import { applyPatch, asciiLower, lookupId, num, setFields, stored, validIds, type Doc } from './values.ts';

@@ -8,8 +8,8 @@
 // still what it read: the decision still holds when it lands, as it would under a lock.
 
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from 'mongodb';
-import type { Millis } from '../../core/model.ts';
-import type { NewJob, Outbox } from '../../core/ports/queue.ts';
+import type { Millis } from '../../core/domain/model.ts';
+import type { NewJob, Outbox } from '../../core/domain/ports/queue.ts';
 import { duplicateKeyOf, isTransientTransactionError, isUnknownCommitResult, translateError } from './errors.ts';
 import type { JobDoc } from './jobs.ts';
 import { allocateUpdate, jobDocOf, onlyDuplicates, pendingJobs, pullJobs, sweepFilter, type PendingJob } from './outbox.ts';

@@ -4,7 +4,7 @@
 // index: accounts_acct dup key: …"), or, when a server leaves the name out, from the key pattern
 // it reports, matched against the index definitions (schema.ts).
 
-import { StorageConflict } from '../../core/ports/storage.ts';
+import { StorageConflict } from '../../core/domain/ports/storage.ts';
 
 export const DUPLICATE_KEY = 11000;
 export const WRITE_CONFLICT = 112;

@@ -1,8 +1,8 @@
 // Keyword filters (one document each, keywords and statuses inside) and timeline markers (one
 // document per account and timeline, `_id` "<account>:<timeline>").
 
-import type { Filter, FilterAction, FilterContext, Id, Marker, MarkerTimeline, Millis } from '../../core/model.ts';
-import type { FilterRepository, MarkerRepository } from '../../core/ports/storage.ts';
+import type { Filter, FilterAction, FilterContext, Id, Marker, MarkerTimeline, Millis } from '../../core/domain/model.ts';
+import type { FilterRepository, MarkerRepository } from '../../core/domain/ports/storage.ts';
 import { duplicateKeyOf } from './errors.ts';
 import { bump, type Mongo } from './db.ts';
 import { C } from './schema.ts';

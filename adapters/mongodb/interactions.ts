@@ -4,9 +4,9 @@
 // (`pins`), so the limit is one conditional update: push only while the array is shorter than
 // the limit and does not hold the status.
 
-import { compareIds } from '../../core/ids.ts';
-import type { Id, StatusMark } from '../../core/model.ts';
-import type { InteractionRepository, Page, ViewerState } from '../../core/ports/storage.ts';
+import { compareIds } from '../../core/domain/ids.ts';
+import type { Id, StatusMark } from '../../core/domain/model.ts';
+import type { InteractionRepository, Page, ViewerState } from '../../core/domain/ports/storage.ts';
 import { duplicateKeyOf } from './errors.ts';
 import { bump, type Mongo } from './db.ts';
 import { applyOps } from './statuses.ts';

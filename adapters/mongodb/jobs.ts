@@ -12,8 +12,8 @@
 // Jobs recorded by a write (the outbox) enter `jobs` in that write's transaction, or, for a
 // single-document write, inside that document first (outbox.ts).
 
-import type { Id, Millis } from '../../core/model.ts';
-import type { DeadJob, Job, JobQueue, NewJob } from '../../core/ports/queue.ts';
+import type { Id, Millis } from '../../core/domain/model.ts';
+import type { DeadJob, Job, JobQueue, NewJob } from '../../core/domain/ports/queue.ts';
 import type { Mongo } from './db.ts';
 import { C } from './schema.ts';
 import type { Doc } from './values.ts';

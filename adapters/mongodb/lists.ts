@@ -2,8 +2,8 @@
 // account): adding several members all-or-nothing, removing them and deleting a list with its
 // members are single-document writes. lists_members (multikey) answers listsContaining.
 
-import type { Id, List, ListRepliesPolicy } from '../../core/model.ts';
-import type { ListRepository, Page } from '../../core/ports/storage.ts';
+import type { Id, List, ListRepliesPolicy } from '../../core/domain/model.ts';
+import type { ListRepository, Page } from '../../core/domain/ports/storage.ts';
 import { bump, type Mongo } from './db.ts';
 import { C } from './schema.ts';
 import { lookupId, num, pageQuery, setFields, stored, validIds, type Doc } from './values.ts';

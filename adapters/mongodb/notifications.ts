@@ -2,8 +2,8 @@
 // a create with a key reads first and inserts only when the key is unused (a concurrent insert of
 // the same key loses on the index and reads again).
 
-import type { Id, Notification, NotificationType } from '../../core/model.ts';
-import type { NotificationFilter, NotificationRepository } from '../../core/ports/storage.ts';
+import type { Id, Notification, NotificationType } from '../../core/domain/model.ts';
+import type { NotificationFilter, NotificationRepository } from '../../core/domain/ports/storage.ts';
 import type { Mongo } from './db.ts';
 import { C } from './schema.ts';
 import { inPageOrder, lookupId, num, pageQuery, withRange, type Doc, type PageQuery } from './values.ts';

@@ -3,8 +3,8 @@
 // updates. Codes and sessions also carry `purgeAt` (wall clock: creation + lifetime + a day) for
 // a TTL index, so expired ones do not pile up; reads still compare the model's `expiresAt`.
 
-import type { AccessToken, Application, AuthorizationCode, Id, Millis, WebSession } from '../../core/model.ts';
-import type { OAuthRepository } from '../../core/ports/storage.ts';
+import type { AccessToken, Application, AuthorizationCode, Id, Millis, WebSession } from '../../core/domain/model.ts';
+import type { OAuthRepository } from '../../core/domain/ports/storage.ts';
 import { bump, type Mongo } from './db.ts';
 import { C } from './schema.ts';
 import { lookupId, newestFirst, num, stored, validIds, type Doc } from './values.ts';

@@ -10,8 +10,8 @@
 // Sequence numbers (the queue's order) are drawn from `counters` before the write, so a job of a
 // write that began after another one returned comes after that one's jobs.
 
-import type { Millis } from '../../core/model.ts';
-import type { NewJob } from '../../core/ports/queue.ts';
+import type { Millis } from '../../core/domain/model.ts';
+import type { NewJob } from '../../core/domain/ports/queue.ts';
 import { DUPLICATE_KEY } from './errors.ts';
 import { jobDoc, type JobDoc } from './jobs.ts';
 import type { Doc } from './values.ts';

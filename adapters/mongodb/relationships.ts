@@ -4,8 +4,8 @@
 // documents (follow, unfollow, block) are transactions; the others are single-document writes
 // (compare-and-set, with their jobs in the document), or a delete with its jobs in a transaction.
 
-import type { Block, Follow, Id, Millis, Mute } from '../../core/model.ts';
-import type { DomainBlock, HiddenState, RelationshipFacts, RelationshipRepository } from '../../core/ports/storage.ts';
+import type { Block, Follow, Id, Millis, Mute } from '../../core/domain/model.ts';
+import type { DomainBlock, HiddenState, RelationshipFacts, RelationshipRepository } from '../../core/domain/ports/storage.ts';
 import { bump, type Mongo } from './db.ts';
 import { applyOps, type Op } from './statuses.ts';
 import { C } from './schema.ts';

@@ -4,8 +4,8 @@
 // or original's counters, the idempotency key, plugins' writes, edits, pins), so each one is a
 // transaction; the README lists them.
 
-import type { Id, Millis, Status, StatusEdit, Visibility } from '../../core/model.ts';
-import type { CounterEffects, StatusQuery, StatusRepository, StorageWrite } from '../../core/ports/storage.ts';
+import type { Id, Millis, Status, StatusEdit, Visibility } from '../../core/domain/model.ts';
+import type { CounterEffects, StatusQuery, StatusRepository, StorageWrite } from '../../core/domain/ports/storage.ts';
 import { bump, type Mongo, type MongoTx } from './db.ts';
 import { C } from './schema.ts';
 import {

@@ -6,8 +6,8 @@
 // `extend`, built on a MongoExtensionContext.
 
 import { MongoClient, type Collection, type Db, type MongoClientOptions } from 'mongodb';
-import type { NewJob, Outbox } from '../../core/ports/queue.ts';
-import { extensionRegistry, type Storage, type StorageWrite } from '../../core/ports/storage.ts';
+import type { NewJob, Outbox } from '../../core/domain/ports/queue.ts';
+import { extensionRegistry, type Storage, type StorageWrite } from '../../core/domain/ports/storage.ts';
 import { accountRepository } from './accounts.ts';
 import { bump, createMongo, type CasSpec, type Mongo, type MongoTx } from './db.ts';
 import { filterRepository, markerRepository } from './filters.ts';

@@ -7,9 +7,9 @@
 // `_id`. Ids are never turned into JS numbers (they exceed 2^53).
 
 import { Long } from 'mongodb';
-import { compareIds, isId } from '../../core/ids.ts';
-import type { Id } from '../../core/model.ts';
-import type { Page } from '../../core/ports/storage.ts';
+import { compareIds, isId } from '../../core/domain/ids.ts';
+import type { Id } from '../../core/domain/model.ts';
+import type { Page } from '../../core/domain/ports/storage.ts';
 
 export type Doc = Record<string, unknown>;
 

@@ -1,3 +1,3 @@
-import type { Clock } from '../../core/ports/clock.ts';
+import type { Clock } from '../../core/domain/ports/clock.ts';
 
 export const systemClock: Clock = { now: () => Date.now() };

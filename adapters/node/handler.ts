@@ -12,10 +12,10 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { frontTexts } from '../../core/http/front.ts';
-import type { HttpFront, RawHead, RawResponse } from '../../core/http/types.ts';
-import type { Logger } from '../../core/ports/logger.ts';
-import type { Rookery } from '../../core/rookery.ts';
+import { frontTexts } from '../../core/mastodon/http/front.ts';
+import type { HttpFront, RawHead, RawResponse } from '../../core/mastodon/http/types.ts';
+import type { Logger } from '../../core/domain/ports/logger.ts';
+import type { Rookery } from '../../core/mastodon/rookery.ts';
 import { createSseStreams, isStreamingPath, type SseOptions } from './sse.ts';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;

@@ -4,16 +4,16 @@
 // createNodeHandler serves the result on node:http (or Express, Connect …), and
 // limitNodeServer sets a server's limits.
 
-import { resolveConfig, type ConfigInput } from '../../core/config.ts';
-import type { EventBus } from '../../core/ports/bus.ts';
-import type { Clock } from '../../core/ports/clock.ts';
-import type { CounterStore } from '../../core/ports/counters.ts';
-import type { Logger } from '../../core/ports/logger.ts';
-import type { JobQueue } from '../../core/ports/queue.ts';
-import type { Storage } from '../../core/ports/storage.ts';
-import type { SignInPort } from '../../core/oauth/sign-in-port.ts';
-import type { RookeryPlugin } from '../../core/plugin-host.ts';
-import { createRookery, type Rookery, type RookeryOptions } from '../../core/rookery.ts';
+import { resolveConfig, type ConfigInput } from '../../core/domain/config.ts';
+import type { EventBus } from '../../core/domain/ports/bus.ts';
+import type { Clock } from '../../core/domain/ports/clock.ts';
+import type { CounterStore } from '../../core/domain/ports/counters.ts';
+import type { Logger } from '../../core/domain/ports/logger.ts';
+import type { JobQueue } from '../../core/domain/ports/queue.ts';
+import type { Storage } from '../../core/domain/ports/storage.ts';
+import type { SignInPort } from '../../core/mastodon/oauth/sign-in-port.ts';
+import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import { createRookery, type Rookery, type RookeryOptions } from '../../core/mastodon/rookery.ts';
 import { createInProcessBus } from '../memory/bus.ts';
 import { systemClock } from './clock.ts';
 import { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';

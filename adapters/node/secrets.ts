@@ -2,7 +2,7 @@
 // scrypt password hashes (run on libuv's thread pool, so hashing does not block the loop).
 
 import { createHash, createHmac, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import type { Secrets } from '../../core/ports/secrets.ts';
+import type { Secrets } from '../../core/domain/ports/secrets.ts';
 
 /** N=2^15, r=8, p=1: about 85 ms per hash here; needs maxmem above the 32 MiB default. */
 const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 128 * 1024 * 1024 } as const;

@@ -6,7 +6,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Rookery } from '../../core/rookery.ts';
+import type { Rookery } from '../../core/mastodon/rookery.ts';
 
 export interface NodeServerLimits {
   /** The request's headers must arrive within this (default 10 s). */

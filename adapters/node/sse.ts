@@ -15,8 +15,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import SseChannel from 'sse-channel';
-import type { Rookery } from '../../core/rookery.ts';
-import type { StreamConnection } from '../../core/streaming/hub.ts';
+import type { Rookery } from '../../core/mastodon/rookery.ts';
+import type { StreamConnection } from '../../core/mastodon/streaming/hub.ts';
 
 export interface SseOptions {
   /** Heartbeat interval (default 15 s, as Mastodon). */

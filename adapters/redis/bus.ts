@@ -15,8 +15,8 @@
 //   tells onReconnect listeners that messages may have been missed (core/streaming reloads what
 //   it caches per account: an invalidation published during the outage is lost).
 
-import type { EventBus, StreamHandler, StreamMessage } from '../../core/ports/bus.ts';
-import { silentLogger } from '../../core/ports/logger.ts';
+import type { EventBus, StreamHandler, StreamMessage } from '../../core/domain/ports/bus.ts';
+import { silentLogger } from '../../core/domain/ports/logger.ts';
 import { closeConnection, DEFAULT_PREFIX, openConnection, runScript, script, within, type RedisClient, type RedisConnectionOptions } from './connection.ts';
 
 export interface RedisBusOptions extends RedisConnectionOptions {

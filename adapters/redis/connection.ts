@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
-import { silentLogger, type Logger } from '../../core/ports/logger.ts';
+import { silentLogger, type Logger } from '../../core/domain/ports/logger.ts';
 
 export interface RedisConnectionOptions {
   /** `redis://[[user]:password@]host[:port][/db]` (default redis://127.0.0.1:6379). */

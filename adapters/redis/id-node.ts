@@ -5,7 +5,7 @@
 // take different numbers without trying the taken ones first.
 
 import { randomBytes } from 'node:crypto';
-import { ID_NODES } from '../../core/ids.ts';
+import { ID_NODES } from '../../core/domain/ids.ts';
 import { closeConnection, DEFAULT_PREFIX, openConnection, runScript, script, type RedisConnectionOptions } from './connection.ts';
 
 export interface IdNodeOptions extends RedisConnectionOptions {

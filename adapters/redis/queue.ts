@@ -22,8 +22,8 @@
 // These scripts build key names from a prefix, so they suit one Redis server (or a primary with
 // replicas), not Redis Cluster.
 
-import type { Millis } from '../../core/model.ts';
-import type { DeadJob, Job, JobQueue, NewJob } from '../../core/ports/queue.ts';
+import type { Millis } from '../../core/domain/model.ts';
+import type { DeadJob, Job, JobQueue, NewJob } from '../../core/domain/ports/queue.ts';
 import { closeConnection, DEFAULT_PREFIX, openConnection, runScript, script, type RedisClient, type RedisConnectionOptions } from './connection.ts';
 
 export type RedisQueueOptions = RedisConnectionOptions;

@@ -4,7 +4,7 @@
 // up and Redis forgets it when the window ends. Limits fail open: while Redis cannot answer,
 // requests are served uncounted (and that is logged once per outage) rather than refused.
 
-import type { CounterStore } from '../../core/ports/counters.ts';
+import type { CounterStore } from '../../core/domain/ports/counters.ts';
 import { closeConnection, DEFAULT_PREFIX, openConnection, type RedisClient, type RedisConnectionOptions } from './connection.ts';
 
 export interface RedisCountersOptions extends RedisConnectionOptions {

@@ -1,6 +1,6 @@
-import { StorageConflict, type AccountRepository } from '../../core/ports/storage.ts';
-import type { Account, Id, User } from '../../core/model.ts';
-import { isId } from '../../core/ids.ts';
+import { StorageConflict, type AccountRepository } from '../../core/domain/ports/storage.ts';
+import type { Account, Id, User } from '../../core/domain/model.ts';
+import { isId } from '../../core/domain/ids.ts';
 import { bool, flag, id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, setClause, text, textOrNull, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';

@@ -5,9 +5,9 @@
 // BigInt), so 64-bit ids never pass through a JS number; they become decimal strings here.
 
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite';
-import { isId } from '../../core/ids.ts';
-import { StorageConflict, type Page } from '../../core/ports/storage.ts';
-import type { Id } from '../../core/model.ts';
+import { isId } from '../../core/domain/ids.ts';
+import { StorageConflict, type Page } from '../../core/domain/ports/storage.ts';
+import type { Id } from '../../core/domain/model.ts';
 
 export type Row = Record<string, SQLOutputValue>;
 export type Param = SQLInputValue;

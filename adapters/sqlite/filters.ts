@@ -1,5 +1,5 @@
-import type { FilterRepository, MarkerRepository } from '../../core/ports/storage.ts';
-import type { Filter, Marker, MarkerTimeline } from '../../core/model.ts';
+import type { FilterRepository, MarkerRepository } from '../../core/domain/ports/storage.ts';
+import type { Filter, Marker, MarkerTimeline } from '../../core/domain/model.ts';
 import { id, int, intOrNull, json, jsonText, key, lookupKey, text, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';

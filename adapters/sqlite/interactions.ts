@@ -1,6 +1,6 @@
-import type { InteractionRepository, Page, ViewerState } from '../../core/ports/storage.ts';
-import { isId } from '../../core/ids.ts';
-import type { Id, StatusMark } from '../../core/model.ts';
+import type { InteractionRepository, Page, ViewerState } from '../../core/domain/ports/storage.ts';
+import { isId } from '../../core/domain/ids.ts';
+import type { Id, StatusMark } from '../../core/domain/model.ts';
 import { id, int, key, keyList, paged, type Db, type Row } from './db.ts';
 import { bumpStatus } from './statuses.ts';
 import { writeWithOutbox } from './jobs.ts';

@@ -3,8 +3,8 @@
 // Leases, completions and retries commit without an fsync (writeRelaxed): losing one in a power
 // cut only means a job runs again, which at-least-once delivery allows; enqueues stay durable.
 
-import type { Millis } from '../../core/model.ts';
-import type { DeadJob, Job, JobQueue, NewJob, Outbox } from '../../core/ports/queue.ts';
+import type { Millis } from '../../core/domain/model.ts';
+import type { DeadJob, Job, JobQueue, NewJob, Outbox } from '../../core/domain/ports/queue.ts';
 import { id, int, intOrNull, json, key, lookupKey, text, textOrNull, type Db, type Row } from './db.ts';
 
 const COLUMNS = 'id, name, payload, ordering_key, run_at, attempts, last_error, created_at';

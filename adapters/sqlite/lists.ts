@@ -1,5 +1,5 @@
-import type { ListRepository } from '../../core/ports/storage.ts';
-import type { Id, List } from '../../core/model.ts';
+import type { ListRepository } from '../../core/domain/ports/storage.ts';
+import type { Id, List } from '../../core/domain/model.ts';
 import { bool, flag, id, int, key, keyList, lookupKey, paged, setClause, text, type Db, type Row } from './db.ts';
 
 const LIST = 'SELECT id, account_id, title, replies_policy, exclusive, created_at FROM lists';

@@ -1,5 +1,5 @@
-import type { NotificationRepository } from '../../core/ports/storage.ts';
-import type { Notification } from '../../core/model.ts';
+import type { NotificationRepository } from '../../core/domain/ports/storage.ts';
+import type { Notification } from '../../core/domain/model.ts';
 import { id, idOrNull, int, jsonText, key, lookupKey, paged, text, type Db, type Param, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 

@@ -1,9 +1,9 @@
-import type { OAuthRepository } from '../../core/ports/storage.ts';
-import type { AccessToken, Application, AuthorizationCode, WebSession } from '../../core/model.ts';
+import type { OAuthRepository } from '../../core/domain/ports/storage.ts';
+import type { AccessToken, Application, AuthorizationCode, WebSession } from '../../core/domain/model.ts';
 import { id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, text, textOrNull, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';
-import { isId } from '../../core/ids.ts';
+import { isId } from '../../core/domain/ids.ts';
 
 const APPLICATION = 'SELECT id, name, website, redirect_uris, scopes, client_id, client_secret_hash, created_at FROM applications';
 const TOKEN_COLUMNS = 'id, token_hash, application_id, account_id, scopes, refresh_token_hash, created_at, revoked_at, authorization_code_id';

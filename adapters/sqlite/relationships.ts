@@ -1,5 +1,5 @@
-import type { RelationshipFacts, RelationshipRepository } from '../../core/ports/storage.ts';
-import type { Block, Follow, FollowRequest, Id, Mute } from '../../core/model.ts';
+import type { RelationshipFacts, RelationshipRepository } from '../../core/domain/ports/storage.ts';
+import type { Block, Follow, FollowRequest, Id, Mute } from '../../core/domain/model.ts';
 import { bumpAccount } from './accounts.ts';
 import { bool, flag, id, int, intOrNull, jsonOrNull, jsonText, key, keyList, paged, text, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';

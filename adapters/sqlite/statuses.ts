@@ -1,5 +1,5 @@
-import { runWritesSync, type StatusQuery, type StatusRepository } from '../../core/ports/storage.ts';
-import type { Id, Status, StatusEdit } from '../../core/model.ts';
+import { runWritesSync, type StatusQuery, type StatusRepository } from '../../core/domain/ports/storage.ts';
+import type { Id, Status, StatusEdit } from '../../core/domain/model.ts';
 import { bumpAccount } from './accounts.ts';
 import {
   bool,
@@ -24,7 +24,7 @@ import {
 } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';
-import { isId } from '../../core/ids.ts';
+import { isId } from '../../core/domain/ids.ts';
 
 const COLUMN_NAMES = [
   'id', 'account_id', 'local', 'uri', 'url', 'text', 'content', 'spoiler_text', 'sensitive', 'visibility', 'language', 'in_reply_to_id',

@@ -3,8 +3,8 @@
 // BEGIN IMMEDIATE transaction, so it is atomic even when several processes share the file.
 // Plugins bring their own repositories through `extend`, built on a SqliteExtensionContext.
 
-import type { NewJob, Outbox } from '../../core/ports/queue.ts';
-import { extensionRegistry, type Storage, type StorageWrite } from '../../core/ports/storage.ts';
+import type { NewJob, Outbox } from '../../core/domain/ports/queue.ts';
+import { extensionRegistry, type Storage, type StorageWrite } from '../../core/domain/ports/storage.ts';
 import { accountRepository } from './accounts.ts';
 import * as values from './db.ts';
 import { openDb, type Db } from './db.ts';

@@ -23,8 +23,8 @@ import type {
   StatusMark,
   User,
   WebSession,
-} from '../../core/model.ts';
-import type { CounterEffects } from '../../core/ports/storage.ts';
+} from '../../core/domain/model.ts';
+import type { CounterEffects } from '../../core/domain/ports/storage.ts';
 
 /** 2025-01-01T00:00:00Z: every fixture timestamp is an offset from it. */
 export const T0: Millis = Date.UTC(2025, 0, 1);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { MemoryExtensionContext } from '../memory/storage.ts';
 import type { MongoExtensionContext } from '../mongodb/storage.ts';
 import type { SqliteExtensionContext } from '../sqlite/storage.ts';
-import { StorageConflict, type StorageExtension, type StorageWrite } from '../../core/ports/storage.ts';
+import { StorageConflict, type StorageExtension, type StorageWrite } from '../../core/domain/ports/storage.ts';
 
 export interface ProbeOptions {
   /** The check throws StorageConflict 'probe'. */

@@ -12,7 +12,7 @@
 // `connect` (a second independent connection to the same queue) makes the suite race claims
 // across connections; `reopen` checks that queued jobs survive a restart.
 
-import type { Job, JobQueue } from '../../core/ports/queue.ts';
+import type { Job, JobQueue } from '../../core/domain/ports/queue.ts';
 import type { ContractTest } from './storage-contract.ts';
 
 export interface QueueHandle {

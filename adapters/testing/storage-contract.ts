@@ -24,9 +24,9 @@
 //
 // The suite only calls the tap methods in ContractTest, so its types do not depend on tap's.
 
-import { StorageConflict, type Page, type Storage, type StatusQuery, type StorageExtension } from '../../core/ports/storage.ts';
+import { StorageConflict, type Page, type Storage, type StatusQuery, type StorageExtension } from '../../core/domain/ports/storage.ts';
 import { probeStorage } from './probe-extension.ts';
-import type { AccessToken, Account, Id, Status, StatusMark, Visibility } from '../../core/model.ts';
+import type { AccessToken, Account, Id, Status, StatusMark, Visibility } from '../../core/domain/model.ts';
 import {
   IdSeq,
   NO_EFFECTS,

@@ -1,7 +1,7 @@
 // What the SSE and WebSocket halves of the streaming server share.
 
-import type { Logger } from '../../core/ports/logger.ts';
-import type { StreamHub } from '../../core/streaming/hub.ts';
+import type { Logger } from '../../core/domain/ports/logger.ts';
+import type { StreamHub } from '../../core/mastodon/streaming/hub.ts';
 
 export interface TransportContext {
   hub: StreamHub;

@@ -1,7 +1,7 @@
 // Small HTTP pieces: status lines for the codes the hub answers with, and the one refusal the
 // transport makes itself (an exception where the hub should have answered).
 
-import type { StreamRefusal } from '../../core/streaming/streams.ts';
+import type { StreamRefusal } from '../../core/mastodon/streaming/streams.ts';
 
 const REASONS: Record<number, string> = {
   200: 'OK',

@@ -4,8 +4,8 @@
 // rule of its own: rookery.streaming decides every answer and encodes every event once.
 
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
-import type { Logger } from '../../core/ports/logger.ts';
-import type { Rookery } from '../../core/rookery.ts';
+import type { Logger } from '../../core/domain/ports/logger.ts';
+import type { Rookery } from '../../core/mastodon/rookery.ts';
 import { queryOf } from './http.ts';
 import { loadUws } from './load.ts';
 import { SseStream } from './sse.ts';

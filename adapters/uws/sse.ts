@@ -5,9 +5,9 @@
 // queue (shared Uint8Arrays, never copied), and past the bound the connection is closed.
 
 import type { HttpResponse } from 'uWebSockets.js';
-import { SSE_HEARTBEAT, SSE_OPENING } from '../../core/streaming/encode.ts';
-import type { StreamConnection, StreamCredentials, StreamEvent, StreamOutput } from '../../core/streaming/hub.ts';
-import type { StreamRefusal } from '../../core/streaming/streams.ts';
+import { SSE_HEARTBEAT, SSE_OPENING } from '../../core/mastodon/streaming/encode.ts';
+import type { StreamConnection, StreamCredentials, StreamEvent, StreamOutput } from '../../core/mastodon/streaming/hub.ts';
+import type { StreamRefusal } from '../../core/mastodon/streaming/streams.ts';
 import type { TransportContext } from './context.ts';
 import { statusLine, UNEXPECTED } from './http.ts';
 

@@ -8,9 +8,9 @@
 // subscriptions than maxSubscriptions (1008).
 
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
-import { wsError } from '../../core/streaming/encode.ts';
-import type { StreamConnection, StreamEvent, StreamIdentity, StreamOutput } from '../../core/streaming/hub.ts';
-import type { StreamParams, StreamRefusal } from '../../core/streaming/streams.ts';
+import { wsError } from '../../core/mastodon/streaming/encode.ts';
+import type { StreamConnection, StreamEvent, StreamIdentity, StreamOutput } from '../../core/mastodon/streaming/hub.ts';
+import type { StreamParams, StreamRefusal } from '../../core/mastodon/streaming/streams.ts';
 import type { TransportContext } from './context.ts';
 import { queryOf, statusLine, UNEXPECTED } from './http.ts';
 

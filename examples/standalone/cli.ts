@@ -3,14 +3,14 @@
 
 import { parseArgs } from 'node:util';
 import { createNodeRookery } from '../../adapters/node/index.ts';
-import { createLocalAccount } from '../../core/accounts/create.ts';
-import type { Core } from '../../core/core.ts';
-import { RookeryError } from '../../core/errors.ts';
-import type { Account } from '../../core/model.ts';
-import { OOB_REDIRECT_URI, registerApplication } from '../../core/oauth/apps.ts';
-import { isSubset, parseScopes, ALL_SCOPES } from '../../core/oauth/scopes.ts';
-import { issueToken } from '../../core/oauth/tokens.ts';
-import { silentLogger } from '../../core/ports/logger.ts';
+import { createLocalAccount } from '../../core/domain/accounts/create.ts';
+import type { Core } from '../../core/domain/context.ts';
+import { RookeryError } from '../../core/domain/errors.ts';
+import type { Account } from '../../core/domain/model.ts';
+import { OOB_REDIRECT_URI, registerApplication } from '../../core/mastodon/oauth/apps.ts';
+import { isSubset, parseScopes, ALL_SCOPES } from '../../core/mastodon/oauth/scopes.ts';
+import { issueToken } from '../../core/mastodon/oauth/tokens.ts';
+import { silentLogger } from '../../core/domain/ports/logger.ts';
 import { normalizeDomain } from '../../plugins/federation/domain-blocks.ts';
 import { federationStorage } from '../../plugins/federation/storage/index.ts';
 import { readSettings } from './env.ts';

@@ -3,7 +3,7 @@
 
 import { join, resolve } from 'node:path';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WRITE_TIMEOUT_MS } from '../../adapters/node/handler.ts';
-import type { ConfigInput } from '../../core/config.ts';
+import type { ConfigInput } from '../../core/domain/config.ts';
 
 /** What one process of the instance does (ROOKERY_ROLE): `all` of it, or one part of a
  * deployment of many processes that share a store and Redis. */

@@ -3,10 +3,10 @@
 // stays in the process (the in-process bus, the store's own queue), as one process needs.
 
 import type { IdNodeLease, RedisBus } from '../../adapters/redis/index.ts';
-import type { EventBus } from '../../core/ports/bus.ts';
-import type { CounterStore } from '../../core/ports/counters.ts';
-import type { Logger } from '../../core/ports/logger.ts';
-import type { JobQueue } from '../../core/ports/queue.ts';
+import type { EventBus } from '../../core/domain/ports/bus.ts';
+import type { CounterStore } from '../../core/domain/ports/counters.ts';
+import type { Logger } from '../../core/domain/ports/logger.ts';
+import type { JobQueue } from '../../core/domain/ports/queue.ts';
 import type { StandaloneSettings } from './env.ts';
 
 export interface SharedEngines {

@@ -4,7 +4,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
-import type { Storage } from '../../core/ports/storage.ts';
+import type { Storage } from '../../core/domain/ports/storage.ts';
 import type { StandaloneSettings } from './env.ts';
 
 export interface OpenedStore {

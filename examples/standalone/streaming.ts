@@ -4,8 +4,8 @@
 // does not start either: it says why and exits, rather than serve without streaming.
 
 import { startStreamingServer, type StreamingServer } from '../../adapters/uws/index.ts';
-import type { Logger } from '../../core/ports/logger.ts';
-import type { Rookery } from '../../core/rookery.ts';
+import type { Logger } from '../../core/domain/ports/logger.ts';
+import type { Rookery } from '../../core/mastodon/rookery.ts';
 import type { StandaloneSettings } from './env.ts';
 
 export async function startStandaloneStreaming(rookery: Rookery, settings: StandaloneSettings, log: Logger): Promise<StreamingServer> {

@@ -5,13 +5,13 @@
 // Status, a `status.update` goes out when it arrives (recorded with the attach write), and
 // operation 17 (GET /api/v1/statuses/:id/card) answers it.
 
-import type { Core } from '../../core/core.ts';
-import type { Id, PreviewCard, Status } from '../../core/model.ts';
-import type { RookeryPlugin } from '../../core/plugin-host.ts';
-import { renderCard } from '../../core/present/media.ts';
-import { json } from '../../core/api/types.ts';
-import { extractEntities } from '../../core/text/index.ts';
-import { findVisible } from '../../core/viewer.ts';
+import type { Core } from '../../core/domain/context.ts';
+import type { Id, PreviewCard, Status } from '../../core/domain/model.ts';
+import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import { renderCard } from '../../core/mastodon/present/media.ts';
+import { json } from '../../core/mastodon/api/types.ts';
+import { extractEntities } from '../../core/domain/text/index.ts';
+import { findVisible } from '../../core/domain/viewer.ts';
 import { nodeFetcher, type FetcherOptions, type PageFetcher } from './fetcher.ts';
 import { cardFromPage } from './parse.ts';
 import { cardStorage } from './storage/index.ts';

@@ -4,7 +4,7 @@
 // ("localhost:4323": that instance only); a block without one covers every port.
 
 import { domainToASCII } from 'node:url';
-import { unprocessable } from '../../core/errors.ts';
+import { unprocessable } from '../../core/domain/errors.ts';
 
 /** Longest domain (with its port) and block reason we keep. */
 export const MAX_DOMAIN_LENGTH = 260;

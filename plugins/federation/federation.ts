@@ -4,9 +4,9 @@
 
 import { createFederation, type Context, type Federation, type KvStore, type MessageQueue } from '@fedify/fedify';
 import { Create, Note, type Actor, type Recipient } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/core.ts';
-import type { Account, Status } from '../../core/model.ts';
-import { accountUri } from '../../core/urls.ts';
+import type { Core } from '../../core/domain/context.ts';
+import type { Account, Status } from '../../core/domain/model.ts';
+import { accountUri } from '../../core/domain/urls.ts';
 import { limitFetchTime } from './fetch-limits.ts';
 import { keyStore, type KeyStore } from './keys.ts';
 import { actorOf, instant, noteOf } from './objects.ts';

@@ -28,8 +28,8 @@ import {
   type Actor,
   type Object as APObject,
 } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/core.ts';
-import type { Account, Id, Status, Visibility } from '../../core/model.ts';
+import type { Core } from '../../core/domain/context.ts';
+import type { Account, Id, Status, Visibility } from '../../core/domain/model.ts';
 import { pollsApi, REMOTE_POLL_LIMITS, type RemotePollInput } from '../polls/index.ts';
 import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
 import { answerFollow } from './outgoing.ts';

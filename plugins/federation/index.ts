@@ -7,7 +7,7 @@
 // own storage and job queue. `allowPrivateAddress` is for tests only: without it nothing
 // private, loopback or link-local is ever fetched.
 
-import type { PluginHost, RookeryPlugin } from '../../core/plugin-host.ts';
+import type { PluginHost, RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
 import { buildFederation, type FederationParts } from './federation.ts';
 import { forgetRemoteStatusParts, incoming } from './incoming.ts';
 import { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';

@@ -5,7 +5,7 @@
 
 import { exportJwk, generateCryptoKeyPair, importJwk, type KvStore } from '@fedify/fedify';
 import type { webcrypto } from 'node:crypto';
-import type { Id } from '../../core/model.ts';
+import type { Id } from '../../core/domain/model.ts';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 type JsonWebKey = webcrypto.JsonWebKey;

@@ -3,7 +3,7 @@
 // invisible at once and removed by a sweep at most once a minute, run from a write.
 
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from '@fedify/fedify';
-import type { Clock } from '../../core/ports/clock.ts';
+import type { Clock } from '../../core/domain/ports/clock.ts';
 import type { FederationRepository } from './storage/index.ts';
 
 export interface RookeryKvStoreOptions {

@@ -5,9 +5,9 @@
 // refusal is Mastodon's {"error": …} with Fedify's status.
 
 import type { Federation } from '@fedify/fedify';
-import type { ApiRequest, ApiResponse, Endpoint, HttpMethod } from '../../core/api/types.ts';
-import type { Core } from '../../core/core.ts';
-import { rateLimitTexts } from '../../core/rate-limits.ts';
+import type { ApiRequest, ApiResponse, Endpoint, HttpMethod } from '../../core/mastodon/api/types.ts';
+import type { Core } from '../../core/domain/context.ts';
+import { rateLimitTexts } from '../../core/mastodon/rate-limits.ts';
 
 /** An inbox body (an activity) is small; more is refused with a 413. */
 export const INBOX_MAX_BYTES = 1024 * 1024;

@@ -19,11 +19,11 @@ import {
   Question,
   Service,
 } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/core.ts';
-import type { Account, Status } from '../../core/model.ts';
-import { presentAccounts, presentStatus } from '../../core/present/load.ts';
-import type { StatusJson } from '../../core/present/status-json.ts';
-import { accountUri, statusUri, statusUrl } from '../../core/urls.ts';
+import type { Core } from '../../core/domain/context.ts';
+import type { Account, Status } from '../../core/domain/model.ts';
+import { presentAccounts, presentStatus } from '../../core/mastodon/present/load.ts';
+import type { StatusJson } from '../../core/mastodon/present/status-json.ts';
+import { accountUri, statusUri, statusUrl } from '../../core/domain/urls.ts';
 import { MediaDocument, NoteWithMedia } from './media-terms.ts';
 
 export function instant(ms: number): globalThis.Temporal.Instant {

@@ -23,10 +23,10 @@ import {
   type Activity,
   type Recipient,
 } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/core.ts';
-import type { Account, Id, Status } from '../../core/model.ts';
-import type { PluginHost } from '../../core/plugin-host.ts';
-import { accountUri, statusUri } from '../../core/urls.ts';
+import type { Core } from '../../core/domain/context.ts';
+import type { Account, Id, Status } from '../../core/domain/model.ts';
+import type { PluginHost } from '../../core/mastodon/plugin-host.ts';
+import { accountUri, statusUri } from '../../core/domain/urls.ts';
 import { onLocalPollVoted, onPollVote, pollsApi, type LocalPollVoted } from '../polls/index.ts';
 import { recipientOf, type FederationParts } from './federation.ts';
 import { CreateWithMedia, UpdateWithMedia } from './media-terms.ts';

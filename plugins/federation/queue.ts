@@ -10,9 +10,9 @@
 
 import { createHash } from 'node:crypto';
 import type { MessageQueue, MessageQueueEnqueueOptions, MessageQueueListenOptions } from '@fedify/fedify';
-import type { PluginHost } from '../../core/plugin-host.ts';
-import type { NewJob } from '../../core/ports/queue.ts';
-import type { JobOptions } from '../../core/queue/registry.ts';
+import type { PluginHost } from '../../core/mastodon/plugin-host.ts';
+import type { NewJob } from '../../core/domain/ports/queue.ts';
+import type { JobOptions } from '../../core/domain/queue/registry.ts';
 import { durationMs } from './kv.ts';
 
 export interface RookeryMessageQueueOptions extends JobOptions {

@@ -17,9 +17,9 @@ import {
   removeRemoteAccount,
   updateRemoteStatus,
   upsertRemoteAccount,
-} from '../../core/federation/index.ts';
+} from '../../core/domain/federation/index.ts';
 
-export type { RemoteAccountInput, RemoteStatusInput } from '../../core/federation/index.ts';
+export type { RemoteAccountInput, RemoteStatusInput } from '../../core/domain/federation/index.ts';
 
 export const coreRemoteApi = {
   upsertRemoteAccount,

@@ -7,10 +7,10 @@
 // an Emoji that is only a link, or whose icon is, is skipped.
 
 import { Emoji, Image, Link, Question, type Object as APObject } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/core.ts';
-import type { Account, Id, Millis, Status, StatusEdit } from '../../core/model.ts';
-import type { AccountDecorator, StatusDecorator } from '../../core/plugin-host.ts';
-import type { CustomEmojiJson } from '../../core/present/emoji.ts';
+import type { Core } from '../../core/domain/context.ts';
+import type { Account, Id, Millis, Status, StatusEdit } from '../../core/domain/model.ts';
+import type { AccountDecorator, StatusDecorator } from '../../core/mastodon/plugin-host.ts';
+import type { CustomEmojiJson } from '../../core/mastodon/present/emoji.ts';
 import type { RemoteAccountInput } from './remote-api.ts';
 import type { FederationRepository, KvKeyParts } from './storage/index.ts';
 

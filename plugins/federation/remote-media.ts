@@ -5,10 +5,10 @@
 
 import type { KvStore } from '@fedify/fedify';
 import { Audio, Document, Image, Link, Video, type Object as APObject } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/core.ts';
-import type { Id, MediaAttachment, MediaType, Status } from '../../core/model.ts';
-import type { StatusDecorator } from '../../core/plugin-host.ts';
-import { renderMedia } from '../../core/present/media.ts';
+import type { Core } from '../../core/domain/context.ts';
+import type { Id, MediaAttachment, MediaType, Status } from '../../core/domain/model.ts';
+import type { StatusDecorator } from '../../core/mastodon/plugin-host.ts';
+import { renderMedia } from '../../core/mastodon/present/media.ts';
 
 export const MAX_REMOTE_MEDIA = 4;
 const MAX_DESCRIPTION = 1500;

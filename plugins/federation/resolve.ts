@@ -5,8 +5,8 @@
 
 import type { Context } from '@fedify/fedify';
 import { isActor, Note, Question, type Actor } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/core.ts';
-import type { Account, Status } from '../../core/model.ts';
+import type { Core } from '../../core/domain/context.ts';
+import type { Account, Status } from '../../core/domain/model.ts';
 import { rememberInbox } from './federation.ts';
 import { actorInput, keepActorEmojis, keepStatusParts, pollAttachment } from './incoming.ts';
 import type { EmojiRepository } from './remote-emoji.ts';

@@ -4,7 +4,7 @@
 // run where its jobs run. One function, so that another choice is one line.
 
 import type { KvStore, MessageQueue } from '@fedify/fedify';
-import type { PluginHost } from '../../core/plugin-host.ts';
+import type { PluginHost } from '../../core/mastodon/plugin-host.ts';
 import { rookeryKvStore } from './kv.ts';
 import { rookeryMessageQueue } from './queue.ts';
 import { federationStorage, type FederationRepository } from './storage/index.ts';

@@ -9,17 +9,17 @@
 // for approval, e-mail confirmation leaves it unconfirmed. It does not sign the person in: they
 // sign in from their app, through /oauth/authorize, like everyone else.
 
-import { createLocalAccount } from '../../core/accounts/create.ts';
-import type { ApiRequest, ApiResponse, Endpoint } from '../../core/api/types.ts';
-import type { Core } from '../../core/core.ts';
-import { RookeryError } from '../../core/errors.ts';
-import { CSRF_FIELD } from '../../core/oauth/csrf.ts';
-import { page, refusedPage } from '../../core/oauth/pages.ts';
-import { currentSession } from '../../core/oauth/sessions.ts';
-import { formPosted, formToken } from '../../core/oauth/web-flow.ts';
-import { str, type Params } from '../../core/params.ts';
-import type { RookeryPlugin } from '../../core/plugin-host.ts';
-import { escapeHtml as e } from '../../core/text/index.ts';
+import { createLocalAccount } from '../../core/domain/accounts/create.ts';
+import type { ApiRequest, ApiResponse, Endpoint } from '../../core/mastodon/api/types.ts';
+import type { Core } from '../../core/domain/context.ts';
+import { RookeryError } from '../../core/domain/errors.ts';
+import { CSRF_FIELD } from '../../core/mastodon/oauth/csrf.ts';
+import { page, refusedPage } from '../../core/mastodon/oauth/pages.ts';
+import { currentSession } from '../../core/mastodon/oauth/sessions.ts';
+import { formPosted, formToken } from '../../core/mastodon/oauth/web-flow.ts';
+import { str, type Params } from '../../core/domain/params.ts';
+import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import { escapeHtml as e } from '../../core/domain/text/index.ts';
 
 export interface FrontPluginOptions {
   /** Where the "Sign in" link goes (default Rookery's own /auth/sign_in). */

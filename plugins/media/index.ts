@@ -7,13 +7,13 @@
 // disk by default, served here with their type and long-lived cache headers), and uploads left
 // unattached removed after a day (a delayed job queued with the upload).
 
-import { RookeryError, unprocessable } from '../../core/errors.ts';
-import { isId } from '../../core/ids.ts';
-import type { Id, MediaAttachment, MediaType } from '../../core/model.ts';
-import { present, str, strArray, type Params } from '../../core/params.ts';
-import type { RookeryPlugin } from '../../core/plugin-host.ts';
-import { renderMedia } from '../../core/present/media.ts';
-import { json, type ApiRequest, type ApiResponse, type Endpoint, type UploadedFile } from '../../core/api/types.ts';
+import { RookeryError, unprocessable } from '../../core/domain/errors.ts';
+import { isId } from '../../core/domain/ids.ts';
+import type { Id, MediaAttachment, MediaType } from '../../core/domain/model.ts';
+import { present, str, strArray, type Params } from '../../core/domain/params.ts';
+import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import { renderMedia } from '../../core/mastodon/present/media.ts';
+import { json, type ApiRequest, type ApiResponse, type Endpoint, type UploadedFile } from '../../core/mastodon/api/types.ts';
 import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processProfileImage } from './process.ts';
 import { probeVideo } from './probe.ts';
 import { sniff, SUPPORTED_MIME_TYPES } from './sniff.ts';

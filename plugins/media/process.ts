@@ -4,7 +4,7 @@
 
 import { encode } from 'blurhash';
 import sharp, { type Metadata } from 'sharp';
-import type { MediaDimensions } from '../../core/model.ts';
+import type { MediaDimensions } from '../../core/domain/model.ts';
 
 const ORIGINAL_MAX_PIXELS = 8_294_400;
 const SMALL_MAX_PIXELS = 230_400;

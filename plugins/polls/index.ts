@@ -6,17 +6,17 @@
 // A remote poll ends the same way (its job stored with it): its local voters are told; its
 // author, on another server, is not (notify never writes for a remote account).
 
-import type { Core } from '../../core/core.ts';
-import { RookeryError, unprocessable } from '../../core/errors.ts';
-import { isId } from '../../core/ids.ts';
-import type { Id, Poll, Status } from '../../core/model.ts';
-import { notify } from '../../core/notifications.ts';
-import { bool, obj, present, str, strArray, type Params } from '../../core/params.ts';
-import type { RookeryPlugin } from '../../core/plugin-host.ts';
-import { renderPoll } from '../../core/present/media.ts';
-import { json, type ApiRequest, type Endpoint } from '../../core/api/types.ts';
-import { countGraphemes as graphemeLength } from '../../core/text/length.ts';
-import { findVisible } from '../../core/viewer.ts';
+import type { Core } from '../../core/domain/context.ts';
+import { RookeryError, unprocessable } from '../../core/domain/errors.ts';
+import { isId } from '../../core/domain/ids.ts';
+import type { Id, Poll, Status } from '../../core/domain/model.ts';
+import { notify } from '../../core/domain/notifications.ts';
+import { bool, obj, present, str, strArray, type Params } from '../../core/domain/params.ts';
+import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import { renderPoll } from '../../core/mastodon/present/media.ts';
+import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/api/types.ts';
+import { countGraphemes as graphemeLength } from '../../core/domain/text/length.ts';
+import { findVisible } from '../../core/domain/viewer.ts';
 import { localVoteJobs, providePollsApi, voteListeners, type PollVote } from './remote.ts';
 import { pollStorage, type PollRepository } from './storage/index.ts';
 

@@ -6,11 +6,11 @@
 // jobs another plugin records with every vote counted on a poll of a local status (federation
 // tells other servers the new counts), in the vote's own write.
 
-import type { Core } from '../../core/core.ts';
-import type { Id, Poll } from '../../core/model.ts';
-import type { NewJob } from '../../core/ports/queue.ts';
-import type { StorageWrite } from '../../core/ports/storage.ts';
-import { findVisible } from '../../core/viewer.ts';
+import type { Core } from '../../core/domain/context.ts';
+import type { Id, Poll } from '../../core/domain/model.ts';
+import type { NewJob } from '../../core/domain/ports/queue.ts';
+import type { StorageWrite } from '../../core/domain/ports/storage.ts';
+import { findVisible } from '../../core/domain/viewer.ts';
 import type { PollRepository } from './storage/index.ts';
 
 export const REMOTE_POLL_LIMITS = { options: 20, title: 500 } as const;

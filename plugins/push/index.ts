@@ -10,13 +10,13 @@
 
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import webpush from 'web-push';
-import { json, type ApiRequest, type Endpoint } from '../../core/api/types.ts';
-import type { Core } from '../../core/core.ts';
-import { RookeryError, notFound, unprocessable } from '../../core/errors.ts';
-import type { Account, Id, Notification } from '../../core/model.ts';
-import { bool, obj, str, type Params } from '../../core/params.ts';
-import type { RookeryPlugin } from '../../core/plugin-host.ts';
-import { presentNotifications } from '../../core/present/load.ts';
+import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/api/types.ts';
+import type { Core } from '../../core/domain/context.ts';
+import { RookeryError, notFound, unprocessable } from '../../core/domain/errors.ts';
+import type { Account, Id, Notification } from '../../core/domain/model.ts';
+import { bool, obj, str, type Params } from '../../core/domain/params.ts';
+import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import { presentNotifications } from '../../core/mastodon/present/load.ts';
 import { pushPayload } from './payload.ts';
 import { pushStorage, type PushPolicy, type PushRepository, type PushSubscription, type VapidKeys } from './storage/index.ts';
 import { endpointAllowed, nodePushTransport, type PushTransport } from './transport.ts';

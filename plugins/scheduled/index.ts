@@ -5,19 +5,19 @@
 // and however often, the status is published exactly once. A periodic sweep publishes rows whose
 // job was lost (leased through claimDue, so two processes never take the same row).
 
-import type { Core } from '../../core/core.ts';
-import { RookeryError, unprocessable } from '../../core/errors.ts';
-import { isId } from '../../core/ids.ts';
-import type { Id, ScheduledParams, ScheduledStatus, Status, Visibility } from '../../core/model.ts';
-import { bool, obj, page, str, strArray, type Params } from '../../core/params.ts';
-import type { RookeryPlugin } from '../../core/plugin-host.ts';
-import { pluginParts } from '../../core/present/load.ts';
-import { renderScheduledStatus } from '../../core/present/scheduled.ts';
-import { StorageConflict } from '../../core/ports/storage.ts';
-import { json, type ApiRequest, type Endpoint } from '../../core/api/types.ts';
-import { linkHeader } from '../../core/api/links.ts';
-import { readText, validateText } from '../../core/statuses/compose.ts';
-import { publish } from '../../core/statuses/publish.ts';
+import type { Core } from '../../core/domain/context.ts';
+import { RookeryError, unprocessable } from '../../core/domain/errors.ts';
+import { isId } from '../../core/domain/ids.ts';
+import type { Id, ScheduledParams, ScheduledStatus, Status, Visibility } from '../../core/domain/model.ts';
+import { bool, obj, page, str, strArray, type Params } from '../../core/domain/params.ts';
+import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import { pluginParts } from '../../core/mastodon/present/load.ts';
+import { renderScheduledStatus } from '../../core/mastodon/present/scheduled.ts';
+import { StorageConflict } from '../../core/domain/ports/storage.ts';
+import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/api/types.ts';
+import { linkHeader } from '../../core/mastodon/api/links.ts';
+import { readText, validateText } from '../../core/domain/statuses/compose.ts';
+import { publish } from '../../core/domain/statuses/publish.ts';
 import { scheduledStorage, type ScheduledStatusRepository } from './storage/index.ts';
 
 export { scheduledStorage, type ScheduledStatusRepository } from './storage/index.ts';

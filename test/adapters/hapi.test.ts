@@ -2,9 +2,9 @@
 // leaking anything, and hapi's own refusals (bad JSON, size, type, unknown route) in that shape.
 
 import t from 'tap';
-import { json } from '../../core/api/types.ts';
-import type { Logger } from '../../core/ports/logger.ts';
-import type { RookeryPlugin } from '../../core/plugin-host.ts';
+import { json } from '../../core/mastodon/api/types.ts';
+import type { Logger } from '../../core/domain/ports/logger.ts';
+import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
 import { harness } from '../helpers/harness.ts';
 
 const logged: { obj: object; msg: string | undefined }[] = [];

@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { StreamMessage } from '../../core/ports/bus.ts';
+import type { StreamMessage } from '../../core/domain/ports/bus.ts';
 import { createInProcessBus } from '../../adapters/memory/index.ts';
 
 type Got = [string, StreamMessage];

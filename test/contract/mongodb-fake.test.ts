@@ -13,7 +13,7 @@ import { pendingJobs } from '../../adapters/mongodb/outbox.ts';
 import { openMongoStorageOn } from '../../adapters/mongodb/storage.ts';
 import { STANDALONE_REFUSED } from '../../adapters/mongodb/storage.ts';
 import { queueContract, storageContract, type OpenQueue, type OpenStore } from '../../adapters/testing/index.ts';
-import type { Storage } from '../../core/ports/storage.ts';
+import type { Storage } from '../../core/domain/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
 import { federationStorageContract } from '../../plugins/federation/storage/contract.ts';
 import { federationStorage } from '../../plugins/federation/storage/index.ts';

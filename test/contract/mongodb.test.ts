@@ -13,7 +13,7 @@ import { MongoClient } from 'mongodb';
 import t from 'tap';
 import { openMongoStorage } from '../../adapters/mongodb/index.ts';
 import { queueContract, storageContract, type ContractTest, type OpenStore, type OpenQueue } from '../../adapters/testing/index.ts';
-import type { Storage } from '../../core/ports/storage.ts';
+import type { Storage } from '../../core/domain/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
 import { federationStorageContract } from '../../plugins/federation/storage/contract.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';

@@ -9,7 +9,7 @@ import t from 'tap';
 import { createInProcessQueue } from '../../adapters/memory/jobs.ts';
 import { createMemoryStorage } from '../../adapters/memory/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
-import type { Storage } from '../../core/ports/storage.ts';
+import type { Storage } from '../../core/domain/ports/storage.ts';
 import { queueContract } from '../../adapters/testing/index.ts';
 import { createRedisQueue, type RedisQueue } from '../../adapters/redis/index.ts';
 import { dropPrefix, SHARED_REDIS, testPrefix } from '../helpers/redis.ts';

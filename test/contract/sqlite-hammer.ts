@@ -17,8 +17,8 @@
 import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
-import type { Id } from '../../core/model.ts';
-import type { Storage } from '../../core/ports/storage.ts';
+import type { Id } from '../../core/domain/model.ts';
+import type { Storage } from '../../core/domain/ports/storage.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { IdSeq, POST, T0, boost, follow, mark, status } from '../../adapters/testing/fixtures.ts';
 import { pollStorage } from '../../plugins/polls/storage/index.ts';

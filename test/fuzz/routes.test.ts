@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { createNodeHandler, limitNodeServer } from '../../adapters/node/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
-import type { Logger } from '../../core/ports/logger.ts';
+import type { Logger } from '../../core/domain/ports/logger.ts';
 import { cardsPlugin, federationPlugin, FetchRefused, mediaPlugin, pollsPlugin, scheduledPlugin } from '../../plugins/index.ts';
 import { post } from '../helpers/api.ts';
 import { harness } from '../helpers/harness.ts';

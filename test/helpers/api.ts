@@ -1,7 +1,7 @@
 // Small helpers for the API tests: publishing and acting on statuses, following (through the
 // API, or straight into the store), reading Link headers, remote accounts and statuses.
 
-import type { Account, Status } from '../../core/model.ts';
+import type { Account, Status } from '../../core/domain/model.ts';
 import { account, status } from './fixtures.ts';
 import type { Harness, TestUser } from './harness.ts';
 

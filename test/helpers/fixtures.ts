@@ -1,6 +1,6 @@
 // Plain domain objects for pure tests of the core.
 
-import type { Account, Status, Visibility } from '../../core/model.ts';
+import type { Account, Status, Visibility } from '../../core/domain/model.ts';
 
 let counter = 1000n;
 export function nextId(): string {

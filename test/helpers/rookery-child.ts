@@ -11,8 +11,8 @@ import { createInterface } from 'node:readline';
 import { createInProcessBus } from '../../adapters/memory/bus.ts';
 import { createNodeSecrets } from '../../adapters/node/secrets.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
-import { resolveConfig } from '../../core/config.ts';
-import { createRookery } from '../../core/rookery.ts';
+import { resolveConfig } from '../../core/domain/config.ts';
+import { createRookery } from '../../core/mastodon/rookery.ts';
 import { cardsPlugin, mediaPlugin, pollsPlugin, scheduledPlugin } from '../../plugins/index.ts';
 import { countingJobs } from './counting-jobs.ts';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createMemoryStorage } from '../../adapters/memory/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import type { OpenStore } from '../../adapters/testing/index.ts';
-import type { Storage } from '../../core/ports/storage.ts';
+import type { Storage } from '../../core/domain/ports/storage.ts';
 
 export const openMemory: OpenStore = async () => {
   const storage = createMemoryStorage();

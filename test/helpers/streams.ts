@@ -1,8 +1,8 @@
 // Streams for tests without a socket: a sink that records what the hub hands a transport, and
 // a helper that opens a connection for a test user and subscribes it.
 
-import type { StreamConnection, StreamEvent, StreamOutput } from '../../core/streaming/hub.ts';
-import type { StreamParams } from '../../core/streaming/streams.ts';
+import type { StreamConnection, StreamEvent, StreamOutput } from '../../core/mastodon/streaming/hub.ts';
+import type { StreamParams } from '../../core/mastodon/streaming/streams.ts';
 import type { Harness, TestUser } from './harness.ts';
 
 const text = new TextDecoder();

@@ -5,7 +5,7 @@
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { startStreamingServer, type StreamingServer, type StreamingServerOptions } from '../../adapters/uws/index.ts';
-import type { StreamHub } from '../../core/streaming/hub.ts';
+import type { StreamHub } from '../../core/mastodon/streaming/hub.ts';
 import type { Harness } from './harness.ts';
 
 export interface Streaming {

@@ -2,7 +2,7 @@
 // and the same matrix over HTTP (test/api/statuses/visibility.test.ts): one table, two levels.
 // Each cell is "200" or "<status> <error text>".
 
-import type { Visibility } from '../../core/model.ts';
+import type { Visibility } from '../../core/domain/model.ts';
 
 export type Role = 'author' | 'follower' | 'mentioned' | 'stranger' | 'anonymous';
 export type Op = 'view' | 'context' | 'boost' | 'pin' | 'favourite';

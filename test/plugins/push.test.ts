@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
-import type { Notification } from '../../core/model.ts';
+import type { Notification } from '../../core/domain/model.ts';
 import { pushPlugin, pushStorage } from '../../plugins/push/index.ts';
 import { follow, post } from '../helpers/api.ts';
 import { harness, type Harness, type TestUser } from '../helpers/harness.ts';

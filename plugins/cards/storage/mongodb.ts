@@ -1,4 +1,4 @@
-import type { Id, PreviewCard } from '../../../core/model.ts';
+import type { Id, PreviewCard } from '../../../core/domain/model.ts';
 import type { IndexDefinition, MongoDoc, MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
 import type { CardRepository } from './port.ts';
 

@@ -1,4 +1,4 @@
-import type { Id, PreviewCard } from '../../../core/model.ts';
+import type { Id, PreviewCard } from '../../../core/domain/model.ts';
 import type { SqliteExtensionContext, SqliteParam, SqliteRow } from '../../../adapters/sqlite/index.ts';
 import type { CardRepository } from './port.ts';
 

@@ -1,9 +1,9 @@
 // The federation plugin's storage extension: one set of rows per engine, with the rules (key
 // encoding, expiry, deep-equal compare-and-set, domain canonical form) here, once.
 
-import type { StorageExtension } from '../../../core/ports/storage.ts';
+import type { StorageExtension } from '../../../core/domain/ports/storage.ts';
 import { coveringDomains, canonicalDomain, domainTexts, MAX_REASON_LENGTH, normalizeDomain } from '../domain-blocks.ts';
-import { unprocessable } from '../../../core/errors.ts';
+import { unprocessable } from '../../../core/domain/errors.ts';
 import type { MemoryExtensionContext } from '../../../adapters/memory/index.ts';
 import type { MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
 import type { SqliteExtensionContext } from '../../../adapters/sqlite/index.ts';

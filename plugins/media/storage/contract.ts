@@ -4,7 +4,7 @@
 
 import { contractRunner, idsOf, rejectsConflict, type ContractTest, type OpenStore } from '../../../adapters/testing/storage-contract.ts';
 import { POST, T0, edit, media, replyTo, status } from '../../../adapters/testing/fixtures.ts';
-import { StorageConflict, type StorageWrite } from '../../../core/ports/storage.ts';
+import { StorageConflict, type StorageWrite } from '../../../core/domain/ports/storage.ts';
 import { mediaStorage } from './index.ts';
 
 /** A write of the same store as `sibling` whose check fails: what another plugin's refusal

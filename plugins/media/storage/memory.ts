@@ -1,5 +1,5 @@
-import type { Id, MediaAttachment } from '../../../core/model.ts';
-import { StorageConflict } from '../../../core/ports/storage.ts';
+import type { Id, MediaAttachment } from '../../../core/domain/model.ts';
+import { StorageConflict } from '../../../core/domain/ports/storage.ts';
 import type { MemoryExtensionContext } from '../../../adapters/memory/index.ts';
 import type { MediaRepository } from './port.ts';
 

@@ -1,5 +1,5 @@
-import type { Id, MediaAttachment } from '../../../core/model.ts';
-import { StorageConflict } from '../../../core/ports/storage.ts';
+import type { Id, MediaAttachment } from '../../../core/domain/model.ts';
+import { StorageConflict } from '../../../core/domain/ports/storage.ts';
 import type { IndexDefinition, MongoDoc, MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
 import type { MediaPatch, MediaRepository } from './port.ts';
 

@@ -1,5 +1,5 @@
-import type { MediaAttachment } from '../../../core/model.ts';
-import { StorageConflict } from '../../../core/ports/storage.ts';
+import type { MediaAttachment } from '../../../core/domain/model.ts';
+import { StorageConflict } from '../../../core/domain/ports/storage.ts';
 import type { SqliteExtensionContext, SqliteRow } from '../../../adapters/sqlite/index.ts';
 import type { MediaRepository } from './port.ts';
 

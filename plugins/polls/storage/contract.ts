@@ -3,7 +3,7 @@
 
 import { contractRunner, count, idsOf, must, rejectsConflict, type ContractTest, type OpenStore } from '../../../adapters/testing/storage-contract.ts';
 import { POST, T0, poll, status } from '../../../adapters/testing/fixtures.ts';
-import { StorageConflict, type StorageWrite } from '../../../core/ports/storage.ts';
+import { StorageConflict, type StorageWrite } from '../../../core/domain/ports/storage.ts';
 import { pollStorage } from './index.ts';
 
 const HOUR = 3_600_000;

@@ -1,4 +1,4 @@
-import type { Id, Poll } from '../../../core/model.ts';
+import type { Id, Poll } from '../../../core/domain/model.ts';
 import type { IndexDefinition, MongoDoc, MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
 import type { PollRepository } from './port.ts';
 

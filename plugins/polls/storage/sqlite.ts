@@ -1,4 +1,4 @@
-import type { Poll } from '../../../core/model.ts';
+import type { Poll } from '../../../core/domain/model.ts';
 import type { SqliteExtensionContext, SqliteRow } from '../../../adapters/sqlite/index.ts';
 import type { PollRepository } from './port.ts';
 

@@ -2,7 +2,7 @@
 // (test/plugins/storage-contracts.test.ts runs it on memory and SQLite).
 
 import { contractRunner, type ContractTest, type OpenStore } from '../../../adapters/testing/storage-contract.ts';
-import type { Id } from '../../../core/model.ts';
+import type { Id } from '../../../core/domain/model.ts';
 import { pushStorage, type PushSubscription } from './index.ts';
 
 function subscription(id: Id, accountId: Id, tokenId: Id, o: Partial<PushSubscription> = {}): PushSubscription {

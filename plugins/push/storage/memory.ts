@@ -1,4 +1,4 @@
-import type { Id } from '../../../core/model.ts';
+import type { Id } from '../../../core/domain/model.ts';
 import type { MemoryExtensionContext } from '../../../adapters/memory/index.ts';
 import type { PushRepository, PushSubscription, VapidKeys } from './port.ts';
 

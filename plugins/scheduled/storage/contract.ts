@@ -3,7 +3,7 @@
 
 import { contractRunner, idsOf, rejectsConflict, type ContractTest, type OpenStore } from '../../../adapters/testing/storage-contract.ts';
 import { POST, T0, scheduled, status } from '../../../adapters/testing/fixtures.ts';
-import type { Id } from '../../../core/model.ts';
+import type { Id } from '../../../core/domain/model.ts';
 import { scheduledStorage } from './index.ts';
 
 const HOUR = 3_600_000;

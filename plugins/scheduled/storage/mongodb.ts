@@ -1,5 +1,5 @@
-import type { Id, Millis, ScheduledParams, ScheduledStatus } from '../../../core/model.ts';
-import { StorageConflict } from '../../../core/ports/storage.ts';
+import type { Id, Millis, ScheduledParams, ScheduledStatus } from '../../../core/domain/model.ts';
+import { StorageConflict } from '../../../core/domain/ports/storage.ts';
 import type { IndexDefinition, MongoDoc, MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
 import type { ScheduledStatusRepository } from './port.ts';
 

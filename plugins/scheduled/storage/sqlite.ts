@@ -1,5 +1,5 @@
-import type { ScheduledStatus } from '../../../core/model.ts';
-import { StorageConflict } from '../../../core/ports/storage.ts';
+import type { ScheduledStatus } from '../../../core/domain/model.ts';
+import { StorageConflict } from '../../../core/domain/ports/storage.ts';
 import type { SqliteExtensionContext, SqliteRow } from '../../../adapters/sqlite/index.ts';
 import type { ScheduledStatusRepository } from './port.ts';
 

@@ -3,7 +3,7 @@
 
 import { MongoServerError } from 'mongodb';
 import t from 'tap';
-import type { NewJob } from '../../../core/ports/queue.ts';
+import type { NewJob } from '../../../core/domain/ports/queue.ts';
 import { TRANSACTION_OPTIONS, bump, casWrite, pushJobs, runTransaction, type CasDeps, type RetryPolicy, type SessionLike } from '../../../adapters/mongodb/db.ts';
 import { pendingJobs, type PendingJob } from '../../../adapters/mongodb/outbox.ts';
 

@@ -4,7 +4,7 @@
 
 import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongodb';
 import t from 'tap';
-import { StorageConflict } from '../../../core/ports/storage.ts';
+import { StorageConflict } from '../../../core/domain/ports/storage.ts';
 import { DUPLICATE_KEY, duplicateKeyOf, isTransientTransactionError, isUnknownCommitResult, translateError } from '../../../adapters/mongodb/errors.ts';
 import { INDEXES, IndexRegistry } from '../../../adapters/mongodb/schema.ts';
 import { CARD_INDEXES } from '../../../plugins/cards/storage/mongodb.ts';

@@ -4,7 +4,7 @@
 
 import t, { type Test } from 'tap';
 import { createRedisBus, type RedisBus, type RedisBusOptions } from '../../../adapters/redis/index.ts';
-import type { StreamMessage } from '../../../core/ports/bus.ts';
+import type { StreamMessage } from '../../../core/domain/ports/bus.ts';
 import { dropPrefix, rawClient, SHARED_REDIS, testPrefix } from '../../helpers/redis.ts';
 
 type Got = [string, StreamMessage];

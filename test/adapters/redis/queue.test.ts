@@ -5,7 +5,7 @@
 
 import t, { type Test } from 'tap';
 import { createRedisQueue, type RedisQueue } from '../../../adapters/redis/index.ts';
-import type { Job } from '../../../core/ports/queue.ts';
+import type { Job } from '../../../core/domain/ports/queue.ts';
 import { freePort } from '../../helpers/processes.ts';
 import { dropPrefix, rawClient, SHARED_REDIS, testPrefix } from '../../helpers/redis.ts';
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { createRedisBus, createRedisQueue } from '../../../adapters/redis/index.ts';
 import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
-import type { StreamEvent } from '../../../core/streaming/hub.ts';
+import type { StreamEvent } from '../../../core/mastodon/streaming/hub.ts';
 import { harness } from '../../helpers/harness.ts';
 import { childEnv, cleanCommand } from '../../helpers/processes.ts';
 import { dropPrefix, SHARED_REDIS, testPrefix } from '../../helpers/redis.ts';

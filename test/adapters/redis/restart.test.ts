@@ -4,8 +4,8 @@
 
 import t from 'tap';
 import { createRedisBus, type RedisBus } from '../../../adapters/redis/index.ts';
-import type { StreamMessage } from '../../../core/ports/bus.ts';
-import type { StreamEvent } from '../../../core/streaming/hub.ts';
+import type { StreamMessage } from '../../../core/domain/ports/bus.ts';
+import type { StreamEvent } from '../../../core/mastodon/streaming/hub.ts';
 import { harness } from '../../helpers/harness.ts';
 import { privateRedis, rawClient } from '../../helpers/redis.ts';
 import { sink } from '../../helpers/streams.ts';

@@ -3,10 +3,10 @@
 // without it a request from loopback is exempt, as in Mastodon.
 
 import t from 'tap';
-import { createMemoryCounters } from '../../../core/counters.ts';
-import { resetText } from '../../../core/rate-limits.ts';
+import { createMemoryCounters } from '../../../core/domain/counters.ts';
+import { resetText } from '../../../core/mastodon/rate-limits.ts';
 import { readSettings } from '../../../examples/standalone/env.ts';
-import { issueToken } from '../../../core/oauth/tokens.ts';
+import { issueToken } from '../../../core/mastodon/oauth/tokens.ts';
 import { windowedHarness, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { authorizeQuery, Browser, forms, registerApp } from '../../helpers/oauth.ts';
 

@@ -2,7 +2,7 @@
 
 import t from 'tap';
 import { harness } from '../../helpers/harness.ts';
-import { ALL_SCOPES } from '../../../core/oauth/scopes.ts';
+import { ALL_SCOPES } from '../../../core/mastodon/oauth/scopes.ts';
 
 t.test('the authorization server metadata', async (t) => {
   const h = await harness({ config: { baseUrl: 'https://social.example' } });

@@ -2,7 +2,7 @@
 // authorization code flow, next to the built-in sign-in pages it replaces.
 
 import t from 'tap';
-import type { SignInPort } from '../../../core/oauth/sign-in-port.ts';
+import type { SignInPort } from '../../../core/mastodon/oauth/sign-in-port.ts';
 import { harness } from '../../helpers/harness.ts';
 import { authorizationCode, authorizeQuery, Browser, CALLBACK, forms, registerApp, tokenRequest } from '../../helpers/oauth.ts';
 

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { post } from '../../helpers/api.ts';
-import { issueToken } from '../../../core/oauth/tokens.ts';
+import { issueToken } from '../../../core/mastodon/oauth/tokens.ts';
 
 interface Op {
   n: number;

@@ -3,7 +3,7 @@
 // entries just before it is left out (core/feeds.ts; docs/behaviour.md, "Home feed").
 
 import t from 'tap';
-import { BOOST_WINDOW } from '../../../core/feeds.ts';
+import { BOOST_WINDOW } from '../../../core/domain/feeds.ts';
 import { act, boost, follow, ids, links, post, quietStatuses } from '../../helpers/api.ts';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { openStream } from '../../helpers/streams.ts';

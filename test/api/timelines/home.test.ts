@@ -1,7 +1,7 @@
 // GET /api/v1/timelines/home: whose statuses, and Mastodon's home feed rules.
 
 import t from 'tap';
-import { compareIds } from '../../../core/ids.ts';
+import { compareIds } from '../../../core/domain/ids.ts';
 import { harness } from '../../helpers/harness.ts';
 import { boost, follow, ids, links, post } from '../../helpers/api.ts';
 

@@ -5,8 +5,8 @@
 // through the notifications.
 
 import t from 'tap';
-import { channels } from '../../../core/events/channels.ts';
-import type { Notification } from '../../../core/model.ts';
+import { channels } from '../../../core/domain/events/channels.ts';
+import type { Notification } from '../../../core/domain/model.ts';
 import { act, post, view } from '../../helpers/api.ts';
 import { harness, record, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { openStream } from '../../helpers/streams.ts';

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { createInProcessBus } from '../../../adapters/memory/bus.ts';
 import { createMemoryStorage } from '../../../adapters/memory/index.ts';
-import type { EventBus } from '../../../core/ports/bus.ts';
+import type { EventBus } from '../../../core/domain/ports/bus.ts';
 import { harness } from '../../helpers/harness.ts';
 import { counted } from '../../helpers/stores.ts';
 

@@ -3,9 +3,9 @@
 // can kill the process (SIGKILL) while it holds its jobs' leases. Arguments: url, prefix, lease.
 
 import { createRedisQueue } from '../../../adapters/redis/index.ts';
-import { JobRegistry } from '../../../core/queue/registry.ts';
-import { createWorker } from '../../../core/queue/worker.ts';
-import { silentLogger } from '../../../core/ports/logger.ts';
+import { JobRegistry } from '../../../core/domain/queue/registry.ts';
+import { createWorker } from '../../../core/domain/queue/worker.ts';
+import { silentLogger } from '../../../core/domain/ports/logger.ts';
 
 const [url, prefix, lease] = process.argv.slice(2);
 if (url === undefined || prefix === undefined || lease === undefined) {

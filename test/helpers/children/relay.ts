@@ -5,8 +5,8 @@
 
 import { createRedisQueue } from '../../../adapters/redis/index.ts';
 import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
-import type { JobQueue } from '../../../core/ports/queue.ts';
-import { createRelay } from '../../../core/queue/relay.ts';
+import type { JobQueue } from '../../../core/domain/ports/queue.ts';
+import { createRelay } from '../../../core/domain/queue/relay.ts';
 
 const [path, url, prefix] = process.argv.slice(2);
 if (path === undefined || url === undefined || prefix === undefined) {

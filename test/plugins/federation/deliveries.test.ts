@@ -7,7 +7,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
 import { account as accountFixture } from '../../../adapters/testing/fixtures.ts';
-import type { Account } from '../../../core/model.ts';
+import type { Account } from '../../../core/domain/model.ts';
 import { federationPlugin } from '../../../plugins/index.ts';
 import { status as statusFixture } from '../../helpers/fixtures.ts';
 import { harness } from '../../helpers/harness.ts';

@@ -15,7 +15,7 @@ import { openMongoStorage } from '../../../adapters/mongodb/index.ts';
 import { openMongoStorageOn } from '../../../adapters/mongodb/storage.ts';
 import { createRedisBus, createRedisQueue } from '../../../adapters/redis/index.ts';
 import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
-import type { Storage } from '../../../core/ports/storage.ts';
+import type { Storage } from '../../../core/domain/ports/storage.ts';
 import { federationPlugin } from '../../../plugins/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { drainAll, followAcross } from '../../helpers/federation.ts';

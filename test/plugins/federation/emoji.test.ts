@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { webcrypto } from 'node:crypto';
 import { generateCryptoKeyPair, signRequest } from '@fedify/fedify';
 import t from 'tap';
-import { sanitizeHtml } from '../../../core/text/sanitize.ts';
+import { sanitizeHtml } from '../../../core/domain/text/sanitize.ts';
 import { federationStorage } from '../../../plugins/federation/storage/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { drainAll, federatingInstances, followAcross } from '../../helpers/federation.ts';

@@ -8,10 +8,10 @@ import { Temporal } from '@js-temporal/polyfill';
 import t from 'tap';
 import { createMemoryStorage } from '../../../adapters/memory/index.ts';
 import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
-import type { Storage } from '../../../core/ports/storage.ts';
+import type { Storage } from '../../../core/domain/ports/storage.ts';
 import { durationMs, rookeryKvStore } from '../../../plugins/federation/kv.ts';
 import { federationStorage } from '../../../plugins/federation/storage/index.ts';
-import type { Clock } from '../../../core/ports/clock.ts';
+import type { Clock } from '../../../core/domain/ports/clock.ts';
 
 /** Time that moves only when the test moves it. */
 class ManualClock implements Clock {

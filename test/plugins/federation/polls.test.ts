@@ -5,7 +5,7 @@
 
 import t from 'tap';
 import { pollsPlugin } from '../../../plugins/index.ts';
-import { updateRemoteStatus } from '../../../core/federation/index.ts';
+import { updateRemoteStatus } from '../../../core/domain/federation/index.ts';
 import { pollsApi } from '../../../plugins/polls/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { drainAll, federatingInstances, followAcross, type PollJson } from '../../helpers/federation.ts';

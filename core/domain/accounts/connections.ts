@@ -1,0 +1,57 @@
+// Paged lists of accounts around one account: followers, following, and the viewer's own
+// blocks, mutes and follow requests. Rows are paged by their own id (follow, block, mute,
+// request), so clients can only follow the Link header.
+
+import type { Core } from '../context.ts';
+import type { Account, Block, Follow, Id, Mute } from '../model.ts';
+import { fillPage, type Slice } from '../paging.ts';
+import type { Page } from '../ports/storage.ts';
+import { activeMute } from '../../mastodon/present/relationship.ts';
+
+interface Row {
+  id: Id;
+}
+
+/** Leaves out accounts the viewer blocks or mutes, or is blocked by (not on their own lists). */
+function withoutHiddenRows<T extends Row>(core: Core, viewer: Account | null, ownerId: Id, accountOf: (row: T) => Id) {
+  return async (rows: T[]): Promise<T[]> => {
+    if (viewer === null || viewer.id === ownerId) return rows;
+    const others = rows.map(accountOf).filter((id) => id !== viewer.id);
+    const hidden = await core.storage.relationships.hiddenFrom(viewer.id, others, core.clock.now());
+    return rows.filter((row) => !hidden.has(accountOf(row)));
+  };
+}
+
+async function blockedByOwner(core: Core, viewer: Account | null, owner: Account): Promise<boolean> {
+  if (viewer === null || viewer.id === owner.id) return false;
+  const [facts] = await core.storage.relationships.relationships(viewer.id, [owner.id]);
+  return facts?.blockedBy ?? false;
+}
+
+const EMPTY = { items: [], next: null, prev: null };
+
+/** Follows of the account (account ids in `accountId`). */
+export async function followersOf(core: Core, viewer: Account | null, owner: Account, page: Page): Promise<Slice<Follow>> {
+  if (await blockedByOwner(core, viewer, owner)) return EMPTY;
+  return fillPage(page, (f) => f.id, (p) => core.storage.relationships.followersOf(owner.id, p), withoutHiddenRows<Follow>(core, viewer, owner.id, (f) => f.accountId));
+}
+
+/** Follows by the account (account ids in `targetAccountId`). */
+export async function followingOf(core: Core, viewer: Account | null, owner: Account, page: Page): Promise<Slice<Follow>> {
+  if (await blockedByOwner(core, viewer, owner)) return EMPTY;
+  return fillPage(page, (f) => f.id, (p) => core.storage.relationships.followingOf(owner.id, p), withoutHiddenRows<Follow>(core, viewer, owner.id, (f) => f.targetAccountId));
+}
+
+export function blocksOf(core: Core, actor: Account, page: Page): Promise<Slice<Block>> {
+  return fillPage<Block>(page, (b) => b.id, (p) => core.storage.relationships.blocksBy(actor.id, p));
+}
+
+/** Mutes that have not expired. */
+export function mutesOf(core: Core, actor: Account, page: Page): Promise<Slice<Mute>> {
+  const now = core.clock.now();
+  return fillPage(page, (m) => m.id, (p) => core.storage.relationships.mutesBy(actor.id, p), async (rows) => rows.filter((m) => activeMute(m, now) !== null));
+}
+
+export function followRequestsTo(core: Core, actor: Account, page: Page): Promise<Slice<Follow>> {
+  return fillPage(page, (r) => r.id, (p) => core.storage.relationships.followRequestsTo(actor.id, p));
+}

@@ -1,0 +1,45 @@
+// The notifications handler: who is told about each event (notifications.ts decides whether
+// a given person may be). Runs as a job per event, after the write committed.
+
+import type { Core } from '../context.ts';
+import type { EventHandler } from '../queue/registry.ts';
+import { notify, notifyAboutNewStatus, notifyBoostersOfEdit } from '../notifications.ts';
+import type { DomainEventType } from './events.ts';
+
+export const NOTIFYING_EVENTS: readonly DomainEventType[] = ['status.created', 'status.updated', 'status.reblogged', 'status.favourited', 'account.followed'];
+
+export function notificationHandler(core: Core): EventHandler {
+  return async ({ id, event }) => {
+    switch (event.type) {
+      case 'status.created': {
+        // Deleted before its notifications went out: nobody is told about it.
+        const status = await core.storage.statuses.get(event.status.id);
+        if (status === null) return;
+        const followers = await core.storage.relationships.localFollowers(status.accountId);
+        await notifyAboutNewStatus(core, id, status, followers);
+        return;
+      }
+      case 'status.updated': {
+        const status = await core.storage.statuses.get(event.status.id);
+        if (status !== null) await notifyBoostersOfEdit(core, id, status);
+        return;
+      }
+      case 'status.reblogged':
+        await notify(core, id, { recipientId: event.original.accountId, type: 'reblog', fromAccountId: event.boost.accountId, status: event.original });
+        return;
+      case 'status.favourited':
+        await notify(core, id, { recipientId: event.status.accountId, type: 'favourite', fromAccountId: event.by.id, status: event.status });
+        return;
+      case 'account.followed':
+        await notify(core, id, {
+          recipientId: event.follow.targetAccountId,
+          type: event.requested ? 'follow_request' : 'follow',
+          fromAccountId: event.follow.accountId,
+          status: null,
+        });
+        return;
+      default:
+        return;
+    }
+  };
+}

@@ -1,0 +1,189 @@
+// Remote accounts: stored and refreshed from what their server says about them, every value
+// bounded and every piece of HTML kept to the allow-list before it is stored; removed with
+// their statuses and follows when their server deletes them.
+
+import { endFollow, removeFromListsOf } from '../accounts/follow.ts';
+import type { Core } from '../context.ts';
+import { unprocessable } from '../errors.ts';
+import { VISIBILITIES, type Account, type Id, type Millis, type ProfileField } from '../model.ts';
+import { StorageConflict } from '../ports/storage.ts';
+import { counterEffects } from '../statuses/delete.ts';
+import { boundText, sanitizeHtml } from '../text/sanitize.ts';
+import { httpUrl } from './lookup.ts';
+
+export interface RemoteAccountInput {
+  /** The actor's ActivityPub id: what the account is keyed by. */
+  uri: string;
+  /** Its profile page. */
+  url: string | null;
+  username: string;
+  domain: string;
+  displayName: string;
+  noteHtml: string;
+  fields: { name: string; valueHtml: string }[];
+  avatarUrl: string | null;
+  headerUrl: string | null;
+  locked: boolean;
+  bot: boolean;
+  discoverable: boolean;
+  createdAt?: Millis | undefined;
+}
+
+export const REMOTE_ACCOUNT_LIMITS = {
+  username: 255,
+  domain: 253,
+  displayName: 255,
+  /** HTML read of a bio. */
+  noteHtml: 20_000,
+  fields: 16,
+  fieldName: 255,
+  fieldValueHtml: 2_048,
+} as const;
+
+const USERNAME = /^[^\s@/<>"'`]+$/;
+const DOMAIN = /^[a-z0-9.-]+(?::[0-9]{1,5})?$/;
+
+type RemoteProfile = Pick<Account, 'url' | 'displayName' | 'note' | 'fields' | 'avatarUrl' | 'headerUrl' | 'locked' | 'bot' | 'discoverable'>;
+
+/** The stored form of what the remote server says, or a 422 when it cannot be an account. */
+function readInput(core: Core, input: RemoteAccountInput): { uri: string; username: string; domain: string; profile: RemoteProfile } {
+  const uri = httpUrl(input.uri);
+  if (uri === null) throw unprocessable('Validation failed: Uri is invalid');
+  const username = typeof input.username === 'string' ? input.username : '';
+  if (username.length === 0 || username.length > REMOTE_ACCOUNT_LIMITS.username || !USERNAME.test(username)) throw unprocessable('Validation failed: Username is invalid');
+  const domain = typeof input.domain === 'string' ? input.domain.toLowerCase() : '';
+  if (domain.length === 0 || domain.length > REMOTE_ACCOUNT_LIMITS.domain || !DOMAIN.test(domain) || domain === core.config.domain.toLowerCase()) {
+    throw unprocessable('Validation failed: Domain is invalid');
+  }
+  const fields: ProfileField[] = (Array.isArray(input.fields) ? input.fields : []).slice(0, REMOTE_ACCOUNT_LIMITS.fields).map((field) => ({
+    name: boundText(String(field?.name ?? ''), REMOTE_ACCOUNT_LIMITS.fieldName),
+    value: sanitizeHtml(String(field?.valueHtml ?? ''), REMOTE_ACCOUNT_LIMITS.fieldValueHtml),
+    verifiedAt: null,
+  }));
+  return {
+    uri,
+    username,
+    domain,
+    profile: {
+      url: httpUrl(input.url),
+      displayName: boundText(typeof input.displayName === 'string' ? input.displayName : '', REMOTE_ACCOUNT_LIMITS.displayName),
+      note: sanitizeHtml(typeof input.noteHtml === 'string' ? input.noteHtml : '', REMOTE_ACCOUNT_LIMITS.noteHtml),
+      fields,
+      avatarUrl: httpUrl(input.avatarUrl),
+      headerUrl: httpUrl(input.headerUrl),
+      locked: input.locked === true,
+      bot: input.bot === true,
+      discoverable: input.discoverable === true,
+    },
+  };
+}
+
+/** The part of `next` that differs from `current` (empty when nothing changed). */
+function changes(current: Account, next: RemoteProfile): Partial<RemoteProfile> {
+  const patch: Partial<RemoteProfile> = {};
+  for (const key of Object.keys(next) as (keyof RemoteProfile)[]) {
+    if (JSON.stringify(current[key]) !== JSON.stringify(next[key])) (patch as Record<string, unknown>)[key] = next[key];
+  }
+  return patch;
+}
+
+/** Creates the remote account `input.uri` names, or refreshes it; 'account.updated' is
+ * recorded only when a refresh changed something. A 422 for input that cannot be an account
+ * (no http(s) id, no username, our own domain) and for an acct another actor already holds. */
+export async function upsertRemoteAccount(core: Core, input: RemoteAccountInput): Promise<Account> {
+  const { uri, username, domain, profile } = readInput(core, input);
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const existing = await core.storage.accounts.findByUri(uri);
+    if (existing !== null) {
+      const patch = changes(existing, profile);
+      if (Object.keys(patch).length === 0) return existing;
+      const updated = await core.storage.accounts.update(existing.id, patch, {
+        outbox: (account) => (account === null ? [] : core.record({ type: 'account.updated', account })),
+      });
+      return updated ?? existing;
+    }
+    const now = core.clock.now();
+    const createdAt = typeof input.createdAt === 'number' && Number.isFinite(input.createdAt) && input.createdAt > 0 && input.createdAt <= now ? input.createdAt : now;
+    const account: Account = {
+      id: core.ids.next(),
+      username,
+      domain,
+      ...profile,
+      uri,
+      createdAt,
+      statusesCount: 0,
+      followersCount: 0,
+      followingCount: 0,
+      lastStatusAt: null,
+    };
+    try {
+      await core.storage.accounts.create(account);
+      return account;
+    } catch (err) {
+      if (!(err instanceof StorageConflict)) throw err;
+      // Another delivery stored it meanwhile (same uri): refresh that one. Another actor with
+      // this acct: refused.
+      if (err.rule === 'username' && (await core.storage.accounts.findByUri(uri)) === null) {
+        throw unprocessable('Validation failed: Username has already been taken');
+      }
+    }
+  }
+  throw unprocessable('Validation failed: Uri has already been taken');
+}
+
+const PAGE = 200;
+
+/** Everything of `accountId` written by `list`, page after page, until a page comes back short. */
+async function eachPage<T extends { id: Id }>(list: (maxId: Id | undefined) => Promise<T[]>, each: (row: T) => Promise<void>): Promise<void> {
+  let maxId: Id | undefined;
+  for (;;) {
+    const rows = await list(maxId);
+    for (const row of rows) await each(row);
+    if (rows.length < PAGE) return;
+    maxId = rows[rows.length - 1]?.id;
+  }
+}
+
+/** An actor deleted on its server: its statuses (and boosts) are deleted as if it deleted them
+ * ('status.deleted' each, so streams drop them), its favourites are withdrawn (the counts drop,
+ * as on Mastodon), its follows both ways and pending requests to it are dropped. The account
+ * row stays, emptied, so that what still points at it (notifications) renders. false when no
+ * remote account has this uri. */
+export async function removeRemoteAccount(core: Core, uri: string): Promise<boolean> {
+  const account = await core.storage.accounts.findByUri(uri);
+  if (account === null || account.domain === null) return false;
+  const { statuses, relationships } = core.storage;
+  // Deleting shifts pages: always read the newest page again until none is left.
+  for (;;) {
+    const page = await statuses.query({ visibilities: VISIBILITIES, authorId: account.id }, { limit: PAGE });
+    let removed = 0;
+    for (const status of page) {
+      const deleted = await statuses.delete(status.id, core.clock.now(), counterEffects(status), (gone) =>
+        gone === null ? [] : core.record({ type: 'status.deleted', status: gone.status, boosts: gone.boosts }),
+      );
+      if (deleted !== null) removed += 1;
+    }
+    if (removed === 0) break;
+  }
+  for (;;) {
+    const marks = await core.storage.interactions.favouritesBy(account.id, { limit: PAGE });
+    let removed = 0;
+    for (const mark of marks) {
+      const status = await statuses.get(mark.statusId);
+      const gone = await core.storage.interactions.unfavourite(account.id, mark.statusId, (done) => (done && status !== null ? core.record({ type: 'status.unfavourited', status, by: account }) : []));
+      if (gone) removed += 1;
+    }
+    if (removed === 0) break;
+  }
+  await eachPage((maxId) => relationships.followersOf(account.id, { maxId, limit: PAGE }), async (follow) => {
+    await relationships.unfollow(follow.accountId, account.id);
+    await removeFromListsOf(core, follow.accountId, account.id);
+  });
+  await eachPage((maxId) => relationships.followRequestsTo(account.id, { maxId, limit: PAGE }), async (request) => {
+    await relationships.cancelFollowRequest(request.accountId, account.id);
+  });
+  await eachPage((maxId) => relationships.followingOf(account.id, { maxId, limit: PAGE }), async (follow) => {
+    await endFollow(core, account.id, follow.targetAccountId);
+  });
+  return true;
+}

@@ -1,0 +1,234 @@
+// Remote statuses: stored once per ActivityPub id, with their HTML kept to the allow-list and
+// every value bounded, through the same storage calls and events as local ones, so that home
+// timelines, streams, hashtags and notifications treat them alike. Only their author may edit
+// or delete them.
+
+import type { Core } from '../context.ts';
+import { forbidden, unprocessable } from '../errors.ts';
+import { normalizeLanguage } from '../languages.ts';
+import { VISIBILITIES, type Account, type Id, type Millis, type Status, type StatusEdit, type Visibility } from '../model.ts';
+import { countsAsReply, countsForAuthor } from '../policy.ts';
+import type { Outbox } from '../ports/queue.ts';
+import { StorageConflict, type StorageWrite } from '../ports/storage.ts';
+import { counterEffects } from '../statuses/delete.ts';
+import { revisionOf, type Revised } from '../statuses/edit.ts';
+import { newStatus } from '../statuses/new-status.ts';
+import { boundText, htmlToText, sanitizeHtml } from '../text/sanitize.ts';
+import { normalizeTag } from '../text/tags.ts';
+import { findStatusByUri, httpUrl } from './lookup.ts';
+
+export interface RemoteStatusInput {
+  uri: string;
+  url: string | null;
+  /** The (remote) account that wrote it, stored beforehand (upsertRemoteAccount). */
+  authorId: Id;
+  contentHtml: string;
+  spoilerText: string;
+  sensitive: boolean;
+  visibility: Visibility;
+  language: string | null;
+  inReplyToUri: string | null;
+  /** Accounts it mentions (already stored); unknown ids are dropped. */
+  mentionIds: Id[];
+  /** Hashtag names, with or without '#'. */
+  tags: string[];
+  createdAt: Millis;
+  editedAt: Millis | null;
+  /** A plugin's part of the status (the polls plugin's poll of a Question): given the status's
+   * id and the poll it has, the poll id to set and the writes that commit with the status. */
+  attach?: (statusId: Id, currentPollId: Id | null) => Promise<Attached>;
+}
+
+export interface Attached {
+  pollId: Id | null;
+  writes: StorageWrite[];
+  /** Only a poll's counts changed: stored silently, as Mastodon does (no edit, no event). */
+  countsOnly?: boolean;
+}
+
+export const REMOTE_STATUS_LIMITS = {
+  /** HTML read of a status. */
+  contentHtml: 100_000,
+  spoilerText: 1_000,
+  mentions: 50,
+  tags: 50,
+  tag: 100,
+} as const;
+
+interface ReadStatus {
+  uri: string;
+  url: string | null;
+  content: string;
+  text: string;
+  spoilerText: string;
+  sensitive: boolean;
+  visibility: Visibility;
+  language: string | null;
+  mentionIds: Id[];
+  tags: string[];
+}
+
+async function readInput(core: Core, input: RemoteStatusInput): Promise<ReadStatus> {
+  const uri = httpUrl(input.uri);
+  if (uri === null) throw unprocessable('Validation failed: Uri is invalid');
+  if (!(VISIBILITIES as readonly string[]).includes(input.visibility)) throw unprocessable('Validation failed: Visibility is invalid');
+  const content = sanitizeHtml(typeof input.contentHtml === 'string' ? input.contentHtml : '', REMOTE_STATUS_LIMITS.contentHtml);
+  const wanted = [...new Set(Array.isArray(input.mentionIds) ? input.mentionIds.filter((id) => typeof id === 'string') : [])].slice(0, REMOTE_STATUS_LIMITS.mentions);
+  const known = new Set((await core.storage.accounts.getMany(wanted)).map((a) => a.id));
+  const tags: string[] = [];
+  for (const raw of (Array.isArray(input.tags) ? input.tags : []).slice(0, REMOTE_STATUS_LIMITS.tags * 2)) {
+    if (typeof raw !== 'string') continue;
+    const name = normalizeTag(raw.replace(/^#/, '').slice(0, REMOTE_STATUS_LIMITS.tag));
+    if (name !== '' && !tags.includes(name) && tags.length < REMOTE_STATUS_LIMITS.tags) tags.push(name);
+  }
+  return {
+    uri,
+    url: httpUrl(input.url),
+    content,
+    text: htmlToText(content),
+    spoilerText: boundText(typeof input.spoilerText === 'string' ? input.spoilerText : '', REMOTE_STATUS_LIMITS.spoilerText),
+    sensitive: input.sensitive === true,
+    visibility: input.visibility,
+    language: normalizeLanguage(typeof input.language === 'string' ? input.language : undefined),
+    mentionIds: wanted.filter((id) => known.has(id)),
+    tags,
+  };
+}
+
+/** A time from another server, kept within sense: not in the future, not before 1970. */
+function remoteTime(core: Core, value: unknown): Millis {
+  const now = core.clock.now();
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= now ? value : now;
+}
+
+async function remoteAuthor(core: Core, authorId: Id): Promise<Account> {
+  const author = await core.storage.accounts.get(authorId);
+  if (author === null || author.domain === null) throw unprocessable('Validation failed: Account must be a remote account');
+  return author;
+}
+
+/** Stores a status from another server, once per uri: a second delivery returns the stored
+ * one. Returns null, storing nothing, when the author's domain is blocked by the instance or
+ * when the uri belonged to a status since deleted. The reply it answers is looked up by uri
+ * (ours or a stored remote one); an unknown one leaves the status without it. */
+export async function receiveRemoteStatus(core: Core, input: RemoteStatusInput): Promise<Status | null> {
+  const author = await remoteAuthor(core, input.authorId);
+  if (await core.hooks.domainBlocked(author.domain as string)) return null;
+  const read = await readInput(core, input);
+  const existing = await core.storage.statuses.findByUri(read.uri);
+  if (existing !== null) return existing.accountId === author.id ? existing : null;
+  const parent = typeof input.inReplyToUri === 'string' ? await findStatusByUri(core, input.inReplyToUri) : null;
+  const id = core.ids.next();
+  const attached = typeof input.attach === 'function' ? await input.attach(id, null) : { pollId: null, writes: [] };
+  const status = newStatus(core, author, {
+    id,
+    uri: read.uri,
+    url: read.url,
+    text: read.text,
+    content: read.content,
+    spoilerText: read.spoilerText,
+    sensitive: read.sensitive,
+    visibility: read.visibility,
+    language: read.language,
+    inReplyToId: parent?.id ?? null,
+    inReplyToAccountId: parent?.accountId ?? null,
+    conversationId: parent?.conversationId ?? id,
+    applicationId: null,
+    mentionIds: read.mentionIds,
+    tags: read.tags,
+    pollId: attached.pollId,
+    createdAt: remoteTime(core, input.createdAt),
+    editedAt: input.editedAt === null || input.editedAt === undefined ? null : remoteTime(core, input.editedAt),
+  });
+  try {
+    const result = await core.storage.statuses.create(
+      status,
+      { countForAuthor: countsForAuthor(status), countReplyOf: countsAsReply(status) ? status.inReplyToId : null },
+      { writes: attached.writes, outbox: (outcome) => (outcome.created ? core.record({ type: 'status.created', status: outcome.status }) : []) },
+    );
+    return result.created ? result.status : result.existing;
+  } catch (err) {
+    if (!(err instanceof StorageConflict) || err.rule !== 'uri') throw err;
+    // Stored by a concurrent delivery (that one is returned) or deleted before (null).
+    const raced = await core.storage.statuses.findByUri(read.uri);
+    return raced !== null && raced.accountId === author.id ? raced : null;
+  }
+}
+
+/** An edit from another server (Update of a Note). Only its author may; records the previous
+ * text in the history (the original too on the first edit) and 'status.updated'. null when no
+ * live status has the uri; a 403 when `input.authorId` did not write it. */
+export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): Promise<Status | null> {
+  const author = await remoteAuthor(core, input.authorId);
+  const read = await readInput(core, input);
+  const status = await core.storage.statuses.findByUri(read.uri);
+  if (status === null) return null;
+  if (status.accountId !== author.id) throw forbidden();
+  const unchanged =
+    read.content === status.content &&
+    read.spoilerText === status.spoilerText &&
+    read.sensitive === status.sensitive &&
+    read.language === status.language &&
+    read.mentionIds.join() === status.mentionIds.join() &&
+    read.tags.join() === status.tags.join();
+  const attached = typeof input.attach === 'function' ? await input.attach(status.id, status.pollId) : { pollId: status.pollId, writes: [] };
+  if (unchanged) {
+    if (attached.writes.length === 0 && attached.pollId === status.pollId) return status;
+    // Only the poll changed (as the author's server states it): stored with the status, without
+    // an edit. New counts alone are not news to readers (a stream's status.update reads as an
+    // edit), so they go without any event; a new set of options is streamed.
+    const refreshed: Outbox<Status | null> | undefined = attached.countsOnly === true ? undefined : (s) => (s === null ? [] : core.record({ type: 'status.refreshed', status: s }));
+    return core.storage.statuses.update(
+      status.id,
+      {
+        text: status.text,
+        content: status.content,
+        spoilerText: status.spoilerText,
+        sensitive: status.sensitive,
+        language: status.language,
+        mentionIds: status.mentionIds,
+        tags: status.tags,
+        mediaIds: status.mediaIds,
+        pollId: attached.pollId,
+        editedAt: status.editedAt,
+      },
+      [],
+      refreshed === undefined ? { writes: attached.writes } : { writes: attached.writes, outbox: refreshed },
+    );
+  }
+  const editedAt = input.editedAt === null || input.editedAt === undefined ? core.clock.now() : remoteTime(core, input.editedAt);
+  const revision = (from: Revised, at: Millis): StatusEdit => revisionOf(core, status, from, null, at);
+  const revisions: StatusEdit[] = [];
+  if (status.editedAt === null) revisions.push(revision(status, status.createdAt));
+  revisions.push(revision({ ...read, mediaIds: status.mediaIds }, editedAt));
+  return core.storage.statuses.update(
+    status.id,
+    {
+      text: read.text,
+      content: read.content,
+      spoilerText: read.spoilerText,
+      sensitive: read.sensitive,
+      language: read.language,
+      mentionIds: read.mentionIds,
+      tags: read.tags,
+      mediaIds: status.mediaIds,
+      pollId: attached.pollId,
+      editedAt,
+    },
+    revisions,
+    { writes: attached.writes, outbox: (edited) => (edited === null ? [] : core.record({ type: 'status.updated', status: edited })) },
+  );
+}
+
+/** A Delete from another server: only the author (`actorId`) may delete; its boosts go with it
+ * and 'status.deleted' is recorded, as for a local delete. null when no live status has the
+ * uri; a 403 for anyone else. */
+export async function deleteRemoteStatus(core: Core, uri: string, actorId: Id): Promise<Status | null> {
+  const status = await core.storage.statuses.findByUri(uri);
+  if (status === null) return null;
+  if (status.accountId !== actorId) throw forbidden();
+  const removed = await core.storage.statuses.delete(status.id, core.clock.now(), counterEffects(status), (deleted) =>
+    deleted === null ? [] : core.record({ type: 'status.deleted', status: deleted.status, boosts: deleted.boosts }),
+  );
+  return removed?.status ?? null;
+}

@@ -1,0 +1,141 @@
+// What plugins registered, as the core reads it. Every entry is already bound to its core when
+// it is registered (plugin-host.ts does that), so none of these types mentions Core and the
+// Core type can refer to them without tying the modules into a cycle.
+
+import type { Endpoint, Params } from '../mastodon/api/types.ts';
+import type { Account, Id, Millis, Status, StatusEdit, User, Visibility } from './model.ts';
+import type { NewJob } from './ports/queue.ts';
+import type { StorageWrite } from './ports/storage.ts';
+import type { AccountJson } from '../mastodon/present/account-json.ts';
+import type { StatusEditJson, StatusJson } from '../mastodon/present/status-json.ts';
+
+/** A status about to be published (or edited), after the core parsed its own parameters. */
+export interface PublishDraft {
+  account: Account;
+  /** Every request parameter, as received. */
+  params: Params;
+  text: string;
+  spoilerText: string;
+  sensitive: boolean;
+  visibility: Visibility;
+  language: string | null;
+  inReplyTo: Status | null;
+  applicationId: Id | null;
+  idempotencyKey: string | null;
+  /** The id the status will have (an edit: its own). */
+  statusId: Id;
+  /** Attachments in order. A media hook sets them; an edit starts from the status's own. */
+  mediaIds: Id[];
+  /** The status's poll. A poll hook sets it; an edit starts from the status's own. */
+  pollId: Id | null;
+  /** The options of that poll, recorded in the edit history; an edit starts from the current ones. */
+  pollOptions: string[] | null;
+  /** Work the plugins' repositories prepared, committed atomically with the status write
+   * (attach the media, insert the poll …). */
+  writes: StorageWrite[];
+  /** true for an edit of an existing status. */
+  editing: boolean;
+  /** The status being edited (null when publishing). */
+  current: Status | null;
+}
+
+export type PublishOutcome = void | { divert: unknown };
+
+export interface BoundPublishHook {
+  readonly plugin: string;
+  readonly params: readonly string[];
+  /** Runs on every edit, parameters present or not (to keep, replace or drop its part). */
+  readonly edits: boolean;
+  prepare(draft: PublishDraft): Promise<PublishOutcome>;
+}
+
+/** What renders a status's plugin-owned parts (media, poll, card). */
+export interface DecorateContext {
+  now: Millis;
+  /** A signed-in reader (per-viewer keys such as poll.voted are present), or anonymous. */
+  signedIn: boolean;
+}
+
+export interface BoundStatusDecorator {
+  readonly plugin: string;
+  /** Whether `load` reads something of the viewer's own (their votes): then a status rendered
+   * for one reader after another is loaded again for each. */
+  readonly perViewer: boolean;
+  /** One batched read for everything being rendered (originals of boosts included). */
+  load(statuses: readonly Status[], viewerId: Id | null): Promise<unknown>;
+  /** Fills its part of the JSON (which starts with [] and null). */
+  render(status: Status, loaded: unknown, json: StatusJson, context: DecorateContext): void;
+  /** Texts keyword filters look at (alt texts, poll options). */
+  searchable?(status: Status, loaded: unknown): string[];
+  /** Fills its part of the edit history entries (in the order of `edits`). */
+  renderEdits?(edits: readonly StatusEdit[], json: StatusEditJson[]): Promise<void>;
+}
+
+/** What renders an account's plugin-owned parts (the emojis of a remote account). */
+export interface BoundAccountDecorator {
+  readonly plugin: string;
+  /** Whether it has anything for this account (a remote one, say): when it has for none of a
+   * call's accounts, its load is not called. */
+  covers(account: Account): boolean;
+  /** One batched read for every account one presentation call renders. */
+  load(accounts: readonly Account[]): Promise<unknown>;
+  /** Fills its part of the JSON (emojis starts as []). */
+  render(account: Account, loaded: unknown, json: AccountJson): void;
+}
+
+export type AccountPatch = Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl'>>;
+
+/** A profile edit (update_credentials) after the core read its own parameters. */
+export interface ProfileDraft {
+  account: Account;
+  user: User;
+  params: Params;
+  patch: AccountPatch;
+  /** Jobs recorded with the profile write, in the same atomic step (remove the files of the
+   * images it replaces, say): they run only once the edit committed. */
+  jobs: NewJob[];
+}
+
+export interface BoundProfileHook {
+  readonly plugin: string;
+  /** The update_credentials parameters it takes over, e.g. ['avatar', 'header']. */
+  readonly params: readonly string[];
+  /** Request bytes its parameters may take (files), added to the endpoint's body limit. */
+  readonly maxBytes?: number;
+  prepare(draft: ProfileDraft): Promise<void>;
+}
+
+export interface BoundJob {
+  readonly name: string;
+  readonly intervalMs: number;
+  run(): Promise<void>;
+}
+
+/** What finds accounts and statuses on other servers (the federation plugin provides it): each
+ * answer is already stored (through core/federation) when it comes back; null when there is
+ * nothing to find. The core bounds how long it waits for either. */
+export interface RemoteResolver {
+  /** `user@domain`, without a leading @. */
+  account(acct: string): Promise<Account | null>;
+  /** An http(s) URL of a remote account or status. */
+  url(url: string): Promise<{ account: Account } | { status: Status } | null>;
+}
+
+export interface Hooks {
+  /** The plugin that reaches other servers, if one is installed. */
+  readonly resolver: RemoteResolver | null;
+  /** Whether the instance refuses everything from this (lower case) domain. */
+  domainBlocked(domain: string): Promise<boolean>;
+  readonly endpoints: readonly Endpoint[];
+  readonly publishHooks: readonly BoundPublishHook[];
+  readonly decorators: readonly BoundStatusDecorator[];
+  readonly accountDecorators: readonly BoundAccountDecorator[];
+  readonly profileHooks: readonly BoundProfileHook[];
+  /** Keys of the instance's `configuration` that plugins state (what they enforce). */
+  readonly instanceConfiguration: Readonly<Record<string, unknown>>;
+  readonly jobs: readonly BoundJob[];
+  /** The hook that takes over a publish parameter, if any plugin does. */
+  hookFor(param: string): BoundPublishHook | undefined;
+  /** The hook that takes over a profile parameter, if any plugin does. */
+  profileHookFor(param: string): BoundProfileHook | undefined;
+}

@@ -1,0 +1,80 @@
+// Creating notifications: who gets told about what, and when they must not be. Runs in a job
+// (events/notify.ts), so it may run twice for one event: every notification is created under a
+// key made of the event's id, its type and its recipient, and a second run creates nothing.
+
+import type { Core } from './context.ts';
+import type { Follow, Id, Mute, Notification, NotificationType, Status } from './model.ts';
+import { countsForAuthor } from './policy.ts';
+
+export interface NotificationDraft {
+  recipientId: Id;
+  type: NotificationType;
+  fromAccountId: Id;
+  status: Status | null;
+  /** Also tell the account about its own doing (a poll's author, when the poll ends). */
+  allowSelf?: boolean;
+}
+
+/** A mute hides the muted account's notifications unless it was made with notifications: false. */
+function mutesNotifications(mute: Mute | null, now: number): boolean {
+  return mute !== null && mute.notifications && (mute.expiresAt === null || mute.expiresAt > now);
+}
+
+/** Creates a notification (and records 'notification.created' with it) unless it would tell
+ * someone about themselves, reach a remote account, come from an account the recipient blocks
+ * or mutes, or belong to a conversation the recipient muted. `eventId` is the id of the event
+ * that causes it. Returns it, or null when it was not created now. */
+export async function notify(core: Core, eventId: Id, draft: NotificationDraft): Promise<Notification | null> {
+  const { storage } = core;
+  if (draft.recipientId === draft.fromAccountId && !draft.allowSelf) return null;
+  const recipient = await storage.accounts.get(draft.recipientId);
+  if (recipient === null || recipient.domain !== null) return null;
+  const [facts] = draft.recipientId === draft.fromAccountId ? [] : await storage.relationships.relationships(draft.recipientId, [draft.fromAccountId]);
+  if (facts && (facts.blocking || facts.blockedBy || mutesNotifications(facts.muting, core.clock.now()))) return null;
+  if (draft.status !== null) {
+    const muted = await storage.interactions.conversationMutedBy(draft.status.conversationId, [draft.recipientId]);
+    if (muted.length > 0) return null;
+  }
+  const notification: Notification = {
+    id: core.ids.next(),
+    accountId: draft.recipientId,
+    type: draft.type,
+    fromAccountId: draft.fromAccountId,
+    statusId: draft.status?.id ?? null,
+    createdAt: core.clock.now(),
+  };
+  const created = await storage.notifications.create(notification, {
+    key: `${eventId}:${draft.type}:${draft.recipientId}`,
+    outbox: (isNew) => (isNew ? core.record({ type: 'notification.created', notification }) : []),
+  });
+  return created ? notification : null;
+}
+
+/** A new status tells the accounts it mentions, and the author's local followers (`followers`)
+ * who asked to be told of posts. */
+export async function notifyAboutNewStatus(core: Core, eventId: Id, status: Status, followers: readonly Follow[]): Promise<void> {
+  for (const id of status.mentionIds) {
+    await notify(core, eventId, { recipientId: id, type: 'mention', fromAccountId: status.accountId, status });
+  }
+  const isThreadStart = status.inReplyToAccountId === null || status.inReplyToAccountId === status.accountId;
+  if (!countsForAuthor(status) || !isThreadStart) return;
+  const mentioned = new Set(status.mentionIds);
+  for (const follow of followers) {
+    if (follow.notify && !mentioned.has(follow.accountId)) {
+      await notify(core, eventId, { recipientId: follow.accountId, type: 'status', fromAccountId: status.accountId, status });
+    }
+  }
+}
+
+/** An edit tells the local accounts that boosted the status. */
+export async function notifyBoostersOfEdit(core: Core, eventId: Id, status: Status): Promise<void> {
+  let maxId: Id | undefined;
+  for (;;) {
+    const boosts = await core.storage.statuses.reblogs(status.id, ['public', 'unlisted', 'private'], { maxId, limit: 200 });
+    for (const boost of boosts) {
+      await notify(core, eventId, { recipientId: boost.accountId, type: 'update', fromAccountId: status.accountId, status });
+    }
+    if (boosts.length < 200) return;
+    maxId = boosts[boosts.length - 1]?.id;
+  }
+}

@@ -1,0 +1,91 @@
+// The home timeline: the viewer's statuses and those of the accounts they follow, with the home
+// feed rules of feeds.ts applied when read, then the de-duplication of boosts (a boost whose
+// original or another boost of it is among the entries just before it is left out). The stream
+// asks repeatsInHome for the same decision about a new boost.
+
+import type { Core } from '../context.ts';
+import { BOOST_WINDOW, repeatsRecentEntry, showsInHome as showsInHomeFeed } from '../feeds.ts';
+import type { Account, Follow, Id, Status } from '../model.ts';
+import { fillPage, type Slice } from '../paging.ts';
+import type { Page } from '../ports/storage.ts';
+import { filterVisible, withoutHiddenAccounts } from '../viewer.ts';
+
+/** Direct messages live in conversations, not in home feeds. */
+export const HOME_VISIBILITIES = ['public', 'unlisted', 'private'] as const;
+
+/** The home feed rule (feeds.ts) for one viewer, with their follows keyed by followed account. */
+export function showsInHome(status: Status, viewerId: Id, follows: ReadonlyMap<Id, Follow>): boolean {
+  const target = status.inReplyToAccountId;
+  return showsInHomeFeed(status, viewerId, follows.get(status.accountId) ?? null, target !== null && follows.has(target));
+}
+
+/** The viewer's follows of the authors and reply targets of these statuses. */
+export async function followsAmong(core: Core, viewer: Account, statuses: readonly Status[]): Promise<Map<Id, Follow>> {
+  const ids = new Set<Id>();
+  for (const s of statuses) {
+    ids.add(s.accountId);
+    if (s.inReplyToAccountId !== null) ids.add(s.inReplyToAccountId);
+  }
+  ids.delete(viewer.id);
+  const follows = new Map<Id, Follow>();
+  if (ids.size === 0) return follows;
+  for (const facts of await core.storage.relationships.relationships(viewer.id, [...ids])) {
+    if (facts.following !== null) follows.set(facts.targetId, facts.following);
+  }
+  return follows;
+}
+
+/** Members of the viewer's exclusive lists: their statuses show in those lists only. */
+async function exclusiveMembers(core: Core, viewer: Account): Promise<Set<Id>> {
+  const members = new Set<Id>();
+  for (const list of await core.storage.lists.listBy(viewer.id)) {
+    if (!list.exclusive) continue;
+    for (const m of await core.storage.lists.members(list.id, { limit: 0 })) members.add(m.accountId);
+  }
+  return members;
+}
+
+type FeedRules = (rows: Status[]) => Promise<Status[]>;
+
+/** The home feed rules for one viewer, as a filter of statuses read from the store: visibility,
+ * blocks and mutes, the feed rules of feeds.ts, exclusive lists. What remains are the feed's
+ * entries. */
+async function feedRules(core: Core, viewer: Account): Promise<FeedRules> {
+  const exclusive = await exclusiveMembers(core, viewer);
+  return async (rows) => {
+    const shown = await withoutHiddenAccounts(core, viewer, await filterVisible(core, viewer, rows));
+    const follows = await followsAmong(core, viewer, shown);
+    return shown.filter((s) => showsInHome(s, viewer.id, follows) && (s.accountId === viewer.id || !exclusive.has(s.accountId)));
+  };
+}
+
+function readHome(core: Core, viewer: Account): (page: Page) => Promise<Status[]> {
+  return (page) => core.storage.statuses.query({ visibilities: HOME_VISIBILITIES, homeOf: viewer.id }, page);
+}
+
+/** The feed's entries just older than `beforeId`, newest first: as many as a boost's
+ * de-duplication looks at. */
+async function entriesBefore(core: Core, viewer: Account, rules: FeedRules, beforeId: Id): Promise<Status[]> {
+  return (await fillPage({ maxId: beforeId, limit: BOOST_WINDOW }, (s) => s.id, readHome(core, viewer), rules)).items;
+}
+
+export async function homeTimeline(core: Core, viewer: Account, page: Page): Promise<Slice<Status>> {
+  const rules = await feedRules(core, viewer);
+  const keep = async (rows: Status[]): Promise<Status[]> => {
+    const entries = await rules(rows);
+    // A boost near the end of what was read looks further back, past these rows.
+    const reachesPast = entries.some((s, i) => s.reblogOfId !== null && entries.length - i - 1 < BOOST_WINDOW);
+    const oldestRow = rows[rows.length - 1];
+    const older = reachesPast && oldestRow !== undefined ? await entriesBefore(core, viewer, rules, oldestRow.id) : [];
+    const sequence = [...entries, ...older];
+    return entries.filter((entry, i) => !repeatsRecentEntry(entry, sequence.slice(i + 1)));
+  };
+  return fillPage(page, (s) => s.id, readHome(core, viewer), keep);
+}
+
+/** Whether a new boost repeats what the viewer's home feed just showed, so that their home
+ * stream leaves it out as their home timeline does. */
+export async function repeatsInHome(core: Core, viewer: Account, boost: Status): Promise<boolean> {
+  if (boost.reblogOfId === null) return false;
+  return repeatsRecentEntry(boost, await entriesBefore(core, viewer, await feedRules(core, viewer), boost.id));
+}

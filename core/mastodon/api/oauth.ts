@@ -1,0 +1,80 @@
+// OAuth endpoints (apps, authorize, token, revoke, server metadata). All but
+// apps/verify_credentials are 'public' for the bearer guard: they authenticate clients and
+// people themselves (client credentials, the sign-in session). The rules live in core/oauth.
+
+import type { Core } from '../../domain/context.ts';
+import { registerApplication, renderApplication, renderCredentialApplication } from '../oauth/apps.ts';
+import { serverMetadata } from '../oauth/metadata.ts';
+import { revokeEndpoint } from '../oauth/revoke.ts';
+import { tokenEndpoint } from '../oauth/token-endpoint.ts';
+import type { SignInPort } from '../oauth/sign-in-port.ts';
+import { showAuthorize, showNativeCode, showSignIn, submitDecision, submitSignIn } from '../oauth/web-flow.ts';
+import { str, strArray, type Params } from '../../domain/params.ts';
+import { json, type Endpoint } from './types.ts';
+
+/** A parameter that may be a string or a list (redirect_uris, scopes). */
+function stringOrList(params: Params, name: string): string | string[] | undefined {
+  const value = params[name];
+  return Array.isArray(value) || (value !== null && typeof value === 'object') ? strArray(params, name) : str(params, name);
+}
+
+/** The Web Push public key a push plugin states (configuration.vapid), '' without one. */
+function vapidKeyOf(core: Core): string {
+  const vapid = core.hooks.instanceConfiguration['vapid'] as { public_key?: unknown } | undefined;
+  return typeof vapid?.public_key === 'string' ? vapid.public_key : '';
+}
+
+/** With a host sign-in port, /auth/sign_in is the host's and the flow asks the port instead. */
+export function oauthEndpoints(core: Core, signIn?: SignInPort): Endpoint[] {
+  const open = { auth: 'public', scopes: [], openInLimitedMode: true } as const;
+  // The sign-in and consent pages (and the forms they post) are same-origin only.
+  const page = { ...open, cors: false } as const;
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/apps',
+      ...open,
+      async handle(request) {
+        const params = request.body;
+        const scopes = stringOrList(params, 'scopes');
+        const registered = await registerApplication(core, {
+          name: str(params, 'client_name') ?? '',
+          redirectUris: stringOrList(params, 'redirect_uris') ?? '',
+          ...(scopes === undefined || scopes === '' ? {} : { scopes }),
+          website: str(params, 'website') ?? null,
+        });
+        return json(renderCredentialApplication(registered, vapidKeyOf(core)));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/apps/verify_credentials',
+      auth: 'app',
+      scopes: [],
+      openInLimitedMode: true,
+      async handle(request) {
+        const application = request.caller.application;
+        if (application === null) throw new Error('the app guard lets no request through without an application');
+        return json(renderApplication(application, vapidKeyOf(core)));
+      },
+    },
+    { method: 'GET', path: '/oauth/authorize', ...page, handle: (request) => showAuthorize(core, request, signIn) },
+    { method: 'POST', path: '/oauth/authorize', ...page, handle: (request) => submitDecision(core, request, signIn) },
+    { method: 'DELETE', path: '/oauth/authorize', ...page, handle: (request) => submitDecision(core, request, signIn) },
+    { method: 'GET', path: '/oauth/authorize/native', ...page, handle: (request) => showNativeCode(core, request) },
+    ...(signIn
+      ? []
+      : ([
+          { method: 'GET', path: '/auth/sign_in', ...page, handle: (request) => showSignIn(core, request) },
+          { method: 'POST', path: '/auth/sign_in', ...page, handle: (request) => submitSignIn(core, request) },
+        ] satisfies Endpoint[])),
+    { method: 'POST', path: '/oauth/token', ...open, oauthErrors: true, handle: (request) => tokenEndpoint(core, request) },
+    { method: 'POST', path: '/oauth/revoke', ...open, oauthErrors: true, handle: (request) => revokeEndpoint(core, request) },
+    {
+      method: 'GET',
+      path: '/.well-known/oauth-authorization-server',
+      ...open,
+      handle: async () => json(serverMetadata(core)),
+    },
+  ];
+}

@@ -1,0 +1,33 @@
+// GET /api/v1/preferences: the signed-in user's posting and reading settings.
+
+import type { Core } from '../../domain/context.ts';
+import type { UserSettings } from '../../domain/model.ts';
+import { actorOf } from './statuses.ts';
+import { json, type Endpoint } from './types.ts';
+
+const DEFAULTS: UserSettings = { defaultVisibility: 'public', defaultSensitive: false, defaultLanguage: null, expandMedia: 'default', expandSpoilers: false };
+
+export function renderPreferences(settings: UserSettings) {
+  return {
+    'posting:default:visibility': settings.defaultVisibility,
+    'posting:default:sensitive': settings.defaultSensitive,
+    'posting:default:language': settings.defaultLanguage,
+    'reading:expand:media': settings.expandMedia,
+    'reading:expand:spoilers': settings.expandSpoilers,
+  };
+}
+
+export function preferenceEndpoints(core: Core): Endpoint[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/preferences',
+      auth: 'user',
+      scopes: ['read', 'read:accounts'],
+      handle: async (request) => {
+        const user = request.caller.user ?? (await core.storage.accounts.getUser(actorOf(request).id));
+        return json(renderPreferences(user?.settings ?? DEFAULTS));
+      },
+    },
+  ];
+}

@@ -1,0 +1,60 @@
+// Search (v2) and hashtag information (core/search.ts says what is found).
+
+import type { Core } from '../../domain/context.ts';
+import { badRequest, notFound, RookeryError } from '../../domain/errors.ts';
+import { bool, int, page, present, str } from '../../domain/params.ts';
+import { presentAccounts, presentStatuses } from '../present/load.ts';
+import { renderTag } from '../present/tag.ts';
+import { search, type SearchType } from '../../domain/search.ts';
+import { normalizeTag } from '../../domain/text/index.ts';
+import { paramsOf } from './statuses.ts';
+import { json, type Endpoint } from './types.ts';
+
+const TYPES: readonly SearchType[] = ['accounts', 'hashtags', 'statuses'];
+
+export function searchEndpoints(core: Core): Endpoint[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v2/search',
+      auth: 'optional',
+      scopes: ['read', 'read:search'],
+      handle: async (request) => {
+        const params = paramsOf(request);
+        const q = str(params, 'q');
+        if (q === undefined || q === '') throw badRequest("param is missing or the request can't be satisfied: q");
+        const viewer = request.caller.account;
+        if (viewer === null && present(params, 'offset')) {
+          throw new RookeryError(401, 'Search queries pagination is not supported without authentication');
+        }
+        if (viewer === null && bool(params, 'resolve') === true) {
+          throw new RookeryError(401, 'Search queries that resolve remote resources are not supported without authentication');
+        }
+        const requested = str(params, 'type');
+        const results = await search(core, viewer, q, {
+          type: TYPES.find((t) => t === requested),
+          following: bool(params, 'following'),
+          resolve: bool(params, 'resolve') === true,
+          limit: page(params, 20, 40).limit,
+          offset: Math.max(0, int(params, 'offset') ?? 0),
+        });
+        return json({
+          accounts: await presentAccounts(core, results.accounts.map((a) => a.id)),
+          statuses: await presentStatuses(core, results.statuses, viewer),
+          hashtags: results.hashtags.map((name) => renderTag(core.config, name, viewer !== null)),
+        });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/tags/:name',
+      auth: 'optional',
+      scopes: ['read', 'read:follows'],
+      handle: async (request) => {
+        const name = (request.params['name'] ?? '').replace(/^#/, '');
+        if (normalizeTag(name) === '') throw notFound();
+        return json(renderTag(core.config, name, request.caller.account !== null));
+      },
+    },
+  ];
+}

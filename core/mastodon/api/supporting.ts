@@ -1,0 +1,26 @@
+// The API around statuses that clients call (timelines, notifications, lists, markers,
+// filters, preferences, search), and empty answers for what Rookery does not have.
+
+import type { Core } from '../../domain/context.ts';
+import { emptyEndpoints } from './empty.ts';
+import { filterEndpoints } from './filters.ts';
+import { listEndpoints } from './lists.ts';
+import { markerEndpoints } from './markers.ts';
+import { notificationEndpoints } from './notifications.ts';
+import { preferenceEndpoints } from './preferences.ts';
+import { searchEndpoints } from './search.ts';
+import { timelineEndpoints } from './timelines.ts';
+import type { Endpoint } from './types.ts';
+
+export function supportingEndpoints(core: Core): Endpoint[] {
+  return [
+    ...timelineEndpoints(core),
+    ...notificationEndpoints(core),
+    ...listEndpoints(core),
+    ...markerEndpoints(core),
+    ...filterEndpoints(core),
+    ...preferenceEndpoints(core),
+    ...searchEndpoints(core),
+    ...emptyEndpoints(core),
+  ];
+}

@@ -1,0 +1,103 @@
+// Transport-neutral endpoints. The core declares every route with its auth rule and accepted
+// scopes (the rules), and a handler from a plain request to a plain response; core/http serves
+// them and transports only move bytes. Plugins add endpoints through the plugin host.
+
+import type { AccessToken, Account, Application, User } from '../../domain/model.ts';
+import type { Params } from '../../domain/params.ts';
+
+export type { Params };
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What the adapter found in the request's credentials (Authorization header or access_token). */
+export type TokenLookup =
+  | { kind: 'none' }
+  | { kind: 'unknown' }
+  | { kind: 'revoked' }
+  | { kind: 'valid'; token: AccessToken; application: Application; account: Account | null; user: User | null };
+
+/** The caller as an endpoint sees it after the auth rule passed. */
+export interface Caller {
+  token: AccessToken | null;
+  application: Application | null;
+  /** The signed-in account; null for anonymous callers and app tokens. */
+  account: Account | null;
+  user: User | null;
+}
+
+export interface UploadedFile {
+  filename: string;
+  contentType: string;
+  data: Uint8Array;
+}
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /** Path without the query string, e.g. /api/v1/statuses/123. */
+  path: string;
+  params: Record<string, string>;
+  /** Query parameters, Rack-style keys already nested (a[]=1 → {a: ['1']}). */
+  query: Params;
+  /** Form, multipart or JSON body, nested the same way; files as UploadedFile. */
+  body: Params;
+  /** Lower-case header names. */
+  headers: Record<string, string | undefined>;
+  cookies: Record<string, string>;
+  caller: Caller;
+  remoteAddress: string;
+  /** The query string as received, without '?' (still percent-encoded). */
+  search?: string;
+  /** The body's bytes exactly as received, for endpoints that declare `rawBody` (an inbox
+   * checks them against a signed digest); `body` is then empty. */
+  rawBody?: Uint8Array;
+}
+
+export interface ApiResponse {
+  status: number;
+  /** A JSON value, the text of an html/text response, or the bytes (Uint8Array) of a binary
+   * one (its content-type in `headers`). */
+  body: unknown;
+  type?: 'json' | 'html' | 'text' | 'png' | 'binary';
+  headers?: Record<string, string>;
+  /** Set-Cookie values. */
+  cookies?: string[];
+  /** Redirect target for 302/303 responses. */
+  location?: string;
+}
+
+/**
+ * - public: no token needed; a token, if any, is not looked at.
+ * - optional: anonymous allowed; a revoked token is refused, an unknown one is ignored, a valid
+ *   one must carry an accepted scope. Refused anonymously in limited-federation mode.
+ * - user: a valid token of a signed-in, usable user with an accepted scope.
+ * - app: any valid token (app or user).
+ * - client: a valid app token (client_credentials), not a user's.
+ */
+export type AuthRule = 'public' | 'optional' | 'user' | 'app' | 'client';
+
+export interface Endpoint {
+  method: HttpMethod;
+  /** Mastodon-style path with :params, e.g. /api/v1/statuses/:id. */
+  path: string;
+  auth: AuthRule;
+  /** Accepted scopes; holding any one suffices (scope hierarchy applies). Empty: none needed. */
+  scopes: readonly string[];
+  /** Body limits, for uploads. */
+  payload?: { maxBytes?: number };
+  /** Hand the body over unparsed as `request.rawBody` (any content type, at most
+   * payload.maxBytes, else 413): for endpoints that verify its digest. */
+  rawBody?: boolean;
+  /** Whether the endpoint is reachable without a user in limited-federation mode. */
+  openInLimitedMode?: boolean;
+  /** Whether browsers may call it from other origins (default true; HTML pages say false). */
+  cors?: boolean;
+  /** Errors in RFC 6749 §5.2's shape (the token and revoke endpoints): a refusal of the front
+   * or the transport (a body it cannot read, a limit) comes out as
+   * {"error": "invalid_request", "error_description": text}, like the endpoint's own errors. */
+  oauthErrors?: boolean;
+  handle(request: ApiRequest): Promise<ApiResponse>;
+}
+
+export function json(body: unknown, status = 200, headers?: Record<string, string>): ApiResponse {
+  return headers ? { status, body, type: 'json', headers } : { status, body, type: 'json' };
+}

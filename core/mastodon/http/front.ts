@@ -1,0 +1,231 @@
+// The HTTP front: one RawRequest in, one RawResponse out. It routes, decides 404s before any
+// body is parsed, parses parameters Rack-style, finds the bearer token, applies the endpoint's
+// auth rule, runs the endpoint, renders the result or the failure, and adds CORS headers.
+// Requests for paths that are neither an endpoint's nor under /api/ are not Rookery's: the
+// front says so (null) and the transport passes them to the host app.
+
+import type { ApiRequest, ApiResponse, Endpoint, Params, TokenLookup } from '../api/types.ts';
+import { notFound, RookeryError } from '../../domain/errors.ts';
+import { isId } from '../../domain/ids.ts';
+import { rateLimitTexts } from '../rate-limits.ts';
+import { parseBody } from './body.ts';
+import { parseCookies } from './cookies.ts';
+import { preflight, withCors } from './cors.ts';
+import { parseUrlEncoded, rackTexts } from './rack.ts';
+import { errorResponse, oauthBody, render, renderFailure, SERVER_ERROR } from './render.ts';
+import { Router, type RouteMatch } from './router.ts';
+import type { BodyLimit, FrontDeps, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo } from './types.ts';
+
+export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
+
+export const frontTexts = {
+  notFound: 'Not Found',
+  tooLarge: (maxBytes: number) => `Payload content length greater than maximum allowed: ${maxBytes}`,
+};
+
+const NO_TOKEN: TokenLookup = { kind: 'none' };
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+interface Target {
+  path: string;
+  /** The query string without '?'. */
+  search: string;
+}
+
+/** Only origin-form targets (/path?query) can be ours. */
+function splitUrl(url: string): Target | null {
+  if (!url.startsWith('/')) return null;
+  const q = url.indexOf('?');
+  return q < 0 ? { path: url, search: '' } : { path: url.slice(0, q), search: url.slice(q + 1) };
+}
+
+function isApiPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/');
+}
+
+function headerOf(headers: RawHead['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** HEAD is served by the GET endpoint; the transport drops the body. */
+function routingMethod(method: string): string {
+  const upper = method.toUpperCase();
+  return upper === 'HEAD' ? 'GET' : upper;
+}
+
+function ignoresBody(endpoint: Endpoint): boolean {
+  return endpoint.method === 'GET';
+}
+
+/** Unknown /api paths and paths served with other methods answer cross-origin when the API does. */
+function corsFor(match: RouteMatch, path: string): boolean {
+  if (match.kind === 'endpoint') return match.endpoint.cors !== false;
+  return (match.kind === 'path' && match.cors) || isApiPath(path);
+}
+
+/** Whether errors of the request are in RFC 6749's shape: those of the token and revoke
+ * endpoints (another method on their paths is a plain 404, like everywhere). */
+function oauthFor(match: RouteMatch): boolean {
+  return match.kind === 'endpoint' && match.endpoint.oauthErrors === true;
+}
+
+/** Path parameters named `id` or `…_id` hold Mastodon ids (core/ids.ts): anything else there
+ * names no record, so it is 404 before an endpoint (or a store) ever sees it. */
+function isIdParam(name: string): boolean {
+  return name === 'id' || name.endsWith('_id');
+}
+
+function decodePathParams(raw: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    try {
+      params[name] = value.includes('%') ? decodeURIComponent(value) : value;
+    } catch {
+      throw new RookeryError(400, rackTexts.badEncoding('the path'));
+    }
+    if (isIdParam(name) && !isId(params[name])) throw notFound();
+  }
+  return params;
+}
+
+function flattenHeaders(headers: RawHead['headers']): Record<string, string | undefined> {
+  const flat: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  return flat;
+}
+
+/** Authorization: Bearer …, else access_token in the query, else in the body (Mastodon reads
+ * it from any parameter). */
+function bearerToken(authorization: string | undefined, query: Params, body: Params): string | null {
+  const match = authorization === undefined ? null : BEARER.exec(authorization);
+  if (match?.[1]) return match[1];
+  for (const params of [query, body]) {
+    const token = params['access_token'];
+    if (typeof token === 'string' && token !== '') return token;
+  }
+  return null;
+}
+
+function uniqueRoutes(endpoints: readonly Endpoint[], limitOf: (endpoint: Endpoint) => number): RouteInfo[] {
+  const seen = new Set<string>();
+  const routes: RouteInfo[] = [];
+  for (const endpoint of endpoints) {
+    const key = `${endpoint.method} ${endpoint.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    routes.push({ method: endpoint.method, path: endpoint.path, maxBytes: limitOf(endpoint) });
+  }
+  return routes;
+}
+
+export function createHttpFront(deps: FrontDeps): HttpFront {
+  const router = new Router(deps.endpoints);
+  const maxBytes = deps.maxBytes ?? DEFAULT_MAX_BYTES;
+  const limitOf = (endpoint: Endpoint) => endpoint.payload?.maxBytes ?? maxBytes;
+  const logFailure = (method: string, path: string) => (err: unknown) => deps.logger.error({ err, method, path }, 'request failed');
+
+  async function serve(endpoint: Endpoint, rawParams: Record<string, string>, raw: RawRequest, target: Target): Promise<RawResponse> {
+    try {
+      const limit = limitOf(endpoint);
+      if (!ignoresBody(endpoint) && raw.body !== null && raw.body.byteLength > limit) throw new RookeryError(413, frontTexts.tooLarge(limit));
+      const params = decodePathParams(rawParams);
+      const query = parseUrlEncoded(target.search, 'the query string');
+      const rawBody = endpoint.rawBody === true && !ignoresBody(endpoint);
+      const body = ignoresBody(endpoint) || rawBody ? {} : parseBody(raw.body, raw.headers['content-type'], raw.headers['content-encoding']);
+      const headers = flattenHeaders(raw.headers);
+      // A public endpoint does not look at tokens, so none is looked up.
+      const lookup = endpoint.auth === 'public' ? NO_TOKEN : await deps.lookupToken(bearerToken(headers['authorization'], query, body));
+      // Counted before the endpoint runs or refuses, as Mastodon's Rack::Attack counts.
+      const verdict =
+        deps.rateLimiter == null
+          ? null
+          : await deps.rateLimiter.before({
+              route: `${endpoint.method} ${endpoint.path}`,
+              path: target.path,
+              params: { ...query, ...body },
+              accountId: lookup.kind === 'valid' ? (lookup.account?.id ?? null) : null,
+              tokenId: lookup.kind === 'valid' ? lookup.token.id : null,
+              remoteAddress: raw.remoteAddress,
+              forwardedFor: headers['x-forwarded-for'],
+            });
+      if (verdict?.limited) throw new RookeryError(429, rateLimitTexts.tooMany, {}, verdict.headers);
+      const request: ApiRequest = {
+        method: endpoint.method,
+        path: target.path,
+        params,
+        query,
+        body,
+        headers,
+        cookies: parseCookies(raw.headers['cookie']),
+        caller: deps.authorize(endpoint, lookup),
+        remoteAddress: raw.remoteAddress,
+        search: target.search,
+      };
+      if (rawBody) request.rawBody = raw.body ?? new Uint8Array();
+      let response: ApiResponse;
+      try {
+        response = await endpoint.handle(request);
+      } catch (err) {
+        // An endpoint's refusal carries the limits' headers too (Mastodon sends them on a 422).
+        if (verdict != null && err instanceof RookeryError && err.status < 500) {
+          throw new RookeryError(err.status, err.message, { ...err.extra }, { ...verdict.headers, ...err.headers });
+        }
+        throw err;
+      }
+      if (verdict != null) response = { ...response, headers: { ...(await deps.rateLimiter?.after(verdict, response.status, response.body)), ...response.headers } };
+      return render(response);
+    } catch (err) {
+      return renderFailure(err, logFailure(raw.method.toUpperCase(), target.path), endpoint.oauthErrors === true);
+    }
+  }
+
+  return {
+    maxBytes,
+    routes: uniqueRoutes(deps.endpoints, limitOf),
+
+    bodyLimit(method: string, url: string): BodyLimit | null {
+      const target = splitUrl(url);
+      if (target === null) return null;
+      const match = router.match(routingMethod(method), target.path);
+      if (match.kind === 'endpoint') return ignoresBody(match.endpoint) ? 'ignore' : limitOf(match.endpoint);
+      return match.kind === 'none' && !isApiPath(target.path) ? null : 'ignore';
+    },
+
+    async handle(raw: RawRequest): Promise<RawResponse | null> {
+      const target = splitUrl(raw.url);
+      if (target === null) return null;
+      deps.freshen?.();
+      const method = routingMethod(raw.method);
+      const origin = headerOf(raw.headers, 'origin');
+      const requested = headerOf(raw.headers, 'access-control-request-method');
+      if (method === 'OPTIONS' && origin !== undefined && requested !== undefined) {
+        const asked = router.match(routingMethod(requested), target.path);
+        if (corsFor(asked, target.path)) return preflight(origin);
+      }
+      const match = router.match(method, target.path);
+      if (match.kind === 'endpoint') {
+        const response = await serve(match.endpoint, match.params, raw, target);
+        return match.endpoint.cors === false ? response : withCors(response, origin);
+      }
+      if (match.kind === 'none' && !isApiPath(target.path)) return null;
+      const notFound = errorResponse(404, { error: frontTexts.notFound });
+      return corsFor(match, target.path) ? withCors(notFound, origin) : notFound;
+    },
+
+    refuse(request: RawHead, status: number, message: string, cause?: unknown): RawResponse {
+      const target = splitUrl(request.url);
+      const path = target?.path ?? '';
+      const match = target === null ? null : router.match(routingMethod(request.method), path);
+      let body: Record<string, unknown>;
+      if (status >= 500) {
+        logFailure(request.method.toUpperCase(), path)(cause ?? new Error(message));
+        body = { error: SERVER_ERROR };
+      } else {
+        body = { error: message };
+      }
+      const response = errorResponse(status, match !== null && oauthFor(match) ? oauthBody(status, body) : body);
+      return match !== null && corsFor(match, path) ? withCors(response, headerOf(request.headers, 'origin')) : response;
+    },
+  };
+}

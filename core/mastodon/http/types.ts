@@ -1,0 +1,71 @@
+// The transport-neutral HTTP contract. A transport (hapi, node:http, anything) hands the front a
+// RawRequest and writes back the RawResponse; everything Mastodon clients see on the wire
+// (routing, parameters, auth, CORS, the {"error": …} body) is decided in core/http.
+//
+// Plain objects rather than WHATWG Request/Response: those cost allocations and stream plumbing
+// on every request, and no transport here needs more than a buffered body.
+
+import type { Caller, Endpoint, HttpMethod, TokenLookup } from '../api/types.ts';
+import type { Logger } from '../../domain/ports/logger.ts';
+import type { RateLimiter } from '../rate-limits.ts';
+
+export interface RawRequest {
+  method: string;
+  /** Path plus ?query exactly as received (still percent-encoded). */
+  url: string;
+  /** Lower-case names. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  remoteAddress: string;
+  /** The whole body; null when there is none or the transport did not read it. */
+  body: Uint8Array | null;
+}
+
+/** A request before its body is read. */
+export type RawHead = Omit<RawRequest, 'body'>;
+
+export interface RawResponse {
+  status: number;
+  /** Lower-case names; set-cookie as a list. */
+  headers: Record<string, string | string[]>;
+  body: string | Uint8Array;
+}
+
+/** How to treat a request's body before reading it: read at most this many bytes (more is a
+ * 413), or 'ignore' it because the front answers without it (a GET, an unknown /api path). */
+export type BodyLimit = number | 'ignore';
+
+/** A route a routing transport (hapi) registers so that it shows in the host's route table. */
+export interface RouteInfo {
+  method: HttpMethod;
+  /** Mastodon-style, with :params. */
+  path: string;
+  maxBytes: number;
+}
+
+export interface HttpFront {
+  /** The response, or null when the request is not Rookery's (the host app serves it). */
+  handle(request: RawRequest): Promise<RawResponse | null>;
+  /** null when the request is not Rookery's: a transport passes it on without reading it. */
+  bodyLimit(method: string, url: string): BodyLimit | null;
+  /** A transport's own refusal (a body over the limit, a timeout) in Mastodon's error shape;
+   * a 5xx hides the message and logs `cause`. */
+  refuse(request: RawHead, status: number, message: string, cause?: unknown): RawResponse;
+  readonly routes: readonly RouteInfo[];
+  /** The largest body an endpoint takes unless it sets its own payload.maxBytes. */
+  readonly maxBytes: number;
+}
+
+/** What the front needs from a Rookery (built by core/rookery.ts, which core/http never imports). */
+export interface FrontDeps {
+  endpoints: readonly Endpoint[];
+  lookupToken(raw: string | null): Promise<TokenLookup>;
+  authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
+  logger: Logger;
+  /** Default 16 MiB. */
+  maxBytes?: number;
+  /** Mastodon's rate limits; none when absent (config.rateLimits false). */
+  rateLimiter?: RateLimiter | null;
+  /** Called as each request begins: its reads must see what was committed before it arrived
+   * (Storage.freshen). */
+  freshen?: () => void;
+}

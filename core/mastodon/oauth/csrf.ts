@@ -1,0 +1,58 @@
+// Cross-site request forgery protection of the sign-in and consent forms: each form carries a
+// token, and a post is only acted on when it sends that token back.
+//
+// A signed-in browser has a session, and its forms carry the session's token. A browser that
+// is not signed in has no session (the pages it reads write nothing): its form carries a
+// signed double-submit token instead, `<issued>.<signature>` over a random nonce held in a
+// cookie of its own, so a form posted from elsewhere, without the cookie, fails, and nothing
+// is stored until someone signs in.
+
+import type { Core } from '../../domain/context.ts';
+import type { WebSession } from '../../domain/model.ts';
+import { str, type Params } from '../../domain/params.ts';
+
+/** The name Rails uses, which people reading the form will recognise. */
+export const CSRF_FIELD = 'authenticity_token';
+export const CSRF_COOKIE = '_rookery_csrf';
+/** How long a sign-in form stays good to post. */
+const FORM_SECONDS = 24 * 3600;
+const NONCE = /^[A-Za-z0-9_-]{22,64}$/;
+
+export function csrfValid(core: Core, session: WebSession | null, params: Params): boolean {
+  const sent = str(params, CSRF_FIELD) ?? '';
+  if (session === null || sent === '') return false;
+  return core.secrets.equal(sent, session.csrfToken);
+}
+
+export interface AnonymousCsrf {
+  token: string;
+  /** Set-Cookie values (the nonce, when the browser had none). */
+  cookies: string[];
+}
+
+function signature(core: Core, nonce: string, issued: number): string {
+  return core.secrets.sign(`csrf:${nonce}:${issued}`);
+}
+
+/** A token for a form shown to a browser without a session; the nonce cookie it needs is set
+ * unless the browser already holds one (so that several tabs work together). */
+export function anonymousCsrf(core: Core, cookies: Record<string, string>): AnonymousCsrf {
+  const held = cookies[CSRF_COOKIE];
+  const nonce = held !== undefined && NONCE.test(held) ? held : core.secrets.randomToken(16);
+  const issued = Math.floor(core.clock.now() / 1000);
+  const secure = core.config.baseUrl.startsWith('https:') ? '; Secure' : '';
+  const set = nonce === held ? [] : [`${CSRF_COOKIE}=${nonce}; Path=/; HttpOnly; SameSite=Lax${secure}`];
+  return { token: `${issued}.${signature(core, nonce, issued)}`, cookies: set };
+}
+
+/** Whether a post without a session carries a token made for this browser's nonce, recently. */
+export function anonymousCsrfValid(core: Core, cookies: Record<string, string>, params: Params): boolean {
+  const nonce = cookies[CSRF_COOKIE];
+  const sent = str(params, CSRF_FIELD) ?? '';
+  const dot = sent.indexOf('.');
+  if (nonce === undefined || !NONCE.test(nonce) || dot <= 0 || sent.length > 200) return false;
+  const issued = Number(sent.slice(0, dot));
+  const age = core.clock.now() / 1000 - issued;
+  if (!Number.isSafeInteger(issued) || age < -60 || age > FORM_SECONDS) return false;
+  return core.secrets.equal(sent.slice(dot + 1), signature(core, nonce, issued));
+}

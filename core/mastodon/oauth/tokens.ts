@@ -1,0 +1,69 @@
+// Access tokens: issued as random strings, stored only as digests, looked up by digest.
+
+import type { TokenLookup } from '../api/types.ts';
+import type { Core } from '../../domain/context.ts';
+import type { AccessToken, Id } from '../../domain/model.ts';
+
+export async function lookupToken(core: Core, raw: string | null | undefined): Promise<TokenLookup> {
+  if (raw === null || raw === undefined || raw === '') return { kind: 'none' };
+  const token = await core.storage.oauth.findTokenByHash(core.secrets.sha256(raw));
+  if (token === null) return { kind: 'unknown' };
+  if (token.revokedAt !== null) return { kind: 'revoked' };
+  // The three reads start together (a store may serve them from one snapshot check).
+  const accountId = token.accountId;
+  const [application, account, user] = await Promise.all([
+    core.storage.oauth.getApplication(token.applicationId),
+    accountId === null ? null : core.storage.accounts.get(accountId),
+    accountId === null ? null : core.storage.accounts.getUser(accountId),
+  ]);
+  if (application === null) return { kind: 'unknown' };
+  if (accountId === null) return { kind: 'valid', token, application, account: null, user: null };
+  if (account === null) return { kind: 'unknown' };
+  return { kind: 'valid', token, application, account, user };
+}
+
+export interface IssuedToken {
+  /** The token itself: shown once, never stored. */
+  accessToken: string;
+  /** With config.refreshTokens, for user tokens (RFC 6749 §4.4.3: none for client credentials). */
+  refreshToken: string | null;
+  token: AccessToken;
+}
+
+/** `authorizationCodeId`: the code the token is issued for, so that a replay can revoke it. */
+export async function issueToken(core: Core, applicationId: Id, accountId: Id | null, scopes: readonly string[], authorizationCodeId?: Id): Promise<IssuedToken> {
+  const accessToken = core.secrets.randomToken(32);
+  const refreshToken = core.config.refreshTokens && accountId !== null ? core.secrets.randomToken(32) : null;
+  const token: AccessToken = {
+    id: core.ids.next(),
+    tokenHash: core.secrets.sha256(accessToken),
+    applicationId,
+    accountId,
+    scopes: [...scopes],
+    refreshTokenHash: refreshToken === null ? null : core.secrets.sha256(refreshToken),
+    createdAt: core.clock.now(),
+    revokedAt: null,
+  };
+  if (authorizationCodeId !== undefined) token.authorizationCodeId = authorizationCodeId;
+  await core.storage.oauth.createToken(token);
+  return { accessToken, refreshToken, token };
+}
+
+/** The token a refresh token was issued with (revoked or not), when refresh tokens are on. */
+export async function findByRefreshToken(core: Core, refreshToken: string): Promise<AccessToken | null> {
+  if (!core.config.refreshTokens || refreshToken === '') return null;
+  return core.storage.oauth.findTokenByRefreshHash(core.secrets.sha256(refreshToken));
+}
+
+/** The token endpoint's response: token_type Bearer, the scopes space separated, created_at in
+ * epoch seconds. */
+export function renderToken(issued: IssuedToken): Record<string, string | number> {
+  const body: Record<string, string | number> = {
+    access_token: issued.accessToken,
+    token_type: 'Bearer',
+    scope: issued.token.scopes.join(' '),
+    created_at: Math.floor(issued.token.createdAt / 1000),
+  };
+  if (issued.refreshToken !== null) body['refresh_token'] = issued.refreshToken;
+  return body;
+}

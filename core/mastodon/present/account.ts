@@ -1,0 +1,98 @@
+// Account → Mastodon JSON: the fields Mastodon clients read, with Mastodon's conventions.
+
+import type { RookeryConfig } from '../../domain/config.ts';
+import type { Account, User } from '../../domain/model.ts';
+import { formatPlain, formatText } from '../../domain/text/index.ts';
+import { acct, accountUri, accountUrl, MISSING_AVATAR_PATH, MISSING_HEADER_PATH, tagUrl } from '../../domain/urls.ts';
+import type { AccountJson, CredentialAccountJson } from './account-json.ts';
+import type { BoundAccountDecorator } from '../../domain/hooks.ts';
+import { isoDay, isoOrNull } from './time.ts';
+
+export type { AccountJson, CredentialAccountJson } from './account-json.ts';
+
+/** A plugin's account decorator with what it loaded for one presentation call. */
+export interface LoadedAccountDecorator {
+  decorator: BoundAccountDecorator;
+  loaded: unknown;
+}
+
+/** What is applied when no plugin decorates accounts: one shared empty list, nothing made. */
+export const NO_ACCOUNT_DECORATORS: readonly LoadedAccountDecorator[] = Object.freeze([]);
+
+/** A bio: paragraphs, links and hashtags, everything else escaped. */
+export function renderNote(config: RookeryConfig, note: string): string {
+  return formatText(note, { resolveMention: () => null, tagUrl: (name) => tagUrl(config, name) });
+}
+
+/** `decorators`: the plugins' parts (the emojis of a remote account), loaded for the whole
+ * presentation call by loadAccountDecorators (present/load.ts). */
+export function renderAccount(config: RookeryConfig, account: Account, decorators: readonly LoadedAccountDecorator[] = NO_ACCOUNT_DECORATORS): AccountJson {
+  const avatar = account.avatarUrl ?? `${config.baseUrl}${MISSING_AVATAR_PATH}`;
+  const header = account.headerUrl ?? `${config.baseUrl}${MISSING_HEADER_PATH}`;
+  const json: AccountJson = {
+    id: account.id,
+    username: account.username,
+    acct: acct(account),
+    display_name: account.displayName,
+    locked: account.locked,
+    bot: account.bot,
+    discoverable: account.discoverable,
+    indexable: account.discoverable,
+    group: false,
+    created_at: isoDay(account.createdAt),
+    // A remote account's bio and field values are stored as (sanitised) HTML already.
+    note: account.domain === null ? renderNote(config, account.note) : account.note,
+    url: accountUrl(config, account),
+    uri: accountUri(config, account),
+    avatar,
+    avatar_static: avatar,
+    header,
+    header_static: header,
+    followers_count: account.followersCount,
+    following_count: account.followingCount,
+    statuses_count: account.statusesCount,
+    last_status_at: account.lastStatusAt === null ? null : isoDay(account.lastStatusAt),
+    hide_collections: false,
+    noindex: false,
+    emojis: [],
+    roles: [],
+    fields: account.fields.map((field) => ({
+      name: field.name,
+      value: account.domain === null ? formatPlain(field.value, { relMe: true, multiline: false }) : field.value,
+      verified_at: isoOrNull(field.verifiedAt),
+    })),
+  };
+  // An index loop: no iterator made per account when, as usual, there is nothing to apply.
+  for (let i = 0; i < decorators.length; i++) {
+    const entry = decorators[i] as LoadedAccountDecorator;
+    entry.decorator.render(account, entry.loaded, json);
+  }
+  return json;
+}
+
+/** verify_credentials: the account plus its editable source and role. */
+export function renderCredentialAccount(
+  config: RookeryConfig,
+  account: Account,
+  user: User,
+  followRequestsCount: number,
+): CredentialAccountJson {
+  return {
+    ...renderAccount(config, account),
+    source: {
+      privacy: user.settings.defaultVisibility,
+      sensitive: user.settings.defaultSensitive,
+      language: user.settings.defaultLanguage,
+      note: account.note,
+      fields: account.fields.map((field) => ({ name: field.name, value: field.value, verified_at: isoOrNull(field.verifiedAt) })),
+      follow_requests_count: followRequestsCount,
+      hide_collections: false,
+      discoverable: account.discoverable,
+      indexable: account.discoverable,
+      attribution_domains: [],
+    },
+    role: { id: '-99', name: '', permissions: '65536', color: '', highlighted: false },
+  };
+}
+
+

@@ -1,0 +1,67 @@
+// Relationship: how the viewer and another account stand.
+
+import type { Core } from '../../domain/context.ts';
+import type { Id, Millis, Mute } from '../../domain/model.ts';
+import type { RelationshipFacts } from '../../domain/ports/storage.ts';
+import { isoOrNull } from './time.ts';
+
+export interface RelationshipJson {
+  id: string;
+  following: boolean;
+  showing_reblogs: boolean;
+  notifying: boolean;
+  languages: string[] | null;
+  followed_by: boolean;
+  blocking: boolean;
+  blocked_by: boolean;
+  muting: boolean;
+  muting_notifications: boolean;
+  muting_expires_at: string | null;
+  requested: boolean;
+  requested_by: boolean;
+  domain_blocking: boolean;
+  endorsed: boolean;
+  note: string;
+}
+
+/** A mute counts until it expires. */
+export function activeMute(mute: Mute | null, now: Millis): Mute | null {
+  return mute !== null && (mute.expiresAt === null || mute.expiresAt > now) ? mute : null;
+}
+
+/** The options of a follow, or of a pending request when there is no follow yet (as Mastodon). */
+export function renderRelationship(facts: RelationshipFacts, now: Millis): RelationshipJson {
+  const options = facts.following ?? facts.requested;
+  const mute = activeMute(facts.muting, now);
+  return {
+    id: facts.targetId,
+    following: facts.following !== null,
+    showing_reblogs: options?.showReblogs ?? false,
+    notifying: options?.notify ?? false,
+    languages: options?.languages ?? null,
+    followed_by: facts.followedBy,
+    blocking: facts.blocking,
+    blocked_by: facts.blockedBy,
+    muting: mute !== null,
+    muting_notifications: mute?.notifications ?? false,
+    muting_expires_at: isoOrNull(mute?.expiresAt ?? null),
+    requested: facts.following === null && facts.requested !== null,
+    requested_by: facts.requestedBy,
+    domain_blocking: facts.domainBlocking,
+    endorsed: false,
+    note: '',
+  };
+}
+
+export async function presentRelationships(core: Core, viewerId: Id, targetIds: readonly Id[]): Promise<RelationshipJson[]> {
+  if (targetIds.length === 0) return [];
+  const facts = await core.storage.relationships.relationships(viewerId, targetIds);
+  const now = core.clock.now();
+  return facts.map((f) => renderRelationship(f, now));
+}
+
+export async function presentRelationship(core: Core, viewerId: Id, targetId: Id): Promise<RelationshipJson> {
+  const [json] = await presentRelationships(core, viewerId, [targetId]);
+  if (json === undefined) throw new Error('relationships() must answer one row per target');
+  return json;
+}

@@ -1,0 +1,122 @@
+// Status → Mastodon JSON for one viewer. Pure: everything it needs is loaded
+// beforehand into a StatusBundle (present/load.ts does that in a few batched reads).
+
+import type { RookeryConfig } from '../../domain/config.ts';
+import type { BoundStatusDecorator } from '../../domain/hooks.ts';
+import type { Account, Application, Filter, Id, Millis, Status } from '../../domain/model.ts';
+import type { ViewerState } from '../../domain/ports/storage.ts';
+import { acct, accountUrl, statusUri, statusUrl, tagUrl } from '../../domain/urls.ts';
+import { renderAccount, type LoadedAccountDecorator } from './account.ts';
+import type { KeywordMatcher } from '../../domain/text/keywords.ts';
+import { matchFilters } from './filter.ts';
+import type { StatusJson } from './status-json.ts';
+import { iso, isoOrNull } from './time.ts';
+
+export interface ViewerBundle {
+  state: ViewerState;
+  filters: Filter[];
+  /** The filters' keywords, compiled (present/filter.ts keywordMatcher). */
+  keywords: KeywordMatcher;
+}
+
+/** A plugin's decorator with what it loaded for this render. */
+export interface LoadedDecorator {
+  decorator: BoundStatusDecorator;
+  loaded: unknown;
+}
+
+export interface StatusBundle {
+  accounts: Map<Id, Account>;
+  /** Originals of the boosts being rendered. */
+  statuses: Map<Id, Status>;
+  applications: Map<Id, Application>;
+  /** The plugins' parts (media, poll, card), each with its batched read. */
+  decorators: LoadedDecorator[];
+  /** The plugins' parts of the authors (emojis), each with its batched read; none when absent. */
+  accountDecorators?: readonly LoadedAccountDecorator[];
+  /** null for an anonymous viewer: no per-user flags at all. */
+  viewer: ViewerBundle | null;
+  now: Millis;
+}
+
+export interface RenderOptions {
+  /** The delete response: `text` (the source) instead of `content`, for redrafting. */
+  source?: boolean;
+  /** Streams: leave `filtered` out; each subscriber's own filters add it at delivery. */
+  omitFiltered?: boolean;
+}
+
+export type { StatusJson } from './status-json.ts';
+
+/** Returns null when the status cannot be rendered (its author or boosted original is gone). */
+export function renderStatus(config: RookeryConfig, status: Status, bundle: StatusBundle, options: RenderOptions = {}): StatusJson | null {
+  const author = bundle.accounts.get(status.accountId);
+  if (!author) return null;
+  let reblog: StatusJson | null = null;
+  if (status.reblogOfId !== null) {
+    const original = bundle.statuses.get(status.reblogOfId);
+    reblog = original ? renderStatus(config, original, bundle, options.omitFiltered ? { omitFiltered: true } : {}) : null;
+    if (reblog === null) return null;
+  }
+  const isBoost = reblog !== null;
+  const viewer = bundle.viewer;
+  const json: StatusJson = {
+    id: status.id,
+    created_at: iso(status.createdAt),
+    in_reply_to_id: status.inReplyToId,
+    in_reply_to_account_id: status.inReplyToAccountId,
+    sensitive: status.sensitive,
+    spoiler_text: status.spoilerText,
+    visibility: status.visibility,
+    language: isBoost ? null : status.language,
+    uri: statusUri(config, status, author),
+    url: statusUrl(config, status, author),
+    replies_count: status.repliesCount,
+    reblogs_count: status.reblogsCount,
+    favourites_count: status.favouritesCount,
+    edited_at: isoOrNull(status.editedAt),
+    reblog: null,
+    application: null,
+    account: renderAccount(config, author, bundle.accountDecorators),
+    media_attachments: [],
+    mentions: [],
+    tags: [],
+    emojis: [],
+    card: null,
+    poll: null,
+  };
+  if (viewer !== null) {
+    json.favourited = viewer.state.favourited.has(status.id);
+    json.reblogged = viewer.state.reblogged.has(status.id);
+    json.muted = viewer.state.mutedConversations.has(status.conversationId);
+    json.bookmarked = viewer.state.bookmarked.has(status.id);
+    json.pinned = viewer.state.pinned.has(status.id);
+    if (!options.omitFiltered) json.filtered = isBoost ? [] : matchFilters(viewer.filters, viewer.keywords, status, searchableText(status, bundle), bundle.now);
+  }
+  // A boost carries no text of its own: clients read everything from `reblog`.
+  const body = isBoost ? '' : options.source ? status.text : status.content;
+  if (options.source) json.text = body;
+  else json.content = body;
+  json.reblog = reblog;
+  const app = status.applicationId === null ? undefined : bundle.applications.get(status.applicationId);
+  json.application = app ? { name: app.name, website: app.website } : null;
+  json.mentions = status.mentionIds.flatMap((id) => {
+    const account = bundle.accounts.get(id);
+    return account ? [{ id: account.id, username: account.username, url: accountUrl(config, account), acct: acct(account) }] : [];
+  });
+  json.tags = status.tags.map((name) => ({ name, url: tagUrl(config, name) }));
+  // The plugins' parts; a boost has none of its own (clients read them from `reblog`).
+  if (!isBoost) {
+    const context = { now: bundle.now, signedIn: viewer !== null };
+    for (const { decorator, loaded } of bundle.decorators) decorator.render(status, loaded, json, context);
+  }
+  return json;
+}
+
+/** What keyword filters look at: the text, the content warning, and what the plugins add
+ * (alt texts, poll options). */
+export function searchableText(status: Status, bundle: Pick<StatusBundle, 'decorators'>): string {
+  const parts = [status.spoilerText, status.text];
+  for (const { decorator, loaded } of bundle.decorators) if (decorator.searchable) parts.push(...decorator.searchable(status, loaded));
+  return parts.join('\n');
+}

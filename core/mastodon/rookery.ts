@@ -1,0 +1,147 @@
+// Composition: a core with its ports, the plugins it hosts, and every endpoint it serves.
+// Transports (adapters/hapi, adapters/node) hand requests to its HTTP front and move bytes.
+
+import { authorize } from './api/guard.ts';
+import { accountEndpoints } from './api/accounts.ts';
+import { instanceEndpoints } from './api/instance.ts';
+import { oauthEndpoints } from './api/oauth.ts';
+import { registrationEndpoints } from './api/registration.ts';
+import { statusEndpoints } from './api/statuses.ts';
+import { supportingEndpoints } from './api/supporting.ts';
+import type { Caller, Endpoint, TokenLookup } from './api/types.ts';
+import type { Core } from '../domain/context.ts';
+import { createCore, type CoreDeps } from './create-core.ts';
+import { hostAccounts, hostTokens, type HostAccounts, type HostTokens } from './host-api.ts';
+import { createHttpFront } from './http/front.ts';
+import type { HttpFront } from './http/types.ts';
+import { pruneExpiredSessions, PRUNE_SESSIONS_JOB } from './oauth/sessions.ts';
+import type { SignInPort } from './oauth/sign-in-port.ts';
+import { lookupToken } from './oauth/tokens.ts';
+import type { RookeryPlugin } from './plugin-host.ts';
+import { NOTIFYING_EVENTS, notificationHandler } from '../domain/events/notify.ts';
+import { STREAMED_EVENTS, streamHandler } from './streaming/fanout.ts';
+import { profileHandler } from '../domain/accounts/profile.ts';
+import { createRelay } from '../domain/queue/relay.ts';
+import { createWorker, type WorkerOptions } from '../domain/queue/worker.ts';
+import { createMemoryCounters } from '../domain/counters.ts';
+import type { CounterStore } from '../domain/ports/counters.ts';
+import { createRateLimiter } from './rate-limits.ts';
+import { createStreamHub, type StreamHub } from './streaming/hub.ts';
+
+export interface RookeryOptions extends CoreDeps {
+  plugins?: readonly RookeryPlugin[];
+  /** Run queued jobs in this process (default true); false for a process that only serves
+   * requests or streams while workers elsewhere run the jobs. Options tune the worker. */
+  worker?: boolean | Pick<WorkerOptions, 'batch' | 'leaseMs' | 'pollMs' | 'jobTimeoutMs'>;
+  /** The host app's own sign-in behind /oauth/authorize (default: Rookery's sign-in pages). */
+  signIn?: SignInPort;
+  /** Where rate-limit counters live (default: this process; adapters/redis shares them). */
+  counters?: CounterStore;
+}
+
+export interface Rookery {
+  readonly core: Core;
+  /** Plugin endpoints first: a plugin may take over a path the core answers with a placeholder. */
+  readonly endpoints: readonly Endpoint[];
+  /** Live streams: what SSE and WebSocket transports call (core/streaming/hub.ts). */
+  readonly streaming: StreamHub;
+  /** The transport-neutral HTTP front every transport hands its requests to. */
+  readonly http: HttpFront;
+  /** For a host app with its own sign-up: local accounts and their tokens, from code. */
+  readonly accounts: HostAccounts;
+  readonly tokens: HostTokens;
+  lookupToken(raw: string | null | undefined): Promise<TokenLookup>;
+  authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
+  /** Starts the plugins' periodic jobs; returns a function that stops them. */
+  startJobs(): () => void;
+  /** Runs every job that is due now (and those they queue) before it resolves, the store's
+   * outbox relayed first when jobs wait elsewhere: what a test awaits instead of sleeping.
+   * Needs a worker in this process (the default). */
+  drain(): Promise<void>;
+  /** Stops the worker and jobs, then closes the bus, the queue (unless it is the store's) and
+   * the store. */
+  close(): Promise<void>;
+}
+
+function uniqueRoutes(endpoints: readonly Endpoint[]): Endpoint[] {
+  const seen = new Set<string>();
+  return endpoints.filter((endpoint) => {
+    const key = `${endpoint.method} ${endpoint.path}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export async function createRookery(options: RookeryOptions): Promise<Rookery> {
+  const { core, registry, onJobs } = createCore(options);
+  core.jobs.subscribe('notifications', NOTIFYING_EVENTS, notificationHandler(core));
+  core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
+  core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
+  for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core, plugin.name));
+  // The core's own periodic job, run by startJobs() like the plugins' ones.
+  registry.jobs.push({ ...PRUNE_SESSIONS_JOB, run: async () => void (await pruneExpiredSessions(core)) });
+  const workerOptions = options.worker ?? true;
+  // Writes record their jobs in the store; when jobs wait elsewhere (Redis), the worker relays them.
+  const relay = core.queue === core.storage.jobs ? null : createRelay({ from: core.storage.jobs, to: core.queue, clock: core.clock });
+  const worker =
+    workerOptions === false
+      ? null
+      : createWorker({ queue: core.queue, registry: core.jobs, clock: core.clock, logger: core.logger, relay, freshen: () => core.storage.freshen?.(), ...(workerOptions === true ? {} : workerOptions) });
+  if (worker !== null) {
+    onJobs(() => worker.wake());
+    worker.start();
+  }
+  const endpoints = uniqueRoutes([
+    ...core.hooks.endpoints,
+    ...oauthEndpoints(core, options.signIn),
+    ...registrationEndpoints(core),
+    ...accountEndpoints(core),
+    ...instanceEndpoints(core),
+    ...statusEndpoints(core),
+    ...supportingEndpoints(core),
+  ]);
+  const stoppers = new Set<() => void>();
+  const streaming = createStreamHub(core);
+  const counters = options.counters ?? createMemoryCounters();
+  const rateLimiter = core.config.rateLimits ? createRateLimiter(core.config, counters, () => core.clock.now()) : null;
+  const lookup = (raw: string | null | undefined) => lookupToken(core, raw);
+  const guard = (endpoint: Endpoint, found: TokenLookup) => authorize(endpoint, found, core.config);
+  return {
+    core,
+    endpoints,
+    streaming,
+    http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger, rateLimiter, freshen: () => core.storage.freshen?.() }),
+    accounts: hostAccounts(core),
+    tokens: hostTokens(core),
+    lookupToken: lookup,
+    authorize: guard,
+    startJobs() {
+      const timers = core.hooks.jobs.map((job) =>
+        setInterval(() => {
+          job.run().catch((err: unknown) => core.logger.error({ err, job: job.name }, 'job failed'));
+        }, job.intervalMs),
+      );
+      const stop = () => {
+        for (const timer of timers) clearInterval(timer);
+        stoppers.delete(stop);
+      };
+      stoppers.add(stop);
+      return stop;
+    },
+    async drain() {
+      if (worker === null) throw new Error('drain() needs a worker in this process (worker: false was given)');
+      await worker.drain();
+      await streaming.settled();
+    },
+    async close() {
+      for (const stop of [...stoppers]) stop();
+      await worker?.stop();
+      await streaming.close();
+      await core.bus.close();
+      if (core.queue !== core.storage.jobs) await core.queue.close?.();
+      await counters.close?.();
+      await core.storage.close();
+    },
+  };
+}

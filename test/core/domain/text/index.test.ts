@@ -1,0 +1,16 @@
+import t from 'tap';
+import * as text from '../../../../core/domain/text/index.ts';
+
+t.test('the index re-exports the whole text API', async (t) => {
+  t.strictSame(Object.keys(text).sort(), [
+    'countCharacters',
+    'countGraphemes',
+    'countStatusCharacters',
+    'escapeHtml',
+    'extractEntities',
+    'formatPlain',
+    'formatText',
+    'normalizeTag',
+  ]);
+  t.equal(text.normalizeTag('Café'), 'cafe');
+});
