@@ -27,17 +27,17 @@ export {
   type StatusDecorator,
 } from './mastodon/plugin-host.ts';
 export type { JobHandler, JobOptions } from './domain/queue/registry.ts';
-export type { StatusEditJson } from './mastodon/present/status-json.ts';
-export type { ApiRequest, ApiResponse, AuthRule, Caller, Endpoint, HttpMethod, TokenLookup, UploadedFile } from './mastodon/api/types.ts';
-export { json } from './mastodon/api/types.ts';
+export type { StatusEditJson } from './mastodon/entities/status-json.ts';
+export type { ApiRequest, ApiResponse, AuthRule, Caller, Endpoint, HttpMethod, TokenLookup, UploadedFile } from './mastodon/endpoint/types.ts';
+export { json } from './mastodon/endpoint/types.ts';
 export { presentAccounts, presentStatus, presentStatuses } from './mastodon/present/load.ts';
 export type { StatusJson, RenderOptions } from './mastodon/present/status.ts';
 export type { AccountJson } from './mastodon/present/account.ts';
-export type { CustomEmojiJson } from './mastodon/present/emoji.ts';
+export type { CustomEmojiJson } from './mastodon/entities/emoji.ts';
 export { factsOf, filterVisible, findVisible, viewerFacts, type VisibleStatus } from './domain/viewer.ts';
 export { anonymousFacts, canView, type ViewerFacts } from './domain/policy.ts';
 export type { DomainEvent, DomainEventType } from './domain/events/events.ts';
-export { channels } from './domain/events/channels.ts';
+export { channels } from './domain/routing/channels.ts';
 export { compareIds, isId, snowflakeIds } from './domain/ids.ts';
 export * from './domain/ports/index.ts';
 export type * from './domain/model.ts';

@@ -1,13 +1,13 @@
-// What plugins registered, as the core reads it. Every entry is already bound to its core when
-// it is registered (plugin-host.ts does that), so none of these types mentions Core and the
-// Core type can refer to them without tying the modules into a cycle.
+// What plugins registered that the domain reads: publish and profile hooks, the resolver of
+// remote accounts and statuses, domain blocks, periodic jobs. Every entry is already bound when
+// it is registered (the plugin host does that), so none of these types mentions Core and the
+// Core type can refer to them without tying the modules into a cycle. What only the Mastodon
+// interface reads (endpoints, decorators) is declared in mastodon/context.ts.
 
-import type { Endpoint, Params } from '../mastodon/api/types.ts';
-import type { Account, Id, Millis, Status, StatusEdit, User, Visibility } from './model.ts';
+import type { Account, Id, Status, User, Visibility } from './model.ts';
+import type { Params } from './params.ts';
 import type { NewJob } from './ports/queue.ts';
 import type { StorageWrite } from './ports/storage.ts';
-import type { AccountJson } from '../mastodon/present/account-json.ts';
-import type { StatusEditJson, StatusJson } from '../mastodon/present/status-json.ts';
 
 /** A status about to be published (or edited), after the core parsed its own parameters. */
 export interface PublishDraft {
@@ -28,8 +28,11 @@ export interface PublishDraft {
   mediaIds: Id[];
   /** The status's poll. A poll hook sets it; an edit starts from the status's own. */
   pollId: Id | null;
-  /** The options of that poll, recorded in the edit history; an edit starts from the current ones. */
+  /** The options of that poll, recorded in the edit history. On an edit the hook that owns the
+   * poll fills both: the options before the edit (recorded with the original the first time a
+   * status is edited) and those it will have. */
   pollOptions: string[] | null;
+  previousPollOptions: string[] | null;
   /** Work the plugins' repositories prepared, committed atomically with the status write
    * (attach the media, insert the poll …). */
   writes: StorageWrite[];
@@ -47,40 +50,6 @@ export interface BoundPublishHook {
   /** Runs on every edit, parameters present or not (to keep, replace or drop its part). */
   readonly edits: boolean;
   prepare(draft: PublishDraft): Promise<PublishOutcome>;
-}
-
-/** What renders a status's plugin-owned parts (media, poll, card). */
-export interface DecorateContext {
-  now: Millis;
-  /** A signed-in reader (per-viewer keys such as poll.voted are present), or anonymous. */
-  signedIn: boolean;
-}
-
-export interface BoundStatusDecorator {
-  readonly plugin: string;
-  /** Whether `load` reads something of the viewer's own (their votes): then a status rendered
-   * for one reader after another is loaded again for each. */
-  readonly perViewer: boolean;
-  /** One batched read for everything being rendered (originals of boosts included). */
-  load(statuses: readonly Status[], viewerId: Id | null): Promise<unknown>;
-  /** Fills its part of the JSON (which starts with [] and null). */
-  render(status: Status, loaded: unknown, json: StatusJson, context: DecorateContext): void;
-  /** Texts keyword filters look at (alt texts, poll options). */
-  searchable?(status: Status, loaded: unknown): string[];
-  /** Fills its part of the edit history entries (in the order of `edits`). */
-  renderEdits?(edits: readonly StatusEdit[], json: StatusEditJson[]): Promise<void>;
-}
-
-/** What renders an account's plugin-owned parts (the emojis of a remote account). */
-export interface BoundAccountDecorator {
-  readonly plugin: string;
-  /** Whether it has anything for this account (a remote one, say): when it has for none of a
-   * call's accounts, its load is not called. */
-  covers(account: Account): boolean;
-  /** One batched read for every account one presentation call renders. */
-  load(accounts: readonly Account[]): Promise<unknown>;
-  /** Fills its part of the JSON (emojis starts as []). */
-  render(account: Account, loaded: unknown, json: AccountJson): void;
 }
 
 export type AccountPatch = Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl'>>;
@@ -126,13 +95,8 @@ export interface Hooks {
   readonly resolver: RemoteResolver | null;
   /** Whether the instance refuses everything from this (lower case) domain. */
   domainBlocked(domain: string): Promise<boolean>;
-  readonly endpoints: readonly Endpoint[];
   readonly publishHooks: readonly BoundPublishHook[];
-  readonly decorators: readonly BoundStatusDecorator[];
-  readonly accountDecorators: readonly BoundAccountDecorator[];
   readonly profileHooks: readonly BoundProfileHook[];
-  /** Keys of the instance's `configuration` that plugins state (what they enforce). */
-  readonly instanceConfiguration: Readonly<Record<string, unknown>>;
   readonly jobs: readonly BoundJob[];
   /** The hook that takes over a publish parameter, if any plugin does. */
   hookFor(param: string): BoundPublishHook | undefined;

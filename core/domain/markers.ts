@@ -5,16 +5,9 @@ import type { Core } from './context.ts';
 import { unprocessable } from './errors.ts';
 import { isId } from './ids.ts';
 import { MARKER_TIMELINES, type Account, type Marker, type MarkerTimeline } from './model.ts';
-import { iso } from '../mastodon/present/time.ts';
 
 export function isMarkerTimeline(value: string): value is MarkerTimeline {
   return (MARKER_TIMELINES as readonly string[]).includes(value);
-}
-
-export function renderMarkers(markers: readonly Marker[]): Record<string, { last_read_id: string; version: number; updated_at: string }> {
-  const json: Record<string, { last_read_id: string; version: number; updated_at: string }> = {};
-  for (const m of markers) json[m.timeline] = { last_read_id: m.lastReadId, version: m.version, updated_at: iso(m.updatedAt) };
-  return json;
 }
 
 export async function readMarkers(core: Core, actor: Account, timelines: readonly string[]): Promise<Marker[]> {

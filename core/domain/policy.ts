@@ -3,7 +3,7 @@
 // this file and the matrix can be tested exhaustively.
 
 import { RookeryError, forbidden, notFound, texts, unprocessable } from './errors.ts';
-import type { Id, Status, Visibility } from './model.ts';
+import type { Id, Millis, Mute, Status, Visibility } from './model.ts';
 
 /** What the policy needs to know about one viewer and one status's author. */
 export interface ViewerFacts {
@@ -125,4 +125,9 @@ export function boostVisibility(original: Status, requested: string | undefined,
   if (requested === 'direct') return unprocessable(texts.visibilityReserved);
   if (requested === 'public' || requested === 'unlisted' || requested === 'private') return requested;
   return unprocessable(texts.visibilityInvalid);
+}
+
+/** A mute counts until it expires. */
+export function activeMute(mute: Mute | null, now: Millis): Mute | null {
+  return mute !== null && (mute.expiresAt === null || mute.expiresAt > now) ? mute : null;
 }

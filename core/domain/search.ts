@@ -5,8 +5,8 @@
 import { findAccountOrNull, parseAcct } from './accounts/find.ts';
 import type { Core } from './context.ts';
 import { RookeryError } from './errors.ts';
-import { findAccountByUri, findStatusByUri, httpUrl } from './federation/lookup.ts';
-import { resolveAccount, resolveUrl } from './federation/resolve.ts';
+import { findAccountByUri, findStatusByUri, httpUrl } from './remote/lookup.ts';
+import { resolveAccount, resolveUrl } from './remote/resolve.ts';
 import type { Account, Status } from './model.ts';
 import { normalizeTag } from './text/index.ts';
 import { findVisible } from './viewer.ts';

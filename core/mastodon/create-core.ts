@@ -1,7 +1,7 @@
 // Builds a Core from its ports and configuration.
 
 import type { RookeryConfig } from '../domain/config.ts';
-import type { Core } from '../domain/context.ts';
+import type { AppCore } from './context.ts';
 import { smallIds, snowflakeIds, type IdGenerator, type IdNode } from '../domain/ids.ts';
 import { HookRegistry } from './plugin-host.ts';
 import type { EventBus } from '../domain/ports/bus.ts';
@@ -27,7 +27,7 @@ export interface CoreDeps {
 }
 
 export interface CoreParts {
-  core: Core;
+  core: AppCore;
   registry: HookRegistry;
   /** Called whenever this process recorded or queued jobs, so a local worker can run them soon. */
   onJobs(listener: () => void): void;
@@ -43,7 +43,7 @@ export function createCore(deps: CoreDeps): CoreParts {
   const signal = () => {
     for (const listener of listeners) setTimeout(listener, 0);
   };
-  const core: Core = {
+  const core: AppCore = {
     config: deps.config,
     storage: deps.storage,
     bus: deps.bus,

@@ -2,7 +2,7 @@
 // and issuing them access tokens, with the same validations the API applies.
 
 import { createLocalAccount } from '../domain/accounts/create.ts';
-import type { Core } from '../domain/context.ts';
+import type { AppCore } from './context.ts';
 import { notFound, unprocessable } from '../domain/errors.ts';
 import type { Account, Id } from '../domain/model.ts';
 import { OOB_REDIRECT_URI, registerApplication } from './oauth/apps.ts';
@@ -37,7 +37,7 @@ export interface HostTokens {
 
 const DEFAULT_SCOPES = ['read', 'write', 'follow', 'push'];
 
-export function hostAccounts(core: Core): HostAccounts {
+export function hostAccounts(core: AppCore): HostAccounts {
   return {
     async create(input) {
       const { password, ...rest } = input;
@@ -47,7 +47,7 @@ export function hostAccounts(core: Core): HostAccounts {
   };
 }
 
-export function hostTokens(core: Core): HostTokens {
+export function hostTokens(core: AppCore): HostTokens {
   let application: Promise<Id> | null = null;
   const applicationId = () =>
     (application ??= registerApplication(core, { name: core.config.title, redirectUris: OOB_REDIRECT_URI, scopes: DEFAULT_SCOPES }).then(

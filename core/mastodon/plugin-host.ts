@@ -15,29 +15,28 @@
 //   the event committed, at least once, with retries (so a listener must be idempotent);
 // - queue jobs by name, and periodic jobs.
 
-import type { Endpoint } from './api/types.ts';
-import type { Core } from '../domain/context.ts';
+import type { Endpoint } from './endpoint/types.ts';
+import type { AppCore } from './context.ts';
 import type { DomainEvent, DomainEventType } from '../domain/events/events.ts';
 import type {
-  BoundAccountDecorator,
   BoundJob,
   BoundProfileHook,
   BoundPublishHook,
-  BoundStatusDecorator,
-  DecorateContext,
   Hooks,
   ProfileDraft,
   PublishDraft,
   PublishOutcome,
   RemoteResolver,
 } from '../domain/hooks.ts';
+import type { BoundAccountDecorator, BoundStatusDecorator, DecorateContext } from './context.ts';
 import type { Account, Id, Status, StatusEdit } from '../domain/model.ts';
 import type { StorageExtension } from '../domain/ports/storage.ts';
-import type { AccountJson } from './present/account-json.ts';
-import type { StatusEditJson, StatusJson } from './present/status-json.ts';
+import type { AccountJson } from './entities/account-json.ts';
+import type { StatusEditJson, StatusJson } from './entities/status-json.ts';
 import type { JobHandler, JobOptions } from '../domain/queue/registry.ts';
 
-export type { AccountPatch, DecorateContext, ProfileDraft, PublishDraft, PublishOutcome, RemoteResolver } from '../domain/hooks.ts';
+export type { AccountPatch, ProfileDraft, PublishDraft, PublishOutcome, RemoteResolver } from '../domain/hooks.ts';
+export type { DecorateContext } from './context.ts';
 
 export interface PublishHook {
   /** The publish parameters this hook takes over, e.g. ['media_ids'] or ['poll']. */
@@ -47,15 +46,15 @@ export interface PublishHook {
   edits?: boolean;
   /** Validates and fills the draft; returning { divert } answers the request with that body
    * instead of publishing (a scheduled status, say). */
-  prepare(draft: PublishDraft, core: Core): Promise<PublishOutcome>;
+  prepare(draft: PublishDraft, core: AppCore): Promise<PublishOutcome>;
 }
 
 export interface StatusDecorator<L> {
   perViewer?: boolean;
-  load(statuses: readonly Status[], viewerId: Id | null, core: Core): Promise<L>;
+  load(statuses: readonly Status[], viewerId: Id | null, core: AppCore): Promise<L>;
   render(status: Status, loaded: L, json: StatusJson, context: DecorateContext): void;
   searchable?(status: Status, loaded: L): string[];
-  renderEdits?(edits: readonly StatusEdit[], json: StatusEditJson[], core: Core): Promise<void>;
+  renderEdits?(edits: readonly StatusEdit[], json: StatusEditJson[], core: AppCore): Promise<void>;
 }
 
 /** Fills an account's plugin-owned parts wherever accounts are presented (their own reads,
@@ -67,7 +66,7 @@ export interface AccountDecorator<L> {
   covers?(account: Account): boolean;
   /** One batched read for every account one presentation call renders (those it does not
    * cover included). */
-  load(accounts: readonly Account[], core: Core): Promise<L>;
+  load(accounts: readonly Account[], core: AppCore): Promise<L>;
   render(account: Account, loaded: L, json: AccountJson): void;
 }
 
@@ -77,22 +76,22 @@ export interface ProfileHook {
   /** Request bytes its parameters may take (its files), added to the endpoint's body limit. */
   maxBytes?: number;
   /** Validates its parameters and fills draft.patch (a 422 RookeryError refuses the edit). */
-  prepare(draft: ProfileDraft, core: Core): Promise<void>;
+  prepare(draft: ProfileDraft, core: AppCore): Promise<void>;
 }
 
 export type EventListener<T extends DomainEventType = DomainEventType> = (
   event: Extract<DomainEvent, { type: T }>,
-  core: Core,
+  core: AppCore,
 ) => Promise<void>;
 
 export interface Job {
   name: string;
   intervalMs: number;
-  run(core: Core): Promise<void>;
+  run(core: AppCore): Promise<void>;
 }
 
 export interface PluginHost {
-  readonly core: Core;
+  readonly core: AppCore;
   /** The plugin's repository on the instance's store (the same instance on every call). */
   storage<T>(extension: StorageExtension<T>): T;
   addEndpoint(endpoint: Endpoint): void;
@@ -147,7 +146,7 @@ export class HookRegistry implements Hooks {
     return this.profileHooks.find((hook) => hook.params.includes(param));
   }
 
-  hostFor(core: Core, plugin: string): PluginHost {
+  hostFor(core: AppCore, plugin: string): PluginHost {
     let listeners = 0;
     return {
       core,

@@ -8,8 +8,8 @@ import { oauthEndpoints } from './api/oauth.ts';
 import { registrationEndpoints } from './api/registration.ts';
 import { statusEndpoints } from './api/statuses.ts';
 import { supportingEndpoints } from './api/supporting.ts';
-import type { Caller, Endpoint, TokenLookup } from './api/types.ts';
-import type { Core } from '../domain/context.ts';
+import type { Caller, Endpoint, TokenLookup } from './endpoint/types.ts';
+import type { AppCore } from './context.ts';
 import { createCore, type CoreDeps } from './create-core.ts';
 import { hostAccounts, hostTokens, type HostAccounts, type HostTokens } from './host-api.ts';
 import { createHttpFront } from './http/front.ts';
@@ -18,7 +18,7 @@ import { pruneExpiredSessions, PRUNE_SESSIONS_JOB } from './oauth/sessions.ts';
 import type { SignInPort } from './oauth/sign-in-port.ts';
 import { lookupToken } from './oauth/tokens.ts';
 import type { RookeryPlugin } from './plugin-host.ts';
-import { NOTIFYING_EVENTS, notificationHandler } from '../domain/events/notify.ts';
+import { NOTIFYING_EVENTS, notificationHandler } from '../domain/notifications/handlers.ts';
 import { STREAMED_EVENTS, streamHandler } from './streaming/fanout.ts';
 import { profileHandler } from '../domain/accounts/profile.ts';
 import { createRelay } from '../domain/queue/relay.ts';
@@ -40,7 +40,7 @@ export interface RookeryOptions extends CoreDeps {
 }
 
 export interface Rookery {
-  readonly core: Core;
+  readonly core: AppCore;
   /** Plugin endpoints first: a plugin may take over a path the core answers with a placeholder. */
   readonly endpoints: readonly Endpoint[];
   /** Live streams: what SSE and WebSocket transports call (core/streaming/hub.ts). */

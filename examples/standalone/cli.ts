@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { createNodeRookery } from '../../adapters/node/index.ts';
 import { createLocalAccount } from '../../core/domain/accounts/create.ts';
-import type { Core } from '../../core/domain/context.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import { RookeryError } from '../../core/domain/errors.ts';
 import type { Account } from '../../core/domain/model.ts';
 import { OOB_REDIRECT_URI, registerApplication } from '../../core/mastodon/oauth/apps.ts';
@@ -40,14 +40,14 @@ Settings come from the environment, as for npm start (DATA_DIR, LOCAL_DOMAIN, PO
 
 class UsageError extends Error {}
 
-async function findAccount(core: Core, username: string): Promise<Account> {
+async function findAccount(core: AppCore, username: string): Promise<Account> {
   const account = await core.storage.accounts.findByUsername(username.replace(/^@/, ''), null);
   if (account === null) throw new UsageError(`No local account named ${username}.`);
   return account;
 }
 
 /** The operator's domain blocks, in the federation plugin's storage. */
-async function domains(core: Core, command: string | undefined, domain: string | undefined, reason: string | undefined): Promise<string> {
+async function domains(core: AppCore, command: string | undefined, domain: string | undefined, reason: string | undefined): Promise<string> {
   const blocks = core.storage.extend(federationStorage);
   if (command === 'list') {
     const list = await blocks.listBlocks();
@@ -67,7 +67,7 @@ async function domains(core: Core, command: string | undefined, domain: string |
   return block.createdAt === now ? `Blocked ${what}.` : `Already blocked: ${what} (reason replaced).`;
 }
 
-async function run(core: Core, argv: string[]): Promise<string> {
+async function run(core: AppCore, argv: string[]): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -114,7 +114,7 @@ async function run(core: Core, argv: string[]): Promise<string> {
   if (group === 'accounts') {
     const account = await findAccount(core, username);
     const now = core.clock.now();
-    const patches: Record<string, Parameters<Core['storage']['accounts']['updateUser']>[1]> = {
+    const patches: Record<string, Parameters<AppCore['storage']['accounts']['updateUser']>[1]> = {
       confirm: { confirmedAt: now },
       approve: { approved: true },
       disable: { disabled: true },

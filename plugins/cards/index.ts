@@ -8,8 +8,8 @@
 import type { Core } from '../../core/domain/context.ts';
 import type { Id, PreviewCard, Status } from '../../core/domain/model.ts';
 import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
-import { renderCard } from '../../core/mastodon/present/media.ts';
-import { json } from '../../core/mastodon/api/types.ts';
+import { renderCard } from '../../core/mastodon/entities/media.ts';
+import { json } from '../../core/mastodon/endpoint/types.ts';
 import { extractEntities } from '../../core/domain/text/index.ts';
 import { findVisible } from '../../core/domain/viewer.ts';
 import { nodeFetcher, type FetcherOptions, type PageFetcher } from './fetcher.ts';

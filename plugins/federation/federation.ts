@@ -4,7 +4,7 @@
 
 import { createFederation, type Context, type Federation, type KvStore, type MessageQueue } from '@fedify/fedify';
 import { Create, Note, type Actor, type Recipient } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/domain/context.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import type { Account, Status } from '../../core/domain/model.ts';
 import { accountUri } from '../../core/domain/urls.ts';
 import { limitFetchTime } from './fetch-limits.ts';
@@ -15,11 +15,11 @@ export const PAGE = 20;
 const MAX_URL = 2048;
 
 export interface FederationParts {
-  federation: Federation<Core>;
+  federation: Federation<AppCore>;
   keys: KeyStore;
   kv: KvStore;
   /** A context for work outside a request (event jobs). */
-  context(): Context<Core>;
+  context(): Context<AppCore>;
 }
 
 export interface BuildOptions {
@@ -31,7 +31,7 @@ export interface BuildOptions {
 }
 
 /** A live local account by username, or null. */
-export async function localAccount(core: Core, username: string): Promise<Account | null> {
+export async function localAccount(core: AppCore, username: string): Promise<Account | null> {
   if (!/^[A-Za-z0-9_]{1,30}$/.test(username)) return null;
   const account = await core.storage.accounts.findByUsername(username, null);
   if (account === null || account.domain !== null) return null;
@@ -41,14 +41,14 @@ export async function localAccount(core: Core, username: string): Promise<Accoun
 
 /** A live status of `author` written here (not a boost), or null; who may read it is decided
  * by the object's authorize predicate. */
-async function ownStatus(core: Core, author: Account, id: string): Promise<Status | null> {
+async function ownStatus(core: AppCore, author: Account, id: string): Promise<Status | null> {
   const status = await core.storage.statuses.get(id);
   if (status === null || status.accountId !== author.id || !status.local || status.deletedAt !== null || status.reblogOfId !== null) return null;
   return status;
 }
 
-export function buildFederation(core: Core, options: BuildOptions): FederationParts {
-  const federation = createFederation<Core>({
+export function buildFederation(core: AppCore, options: BuildOptions): FederationParts {
+  const federation = createFederation<AppCore>({
     kv: options.kv,
     queue: options.queue,
     manuallyStartQueue: true,
@@ -151,7 +151,7 @@ export function buildFederation(core: Core, options: BuildOptions): FederationPa
 
 /** A known account by its ActivityPub id: local ones by their derived uri, remote ones as the
  * store keeps them. */
-export async function findByUri(core: Core, uri: string): Promise<Account | null> {
+export async function findByUri(core: AppCore, uri: string): Promise<Account | null> {
   const base = `${core.config.baseUrl}/users/`;
   if (uri.startsWith(base)) return localAccount(core, uri.slice(base.length));
   return core.storage.accounts.findByUri(uri);
@@ -173,7 +173,7 @@ export async function rememberInbox(kv: KvStore, actor: Actor): Promise<void> {
 }
 
 /** The recipient of a remote account, its actor document fetched when its inbox is unknown. */
-export async function recipientOf(parts: FederationParts, ctx: Context<Core>, account: Account): Promise<Recipient | null> {
+export async function recipientOf(parts: FederationParts, ctx: Context<AppCore>, account: Account): Promise<Recipient | null> {
   if (account.domain === null || account.uri === null) return null;
   let stored = await parts.kv.get<StoredInbox>(['rookery', 'inbox', account.uri]);
   if (stored === undefined) {

@@ -28,7 +28,7 @@ import {
   type Actor,
   type Object as APObject,
 } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/domain/context.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import type { Account, Id, Status, Visibility } from '../../core/domain/model.ts';
 import { pollsApi, REMOTE_POLL_LIMITS, type RemotePollInput } from '../polls/index.ts';
 import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
@@ -52,7 +52,7 @@ function millis(instant: { epochMilliseconds: number } | null | undefined): numb
  * attachment extras). Fedify 2.3.6 carries it on the inbox context, through its queue, for
  * forwarding; the property is not part of its typed API, so a Fedify upgrade must keep
  * test/plugins/federation/media.test.ts passing. */
-function receivedActivity(ctx: InboxContext<Core>): unknown {
+function receivedActivity(ctx: InboxContext<AppCore>): unknown {
   const raw = (ctx as { activity?: unknown }).activity;
   return typeof raw === 'object' && raw !== null ? raw : null;
 }
@@ -99,7 +99,7 @@ export async function actorInput(actor: Actor): Promise<RemoteAccountInput | nul
 
 /** A Question's poll as its server states it: its options (the first 20, each title bounded
  * by the polls plugin), each one's votes (replies.totalItems), anyOf or oneOf, the end. */
-async function pollOf(core: Core, question: Question): Promise<RemotePollInput> {
+async function pollOf(core: AppCore, question: Question): Promise<RemotePollInput> {
   const multiple = (await firstOf(question.getInclusiveOptions({ suppressError: true }))) !== null;
   const options: RemotePollInput['options'] = [];
   let seen = 0;
@@ -117,7 +117,7 @@ async function pollOf(core: Core, question: Question): Promise<RemotePollInput> 
 
 /** For a Question: the polls plugin stores its poll with the status (nothing without the
  * plugin; a Note has none). */
-export async function pollAttachment(core: Core, object: APObject, authorId: Id): Promise<Pick<RemoteStatusInput, 'attach'>> {
+export async function pollAttachment(core: AppCore, object: APObject, authorId: Id): Promise<Pick<RemoteStatusInput, 'attach'>> {
   if (!(object instanceof Question)) return {};
   const polls = pollsApi(core);
   if (polls === null) return {};
@@ -132,7 +132,7 @@ export async function keepActorEmojis(emojis: EmojiRepository, actor: Actor, inp
 
 /** The Note's or Question's parts the core does not store (media, emojis), kept under its uri
  * before the status is stored or updated. */
-export async function keepStatusParts(core: Core, parts: { kv: FederationParts['kv']; emojis: EmojiRepository }, object: Note | Question, uri: string, received: unknown = null): Promise<void> {
+export async function keepStatusParts(core: AppCore, parts: { kv: FederationParts['kv']; emojis: EmojiRepository }, object: Note | Question, uri: string, received: unknown = null): Promise<void> {
   await keepRemoteMedia(parts.kv, uri, await remoteMediaOf(core, object, received));
   await keepStatusEmojis(parts.emojis, uri, await remoteEmojisOf(object, await statusTexts(object)));
 }
@@ -146,11 +146,11 @@ export interface IncomingOptions {
   fetchStatus?(uri: string): Promise<Id | null>;
 }
 
-export function incoming(core: Core, parts: FederationParts, options: IncomingOptions): void {
+export function incoming(core: AppCore, parts: FederationParts, options: IncomingOptions): void {
   const { api } = options;
 
   /** The remote sender, stored or refreshed; null when it is local, unknown or blocked. */
-  async function senderOf(_ctx: Context<Core>, activity: Activity): Promise<Account | null> {
+  async function senderOf(_ctx: Context<AppCore>, activity: Activity): Promise<Account | null> {
     const actor = await activity.getActor({ suppressError: true });
     const claimed = activity.actorId;
     if (actor === null && claimed !== null && claimed.origin !== new URL(core.config.baseUrl).origin && !(await options.isBlocked(claimed.host.toLowerCase()))) {
@@ -178,7 +178,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
     return object;
   }
 
-  async function localOf(ctx: Context<Core>, uri: URL | null): Promise<Account | null> {
+  async function localOf(ctx: Context<AppCore>, uri: URL | null): Promise<Account | null> {
     const parsed = ctx.parseUri(uri);
     return parsed?.type === 'actor' ? localAccount(core, parsed.identifier) : null;
   }
@@ -248,7 +248,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
    * an actor's id with a fragment (no fetch needed); else the embedded Follow's actor is read
    * as sent, which is safe because the core only turns a pending request of that account to
    * the sender into a follow. */
-  async function followerOfAnswer(ctx: Context<Core>, answer: Accept | Reject): Promise<Account | null> {
+  async function followerOfAnswer(ctx: Context<AppCore>, answer: Accept | Reject): Promise<Account | null> {
     const direct = await localOf(ctx, answer.objectId);
     if (direct !== null) return direct;
     const follow = await answer.getObject({ crossOrigin: 'trust', suppressError: true });
@@ -258,7 +258,7 @@ export function incoming(core: Core, parts: FederationParts, options: IncomingOp
   const listeners = parts.federation.setInboxListeners('/users/{identifier}/inbox', '/inbox');
 
   listeners
-    .on(Follow, async (ctx: InboxContext<Core>, follow) => {
+    .on(Follow, async (ctx: InboxContext<AppCore>, follow) => {
       const sender = await senderOf(ctx, follow);
       const target = await localOf(ctx, follow.objectId);
       if (sender === null || target === null || follow.id === null) return;

@@ -5,8 +5,8 @@
 // refusal is Mastodon's {"error": …} with Fedify's status.
 
 import type { Federation } from '@fedify/fedify';
-import type { ApiRequest, ApiResponse, Endpoint, HttpMethod } from '../../core/mastodon/api/types.ts';
-import type { Core } from '../../core/domain/context.ts';
+import type { ApiRequest, ApiResponse, Endpoint, HttpMethod } from '../../core/mastodon/endpoint/types.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import { rateLimitTexts } from '../../core/mastodon/rate-limits.ts';
 
 /** An inbox body (an activity) is small; more is refused with a 413. */
@@ -37,7 +37,7 @@ export interface MountOptions {
   inboxConcurrency?: number;
 }
 
-function toWebRequest(core: Core, request: ApiRequest): Request {
+function toWebRequest(core: AppCore, request: ApiRequest): Request {
   const url = new URL(`${request.path}${request.search ? `?${request.search}` : ''}`, core.config.baseUrl);
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
@@ -92,7 +92,7 @@ function claimedDomains(request: ApiRequest): string[] {
   return hosts.map((host) => host.toLowerCase());
 }
 
-export function federationEndpoints(core: Core, federation: Federation<Core>, options: MountOptions = {}): Endpoint[] {
+export function federationEndpoints(core: AppCore, federation: Federation<AppCore>, options: MountOptions = {}): Endpoint[] {
   const inboxConcurrency = options.inboxConcurrency ?? DEFAULT_INBOX_CONCURRENCY;
   let inboxesInProgress = 0;
 

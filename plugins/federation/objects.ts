@@ -19,10 +19,10 @@ import {
   Question,
   Service,
 } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/domain/context.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import type { Account, Status } from '../../core/domain/model.ts';
 import { presentAccounts, presentStatus } from '../../core/mastodon/present/load.ts';
-import type { StatusJson } from '../../core/mastodon/present/status-json.ts';
+import type { StatusJson } from '../../core/mastodon/entities/status-json.ts';
 import { accountUri, statusUri, statusUrl } from '../../core/domain/urls.ts';
 import { MediaDocument, NoteWithMedia } from './media-terms.ts';
 
@@ -42,7 +42,7 @@ function mediaTypeOf(url: string): string | null {
   return IMAGE_TYPES[ext] ?? OTHER_TYPES[ext] ?? null;
 }
 
-export async function actorOf(ctx: Context<Core>, core: Core, account: Account, keys: readonly { cryptographicKey: unknown; multikey: unknown }[]) {
+export async function actorOf(ctx: Context<AppCore>, core: AppCore, account: Account, keys: readonly { cryptographicKey: unknown; multikey: unknown }[]) {
   const [json] = await presentAccounts(core, [account.id]);
   if (json === undefined) return null;
   const identifier = account.username;
@@ -75,7 +75,7 @@ export async function actorOf(ctx: Context<Core>, core: Core, account: Account, 
 }
 
 /** The addressing of a status of this visibility (Mastodon's): who it is to and who is cc'd. */
-export function audienceOf(ctx: Context<Core>, author: Account, visibility: Status['visibility'], mentioned: readonly URL[]): { tos: URL[]; ccs: URL[] } {
+export function audienceOf(ctx: Context<AppCore>, author: Account, visibility: Status['visibility'], mentioned: readonly URL[]): { tos: URL[]; ccs: URL[] } {
   const followers = ctx.getFollowersUri(author.username);
   switch (visibility) {
     case 'public':
@@ -96,7 +96,7 @@ export interface RenderedNote {
 }
 
 /** A local status (not a boost) as a Note, or a Question with its poll. */
-export async function noteOf(ctx: Context<Core>, core: Core, status: Status, author: Account, json?: StatusJson): Promise<RenderedNote> {
+export async function noteOf(ctx: Context<AppCore>, core: AppCore, status: Status, author: Account, json?: StatusJson): Promise<RenderedNote> {
   const shown = json ?? (await presentStatus(core, status, author));
   const mentioned = await core.storage.accounts.getMany(status.mentionIds);
   const mentionUris = mentioned.map((account) => new URL(accountUri(core.config, account)));

@@ -23,7 +23,7 @@ import {
   type Activity,
   type Recipient,
 } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/domain/context.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import type { Account, Id, Status } from '../../core/domain/model.ts';
 import type { PluginHost } from '../../core/mastodon/plugin-host.ts';
 import { accountUri, statusUri } from '../../core/domain/urls.ts';
@@ -43,7 +43,7 @@ export const POLL_UPDATE_DELAY_MS = 3 * 60_000;
 
 const MAX_FOLLOWER_PAGES = 1000;
 
-async function remoteFollowers(core: Core, accountId: Id): Promise<Account[]> {
+async function remoteFollowers(core: AppCore, accountId: Id): Promise<Account[]> {
   const found: Account[] = [];
   let maxId: Id | undefined;
   for (let i = 0; i < MAX_FOLLOWER_PAGES; i++) {
@@ -64,7 +64,7 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     return account !== null && account.domain === null ? account : null;
   }
 
-  async function recipients(ctx: Context<Core>, accounts: readonly Account[]): Promise<Recipient[]> {
+  async function recipients(ctx: Context<AppCore>, accounts: readonly Account[]): Promise<Recipient[]> {
     const seen = new Set<Id>();
     const found: Recipient[] = [];
     for (const account of accounts) {
@@ -77,7 +77,7 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     return found;
   }
 
-  async function send(ctx: Context<Core>, sender: Account, to: readonly Account[], activity: Activity): Promise<void> {
+  async function send(ctx: Context<AppCore>, sender: Account, to: readonly Account[], activity: Activity): Promise<void> {
     const list = await recipients(ctx, to);
     if (list.length === 0) return;
     // No ordering key: the queue runs the jobs of one key one at a time, so a server that is
@@ -164,7 +164,7 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     await send(ctx, booster, to, undo);
   });
 
-  const likeOf = (ctx: Context<Core>, by: Account, status: Status, author: Account) =>
+  const likeOf = (ctx: Context<AppCore>, by: Account, status: Status, author: Account) =>
     new Like({ id: new URL(`${ctx.getActorUri(by.username).href}#likes/${status.id}/${core.clock.now()}`), actor: ctx.getActorUri(by.username), object: new URL(statusUri(core.config, status, author)) });
 
   host.on('status.favourited', async (event) => {
@@ -298,7 +298,7 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     { name: pollUpdateJob, payload: { pollId: voted.pollId, statusId: voted.statusId }, runAt: core.clock.now() + options.pollUpdateDelayMs, orderingKey: `poll-update:${voted.pollId}` },
   ]);
 
-  const blockOf = (ctx: Context<Core>, blocker: Account, target: Account) =>
+  const blockOf = (ctx: Context<AppCore>, blocker: Account, target: Account) =>
     new Block({ id: new URL(`${ctx.getActorUri(blocker.username).href}#blocks/${target.id}/${core.clock.now()}`), actor: ctx.getActorUri(blocker.username), object: new URL(accountUri(core.config, target)) });
   host.on('account.blocked', async (event) => {
     const blocker = await localOrNull(event.accountId);
@@ -318,7 +318,7 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
 }
 
 /** Accept or Reject of a remote account's Follow of a local one. */
-export async function answerFollow(parts: FederationParts, core: Core, local: Account, remote: Account, followUri: string | null, accept: boolean): Promise<void> {
+export async function answerFollow(parts: FederationParts, core: AppCore, local: Account, remote: Account, followUri: string | null, accept: boolean): Promise<void> {
   const ctx = parts.context();
   const recipient = await recipientOf(parts, ctx, remote);
   if (recipient === null) return;

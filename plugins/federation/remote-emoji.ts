@@ -7,10 +7,10 @@
 // an Emoji that is only a link, or whose icon is, is skipped.
 
 import { Emoji, Image, Link, Question, type Object as APObject } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/domain/context.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import type { Account, Id, Millis, Status, StatusEdit } from '../../core/domain/model.ts';
 import type { AccountDecorator, StatusDecorator } from '../../core/mastodon/plugin-host.ts';
-import type { CustomEmojiJson } from '../../core/mastodon/present/emoji.ts';
+import type { CustomEmojiJson } from '../../core/mastodon/entities/emoji.ts';
 import type { RemoteAccountInput } from './remote-api.ts';
 import type { FederationRepository, KvKeyParts } from './storage/index.ts';
 
@@ -144,7 +144,7 @@ export function remoteStatusEmojiDecorator(repo: EmojiRepository, clock: { now()
     },
     /** An edit lists the status's current emojis that its own text uses (the emojis of older
      * revisions are not kept). */
-    async renderEdits(edits: readonly StatusEdit[], json, core: Core) {
+    async renderEdits(edits: readonly StatusEdit[], json, core: AppCore) {
       const first = edits[0];
       if (first === undefined) return;
       const status = await core.storage.statuses.get(first.statusId);

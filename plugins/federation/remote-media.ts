@@ -5,10 +5,10 @@
 
 import type { KvStore } from '@fedify/fedify';
 import { Audio, Document, Image, Link, Video, type Object as APObject } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/domain/context.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import type { Id, MediaAttachment, MediaType, Status } from '../../core/domain/model.ts';
 import type { StatusDecorator } from '../../core/mastodon/plugin-host.ts';
-import { renderMedia } from '../../core/mastodon/present/media.ts';
+import { renderMedia } from '../../core/mastodon/entities/media.ts';
 
 export const MAX_REMOTE_MEDIA = 4;
 const MAX_DESCRIPTION = 1500;
@@ -74,7 +74,7 @@ function dimension(value: unknown): number | null {
 
 /** The attachments of a remote Note, as far as they are usable; `received`: the JSON of the
  * activity that carried it, as it arrived. */
-export async function remoteMediaOf(core: Core, object: APObject, received: unknown = null): Promise<RemoteMedia[]> {
+export async function remoteMediaOf(core: AppCore, object: APObject, received: unknown = null): Promise<RemoteMedia[]> {
   const found: RemoteMedia[] = [];
   const json = await receivedJson(object, received);
   let seen = 0;

@@ -5,7 +5,7 @@
 
 import type { Context } from '@fedify/fedify';
 import { isActor, Note, Question, type Actor } from '@fedify/fedify/vocab';
-import type { Core } from '../../core/domain/context.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import type { Account, Status } from '../../core/domain/model.ts';
 import { rememberInbox } from './federation.ts';
 import { actorInput, keepActorEmojis, keepStatusParts, pollAttachment } from './incoming.ts';
@@ -44,8 +44,8 @@ export interface Resolver {
 }
 
 export function resolver(
-  core: Core,
-  context: () => Context<Core>,
+  core: AppCore,
+  context: () => Context<AppCore>,
   api: RemoteApi,
   kv: Parameters<typeof rememberInbox>[0],
   allowPrivateAddress: boolean,
@@ -59,7 +59,7 @@ export function resolver(
     return api.upsertRemoteAccount(core, input);
   }
 
-  async function accountOfUrl(ctx: Context<Core>, url: string): Promise<Account | null> {
+  async function accountOfUrl(ctx: Context<AppCore>, url: string): Promise<Account | null> {
     const object = await ctx.lookupObject(url).catch(() => null);
     return object !== null && isActor(object) ? store(object) : null;
   }

@@ -10,8 +10,8 @@
 // sign in from their app, through /oauth/authorize, like everyone else.
 
 import { createLocalAccount } from '../../core/domain/accounts/create.ts';
-import type { ApiRequest, ApiResponse, Endpoint } from '../../core/mastodon/api/types.ts';
-import type { Core } from '../../core/domain/context.ts';
+import type { ApiRequest, ApiResponse, Endpoint } from '../../core/mastodon/endpoint/types.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import { RookeryError } from '../../core/domain/errors.ts';
 import { CSRF_FIELD } from '../../core/mastodon/oauth/csrf.ts';
 import { page, refusedPage } from '../../core/mastodon/oauth/pages.ts';
@@ -70,12 +70,12 @@ function formOf(params: Params): SignUpForm {
   };
 }
 
-const ORIGIN_OF = new WeakMap<Core, string>();
+const ORIGIN_OF = new WeakMap<AppCore, string>();
 
 /** A post that says it comes from another site or origin is refused, whatever it carries: the
  * browser's Sec-Fetch-Site, else its Origin (which is "null" on our own pages, as they send no
  * referrer; the CSRF token decides then). */
-function sameOrigin(core: Core, request: ApiRequest): boolean {
+function sameOrigin(core: AppCore, request: ApiRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   const origin = request.headers['origin'];
@@ -88,17 +88,17 @@ function sameOrigin(core: Core, request: ApiRequest): boolean {
   return origin === ours;
 }
 
-function rulesList(core: Core): string {
+function rulesList(core: AppCore): string {
   if (core.config.rules.length === 0) return '';
   return `<ol id="rules">\n${core.config.rules.map((rule) => `<li>${e(rule)}</li>`).join('\n')}\n</ol>`;
 }
 
-function contact(core: Core): string {
+function contact(core: AppCore): string {
   const email = core.config.contactEmail;
   return email === '' ? '' : `<h2>Contact</h2>\n<p><a href="mailto:${e(email)}">${e(email)}</a></p>`;
 }
 
-function registrationNote(core: Core): string {
+function registrationNote(core: AppCore): string {
   const { open, approvalRequired, confirmationRequired } = core.config.registrations;
   if (!open) return '<p>Sign-ups are closed on this server.</p>';
   const notes = [
@@ -108,7 +108,7 @@ function registrationNote(core: Core): string {
   return `<p><a href="${SIGN_UP_PATH}">Create an account</a></p>${notes.map((note) => `\n<p class="hint">${e(note)}</p>`).join('')}`;
 }
 
-function frontPage(core: Core, signInUrl: string): ApiResponse {
+function frontPage(core: AppCore, signInUrl: string): ApiResponse {
   const { config } = core;
   const rules = rulesList(core);
   const content = `<p>${e(config.description)}</p>
@@ -121,7 +121,7 @@ ${contact(core)}`;
   return page(core, config.title, content, { documentTitle: config.title });
 }
 
-function closedPage(core: Core): ApiResponse {
+function closedPage(core: AppCore): ApiResponse {
   return page(core, 'Sign-ups are closed', '<p role="alert">This server does not take new sign-ups at the moment.</p><p><a href="/">Back to the front page</a></p>', {
     status: 403,
   });
@@ -147,7 +147,7 @@ interface SignUpView {
   summary?: string;
 }
 
-function signUpPage(core: Core, view: SignUpView, options: { status?: number; cookies?: readonly string[] } = {}): ApiResponse {
+function signUpPage(core: AppCore, view: SignUpView, options: { status?: number; cookies?: readonly string[] } = {}): ApiResponse {
   const { config } = core;
   const form = view.form;
   const errors = view.errors ?? {};
@@ -178,14 +178,14 @@ function agreement(errors: FieldErrors, checked: boolean): string {
   return `<label class="check" for="signup_agreement"><input id="signup_agreement" name="agreement" type="checkbox" value="1" required${checked ? ' checked' : ''}${attributes}> ${e(LABELS.agreement)}</label>${error}`;
 }
 
-function doneText(core: Core): string {
+function doneText(core: AppCore): string {
   const { approvalRequired, confirmationRequired } = core.config.registrations;
   if (approvalRequired) return 'Your sign-up is waiting for approval by the staff of this server. You can sign in once it is approved.';
   if (confirmationRequired) return 'Your e-mail address has to be confirmed by the staff of this server before you can use your account.';
   return 'Your account is ready: sign in from your Mastodon app, or below.';
 }
 
-function welcomePage(core: Core, username: string, signInUrl: string): ApiResponse {
+function welcomePage(core: AppCore, username: string, signInUrl: string): ApiResponse {
   const content = `<p role="status">Welcome, <strong>@${e(username)}@${e(core.config.domain)}</strong>. ${e(doneText(core))}</p>
 <p><a href="${e(signInUrl)}">Sign in</a></p>
 <p><a href="/">Back to the front page</a></p>`;
@@ -204,13 +204,13 @@ function fieldErrorsOf(err: RookeryError): FieldErrors {
 
 // The form's CSRF token is the sign-in pages' (a session's, or a signed double-submit token for
 // a browser without one): showing the form stores nothing.
-async function showSignUp(core: Core, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
+async function showSignUp(core: AppCore, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
   if (!core.config.registrations.open) return closedPage(core);
   const form = formToken(core, request, await currentSession(core, request.cookies));
   return signUpPage(core, { csrfToken: form.token, signInUrl }, { cookies: form.cookies });
 }
 
-async function submitSignUp(core: Core, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
+async function submitSignUp(core: AppCore, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
   const { registrations } = core.config;
   if (!registrations.open) return closedPage(core);
   const browser = await currentSession(core, request.cookies);

@@ -10,11 +10,11 @@ import type { Core } from '../../core/domain/context.ts';
 import { RookeryError, unprocessable } from '../../core/domain/errors.ts';
 import { isId } from '../../core/domain/ids.ts';
 import type { Id, Poll, Status } from '../../core/domain/model.ts';
-import { notify } from '../../core/domain/notifications.ts';
+import { notify } from '../../core/domain/notifications/notify.ts';
 import { bool, obj, present, str, strArray, type Params } from '../../core/domain/params.ts';
 import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
-import { renderPoll } from '../../core/mastodon/present/media.ts';
-import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/api/types.ts';
+import { renderPoll } from '../../core/mastodon/entities/media.ts';
+import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/endpoint/types.ts';
 import { countGraphemes as graphemeLength } from '../../core/domain/text/length.ts';
 import { findVisible } from '../../core/domain/viewer.ts';
 import { localVoteJobs, providePollsApi, voteListeners, type PollVote } from './remote.ts';
@@ -100,6 +100,10 @@ export function pollsPlugin(): RookeryPlugin {
         params: ['poll'],
         edits: true,
         async prepare(draft) {
+          const current = draft.editing && draft.pollId !== null ? await polls.get(draft.pollId) : null;
+          // What the edit history records of the poll as it stood, and what it keeps unless changed.
+          draft.previousPollOptions = current?.options ?? null;
+          draft.pollOptions = current?.options ?? null;
           if (!present(draft.params, 'poll')) {
             // An edit without a poll drops it (as editing on Mastodon does).
             if (draft.editing && draft.pollId !== null) {
@@ -111,7 +115,6 @@ export function pollsPlugin(): RookeryPlugin {
           const wanted = readPollParams(core, draft.params);
           const now = core.clock.now();
           const expiresAt = now + wanted.expiresIn * 1000;
-          const current = draft.editing && draft.pollId !== null ? await polls.get(draft.pollId) : null;
           let poll: Poll;
           if (current !== null) {
             const changed = current.options.join('\u0000') !== wanted.options.join('\u0000') || current.multiple !== wanted.multiple;

@@ -10,7 +10,7 @@
 
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import webpush from 'web-push';
-import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/api/types.ts';
+import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/endpoint/types.ts';
 import type { Core } from '../../core/domain/context.ts';
 import { RookeryError, notFound, unprocessable } from '../../core/domain/errors.ts';
 import type { Account, Id, Notification } from '../../core/domain/model.ts';

@@ -14,7 +14,7 @@ import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
 import { pluginParts } from '../../core/mastodon/present/load.ts';
 import { renderScheduledStatus } from '../../core/mastodon/present/scheduled.ts';
 import { StorageConflict } from '../../core/domain/ports/storage.ts';
-import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/api/types.ts';
+import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/endpoint/types.ts';
 import { linkHeader } from '../../core/mastodon/api/links.ts';
 import { readText, validateText } from '../../core/domain/statuses/compose.ts';
 import { publish } from '../../core/domain/statuses/publish.ts';

@@ -2,7 +2,7 @@
 // leaking anything, and hapi's own refusals (bad JSON, size, type, unknown route) in that shape.
 
 import t from 'tap';
-import { json } from '../../core/mastodon/api/types.ts';
+import { json } from '../../core/mastodon/endpoint/types.ts';
 import type { Logger } from '../../core/domain/ports/logger.ts';
 import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
 import { harness } from '../helpers/harness.ts';

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import t from 'tap';
 import { createNodeHandler, limitNodeServer, type NodeHandlerOptions } from '../../adapters/node/index.ts';
-import { json } from '../../core/mastodon/api/types.ts';
+import { json } from '../../core/mastodon/endpoint/types.ts';
 import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
 import { harness } from '../helpers/harness.ts';
 

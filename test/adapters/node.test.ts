@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { createMemoryStorage } from '../../adapters/memory/storage.ts';
 import { createNodeHandler, createNodeRookery } from '../../adapters/node/index.ts';
-import { json } from '../../core/mastodon/api/types.ts';
+import { json } from '../../core/mastodon/endpoint/types.ts';
 import type { Logger } from '../../core/domain/ports/logger.ts';
 import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
 import { harness } from '../helpers/harness.ts';

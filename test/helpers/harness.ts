@@ -10,7 +10,7 @@ import { createNodeHandler } from '../../adapters/node/handler.ts';
 import { createNodeSecrets } from '../../adapters/node/secrets.ts';
 import { createLocalAccount, type NewLocalAccount } from '../../core/domain/accounts/create.ts';
 import { resolveConfig, type ConfigInput } from '../../core/domain/config.ts';
-import type { Core } from '../../core/domain/context.ts';
+import type { AppCore } from '../../core/mastodon/context.ts';
 import type { Account, Application } from '../../core/domain/model.ts';
 import { registerApplication } from '../../core/mastodon/oauth/apps.ts';
 import { issueToken } from '../../core/mastodon/oauth/tokens.ts';
@@ -77,7 +77,7 @@ export interface InjectOptions {
 export interface Harness {
   server: Hapi.Server;
   rookery: Rookery;
-  core: Core;
+  core: AppCore;
   clock: TestClock;
   bus: EventBus;
   /** A local user with a token for `scopes` (default: read write follow). */

@@ -77,3 +77,19 @@ export function cycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[
   for (const v of graph.keys()) if (!index.has(v)) visit(v);
   return found;
 }
+
+/** The file graph collapsed to groups (`groupOf` names a file's group): group → the other groups
+ * its files import, with one file-level example of each arrow. */
+export function groupGraph(graph: ReadonlyMap<string, ReadonlySet<string>>, groupOf: (file: string) => string): Map<string, Map<string, string>> {
+  const groups = new Map<string, Map<string, string>>();
+  for (const [file, deps] of graph) {
+    const from = groupOf(file);
+    const arrows = groups.get(from) ?? new Map<string, string>();
+    groups.set(from, arrows);
+    for (const dep of deps) {
+      const to = groupOf(dep);
+      if (to !== from && !arrows.has(to)) arrows.set(to, `${file} -> ${dep}`);
+    }
+  }
+  return groups;
+}

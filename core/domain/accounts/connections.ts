@@ -6,7 +6,7 @@ import type { Core } from '../context.ts';
 import type { Account, Block, Follow, Id, Mute } from '../model.ts';
 import { fillPage, type Slice } from '../paging.ts';
 import type { Page } from '../ports/storage.ts';
-import { activeMute } from '../../mastodon/present/relationship.ts';
+import { activeMute } from '../policy.ts';
 
 interface Row {
   id: Id;

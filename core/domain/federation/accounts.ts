@@ -9,7 +9,7 @@ import { VISIBILITIES, type Account, type Id, type Millis, type ProfileField } f
 import { StorageConflict } from '../ports/storage.ts';
 import { counterEffects } from '../statuses/delete.ts';
 import { boundText, sanitizeHtml } from '../text/sanitize.ts';
-import { httpUrl } from './lookup.ts';
+import { httpUrl } from '../remote/lookup.ts';
 
 export interface RemoteAccountInput {
   /** The actor's ActivityPub id: what the account is keyed by. */

@@ -14,6 +14,6 @@ export {
   remoteUnfavourite,
   remoteUnfollow,
 } from './interactions.ts';
-export { findAccountByUri, findStatusByUri, httpUrl, MAX_URI } from './lookup.ts';
-export { resolveAccount, resolveUrl, RESOLVE_TIMEOUT_MS } from './resolve.ts';
+export { findAccountByUri, findStatusByUri, httpUrl, MAX_URI } from '../remote/lookup.ts';
+export { resolveAccount, resolveUrl, RESOLVE_TIMEOUT_MS } from '../remote/resolve.ts';
 export { deleteRemoteStatus, receiveRemoteStatus, REMOTE_STATUS_LIMITS, updateRemoteStatus, type RemoteStatusInput } from './statuses.ts';

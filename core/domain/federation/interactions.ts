@@ -10,7 +10,7 @@ import type { Account, Id, Millis, Status } from '../model.ts';
 import { StorageConflict } from '../ports/storage.ts';
 import { favourite, unfavourite } from '../statuses/favourite.ts';
 import { reblog, unreblog } from '../statuses/reblog.ts';
-import { httpUrl } from './lookup.ts';
+import { httpUrl } from '../remote/lookup.ts';
 
 async function account(core: Core, id: Id): Promise<Account> {
   const found = await core.storage.accounts.get(id);

@@ -15,7 +15,7 @@ import { revisionOf, type Revised } from '../statuses/edit.ts';
 import { newStatus } from '../statuses/new-status.ts';
 import { boundText, htmlToText, sanitizeHtml } from '../text/sanitize.ts';
 import { normalizeTag } from '../text/tags.ts';
-import { findStatusByUri, httpUrl } from './lookup.ts';
+import { findStatusByUri, httpUrl } from '../remote/lookup.ts';
 
 export interface RemoteStatusInput {
   uri: string;

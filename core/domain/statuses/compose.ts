@@ -3,7 +3,7 @@
 // (docs/behaviour.md, "Statuses and their transitions").
 
 import type { Core } from '../context.ts';
-import { resolveAccount } from '../federation/resolve.ts';
+import { resolveAccount } from '../remote/resolve.ts';
 import { texts, unprocessable } from '../errors.ts';
 import { tooLong } from '../lengths.ts';
 import type { Account, Id } from '../model.ts';

@@ -2,7 +2,8 @@
 // only; visibility and reply target never change; publish's validations apply. The first edit
 // also records the original, so the history always starts with what was first published.
 // Media and polls belong to plugins: the draft starts from the status's own, and every hook
-// that handles edits keeps, replaces or drops its part, with writes that commit with the edit.
+// that handles edits keeps, replaces or drops its part (and says what the poll was), with writes
+// that commit with the edit.
 
 import type { Core } from '../context.ts';
 import { notFound } from '../errors.ts';
@@ -10,7 +11,6 @@ import { normalizeLanguage } from '../languages.ts';
 import type { Account, Millis, Status, StatusEdit } from '../model.ts';
 import { str, type Params } from '../params.ts';
 import type { PublishDraft } from '../hooks.ts';
-import { currentPollOptions } from '../../mastodon/present/load.ts';
 import { findLive, findVisible } from '../viewer.ts';
 import { checkRawLength, readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
 import { conflictError, type Author } from './publish.ts';
@@ -43,7 +43,6 @@ export async function editStatus(core: Core, author: Author, id: string, params:
   refuseUnhandledParams(core, params, PLUGIN_PARAMS);
   const parts = readText(params, status.sensitive, status);
   checkRawLength(core, parts);
-  const pollOptions = await currentPollOptions(core, status);
   const draft: PublishDraft = {
     account: author.account,
     params,
@@ -56,7 +55,8 @@ export async function editStatus(core: Core, author: Author, id: string, params:
     statusId: status.id,
     mediaIds: [...status.mediaIds],
     pollId: status.pollId,
-    pollOptions,
+    pollOptions: null,
+    previousPollOptions: null,
     writes: [],
     editing: true,
     current: status,
@@ -78,7 +78,7 @@ export async function editStatus(core: Core, author: Author, id: string, params:
   const now = core.clock.now();
   const revision = (from: Revised, options: string[] | null, at: number): StatusEdit => revisionOf(core, status, from, options, at);
   const revisions: StatusEdit[] = [];
-  if (status.editedAt === null) revisions.push(revision(status, pollOptions, status.createdAt));
+  if (status.editedAt === null) revisions.push(revision(status, draft.previousPollOptions, status.createdAt));
   revisions.push(revision({ ...draft, content: rendered.content }, draft.pollId === null ? null : draft.pollOptions, now));
   const options: Parameters<Core['storage']['statuses']['update']>[3] & object = {
     outbox: (edited) => (edited === null ? [] : core.record({ type: 'status.updated', status: edited })),

@@ -91,6 +91,7 @@ export async function publish(core: Core, author: Author, params: Params, idempo
     mediaIds: [],
     pollId: null,
     pollOptions: null,
+    previousPollOptions: null,
     writes: [],
     editing: false,
     current: null,

@@ -3,7 +3,7 @@
 
 import { followersOf, followingOf } from '../../domain/accounts/connections.ts';
 import { findAccount, findAccountOrNull, lookupAccount } from '../../domain/accounts/find.ts';
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { unprocessable } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
 import { listsWithMember } from '../../domain/lists.ts';
@@ -15,7 +15,7 @@ import { accountStatuses, pinnedStatuses } from '../../domain/timelines/account.
 import { pagedJson, pagedStatuses } from './paging.ts';
 import { relationshipEndpoints } from './relationships.ts';
 import { actorOf, paramsOf } from './statuses.ts';
-import { json, type ApiRequest, type Endpoint } from './types.ts';
+import { json, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
 
 const READ_ACCOUNTS = ['read', 'read:accounts'];
 
@@ -23,7 +23,7 @@ function id(request: ApiRequest): string {
   return request.params['id'] ?? '';
 }
 
-export function accountEndpoints(core: Core): Endpoint[] {
+export function accountEndpoints(core: AppCore): Endpoint[] {
   const follows = (path: 'followers' | 'following', read: typeof followersOf): Endpoint => ({
     method: 'GET',
     path: `/api/v1/accounts/:id/${path}`,

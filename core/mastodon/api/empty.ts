@@ -2,8 +2,8 @@
 // nothing to show, so that clients calling them at start-up or on common screens never see an
 // error. A plugin that implements one takes the path over (plugin endpoints come first).
 
-import type { Core } from '../../domain/context.ts';
-import { json, type AuthRule, type Endpoint } from './types.ts';
+import type { AppCore } from '../context.ts';
+import { json, type AuthRule, type Endpoint } from '../endpoint/types.ts';
 
 function empty(path: string, auth: AuthRule, scopes: string[], body: unknown = []): Endpoint {
   return { method: 'GET', path, auth, scopes, handle: async () => json(body) };
@@ -27,7 +27,7 @@ const V1_POLICY = {
   summary: { pending_requests_count: 0, pending_notifications_count: 0 },
 };
 
-export function emptyEndpoints(_core: Core): Endpoint[] {
+export function emptyEndpoints(_core: AppCore): Endpoint[] {
   const READ = ['read'];
   return [
     empty('/api/v1/custom_emojis', 'public', []),

@@ -1,7 +1,7 @@
 // v2 filters with their keywords and statuses (rules in core/filters.ts); v1 filters answer
 // an empty list, as clients read v2.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import {
   addFilterStatus,
   addKeyword,
@@ -19,9 +19,9 @@ import {
 } from '../../domain/filters.ts';
 import type { FilterKeyword, FilterStatus } from '../../domain/model.ts';
 import { bool, int, str, strArray, type Params } from '../../domain/params.ts';
-import { renderFilter } from '../present/filter.ts';
+import { renderFilter } from '../entities/filter.ts';
 import { actorOf, paramsOf } from './statuses.ts';
-import { json, type ApiRequest, type Endpoint } from './types.ts';
+import { json, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
 
 const READ = ['read', 'read:filters'];
 const WRITE = ['write', 'write:filters'];
@@ -76,7 +76,7 @@ function id(request: ApiRequest): string {
   return request.params['id'] ?? '';
 }
 
-export function filterEndpoints(core: Core): Endpoint[] {
+export function filterEndpoints(core: AppCore): Endpoint[] {
   return [
     {
       method: 'GET',

@@ -4,7 +4,7 @@
 import type { RookeryConfig } from '../../domain/config.ts';
 import { invalidToken, outsideScopes, RookeryError, texts, unprocessable } from '../../domain/errors.ts';
 import { satisfiesAny } from '../oauth/scopes.ts';
-import type { Caller, Endpoint, TokenLookup } from './types.ts';
+import type { Caller, Endpoint, TokenLookup } from '../endpoint/types.ts';
 
 const ANONYMOUS: Caller = { token: null, application: null, account: null, user: null };
 

@@ -2,24 +2,24 @@
 // headers point at when unset. All public: clients read them before signing in, also in
 // limited-federation mode.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { renderInstanceV1, renderInstanceV2, renderNodeInfo, renderRules, type ActiveUsers, type InstanceStats } from '../present/instance.ts';
 import { MISSING_IMAGE_PNG_BASE64 } from '../present/placeholder.ts';
 import { MISSING_AVATAR_PATH, MISSING_HEADER_PATH } from '../../domain/urls.ts';
-import { json, type ApiResponse, type Endpoint } from './types.ts';
+import { json, type ApiResponse, type Endpoint } from '../endpoint/types.ts';
 
 function open(path: string, handle: () => Promise<ApiResponse>): Endpoint {
   return { method: 'GET', path, auth: 'public', scopes: [], openInLimitedMode: true, handle };
 }
 
-async function statsOf(core: Core): Promise<InstanceStats> {
+async function statsOf(core: AppCore): Promise<InstanceStats> {
   const [userCount, statusCount] = await Promise.all([core.storage.accounts.countLocalUsers(), core.storage.statuses.countLocal()]);
   return { userCount, statusCount };
 }
 
 const DAY = 86_400_000;
 
-async function activeOf(core: Core): Promise<ActiveUsers> {
+async function activeOf(core: AppCore): Promise<ActiveUsers> {
   const now = core.clock.now();
   const [month, halfyear] = await Promise.all([core.storage.accounts.countLocalUsers(now - 30 * DAY), core.storage.accounts.countLocalUsers(now - 180 * DAY)]);
   return { month, halfyear };
@@ -32,7 +32,7 @@ const png = async (): Promise<ApiResponse> => ({
   headers: { 'cache-control': 'public, max-age=86400' },
 });
 
-export function instanceEndpoints(core: Core): Endpoint[] {
+export function instanceEndpoints(core: AppCore): Endpoint[] {
   const { config } = core;
   return [
     open('/api/v2/instance', async () => json(renderInstanceV2(config, await statsOf(core), core.hooks.instanceConfiguration))),

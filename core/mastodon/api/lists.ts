@@ -1,6 +1,6 @@
 // Lists and their members (rules in core/lists.ts).
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { addListMembers, createList, deleteList, ownList, removeListMembers, updateList, type ListInput } from '../../domain/lists.ts';
 import { fillPage } from '../../domain/paging.ts';
 import { bool, page, str, strArray, type Params } from '../../domain/params.ts';
@@ -8,7 +8,7 @@ import { presentAccounts } from '../present/load.ts';
 import { renderList } from '../present/list.ts';
 import { pagedJson } from './paging.ts';
 import { actorOf, paramsOf } from './statuses.ts';
-import { json, type ApiRequest, type Endpoint } from './types.ts';
+import { json, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
 
 const READ = ['read', 'read:lists'];
 const WRITE = ['write', 'write:lists'];
@@ -21,7 +21,7 @@ function id(request: ApiRequest): string {
   return request.params['id'] ?? '';
 }
 
-export function listEndpoints(core: Core): Endpoint[] {
+export function listEndpoints(core: AppCore): Endpoint[] {
   return [
     {
       method: 'GET',

@@ -1,11 +1,12 @@
 // Read markers of the home timeline and the notifications (rules in core/markers.ts).
 
-import type { Core } from '../../domain/context.ts';
-import { readMarkers, renderMarkers, saveMarkers } from '../../domain/markers.ts';
+import type { AppCore } from '../context.ts';
+import { readMarkers, saveMarkers } from '../../domain/markers.ts';
+import { renderMarkers } from '../present/markers.ts';
 import { MARKER_TIMELINES, type MarkerTimeline } from '../../domain/model.ts';
 import { obj, str, strArray, type Params } from '../../domain/params.ts';
 import { actorOf, paramsOf } from './statuses.ts';
-import { json, type Endpoint } from './types.ts';
+import { json, type Endpoint } from '../endpoint/types.ts';
 
 /** home[last_read_id]=… and notifications[last_read_id]=… (nested by the adapter, or JSON). */
 function positionsOf(params: Params): Map<MarkerTimeline, string> {
@@ -17,7 +18,7 @@ function positionsOf(params: Params): Map<MarkerTimeline, string> {
   return positions;
 }
 
-export function markerEndpoints(core: Core): Endpoint[] {
+export function markerEndpoints(core: AppCore): Endpoint[] {
   return [
     {
       method: 'GET',

@@ -1,7 +1,7 @@
 // Notifications: the v1 list and its single-notification operations, and the v2 grouped
 // list (Mastodon 4.3), which clients that see version 4.3 prefer.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { notFound } from '../../domain/errors.ts';
 import {
   clearNotifications,
@@ -18,7 +18,7 @@ import { presentAccounts, presentNotifications } from '../present/load.ts';
 import { notificationIdOf, renderGrouped } from '../present/notification-group.ts';
 import { pagedJson } from './paging.ts';
 import { actorOf, paramsOf } from './statuses.ts';
-import { json, type ApiRequest, type Endpoint } from './types.ts';
+import { json, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
 
 const READ = ['read', 'read:notifications'];
 const WRITE = ['write', 'write:notifications'];
@@ -27,7 +27,7 @@ function queryOf(params: Params): NotificationQuery {
   return { types: strArray(params, 'types'), excludeTypes: strArray(params, 'exclude_types'), accountId: str(params, 'account_id') };
 }
 
-async function present(core: Core, viewer: Account, notification: Notification) {
+async function present(core: AppCore, viewer: Account, notification: Notification) {
   const [rendered] = await presentNotifications(core, [notification], viewer);
   if (rendered === undefined) throw notFound();
   return rendered;
@@ -35,7 +35,7 @@ async function present(core: Core, viewer: Account, notification: Notification) 
 
 /** The notification behind a v2 group key: one that may be shown, or (`shown: false`, for
  * dismissing) any of the viewer's own. */
-async function findGroup(core: Core, viewer: Account, request: ApiRequest, shown = true): Promise<Notification> {
+async function findGroup(core: AppCore, viewer: Account, request: ApiRequest, shown = true): Promise<Notification> {
   const id = notificationIdOf(request.params['group_key'] ?? '') ?? '';
   return shown ? findNotification(core, viewer, id) : ownNotification(core, viewer, id);
 }
@@ -44,7 +44,7 @@ function unreadLimit(params: Params): number {
   return Math.min(Math.abs(int(params, 'limit') ?? 100), 1000);
 }
 
-export function notificationEndpoints(core: Core): Endpoint[] {
+export function notificationEndpoints(core: AppCore): Endpoint[] {
   /** v1 and v2 answer the unread count alike. */
   const unreadCount = (path: string): Endpoint => ({
     method: 'GET',

@@ -2,7 +2,7 @@
 // apps/verify_credentials are 'public' for the bearer guard: they authenticate clients and
 // people themselves (client credentials, the sign-in session). The rules live in core/oauth.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { registerApplication, renderApplication, renderCredentialApplication } from '../oauth/apps.ts';
 import { serverMetadata } from '../oauth/metadata.ts';
 import { revokeEndpoint } from '../oauth/revoke.ts';
@@ -10,7 +10,7 @@ import { tokenEndpoint } from '../oauth/token-endpoint.ts';
 import type { SignInPort } from '../oauth/sign-in-port.ts';
 import { showAuthorize, showNativeCode, showSignIn, submitDecision, submitSignIn } from '../oauth/web-flow.ts';
 import { str, strArray, type Params } from '../../domain/params.ts';
-import { json, type Endpoint } from './types.ts';
+import { json, type Endpoint } from '../endpoint/types.ts';
 
 /** A parameter that may be a string or a list (redirect_uris, scopes). */
 function stringOrList(params: Params, name: string): string | string[] | undefined {
@@ -19,13 +19,13 @@ function stringOrList(params: Params, name: string): string | string[] | undefin
 }
 
 /** The Web Push public key a push plugin states (configuration.vapid), '' without one. */
-function vapidKeyOf(core: Core): string {
+function vapidKeyOf(core: AppCore): string {
   const vapid = core.hooks.instanceConfiguration['vapid'] as { public_key?: unknown } | undefined;
   return typeof vapid?.public_key === 'string' ? vapid.public_key : '';
 }
 
 /** With a host sign-in port, /auth/sign_in is the host's and the flow asks the port instead. */
-export function oauthEndpoints(core: Core, signIn?: SignInPort): Endpoint[] {
+export function oauthEndpoints(core: AppCore, signIn?: SignInPort): Endpoint[] {
   const open = { auth: 'public', scopes: [], openInLimitedMode: true } as const;
   // The sign-in and consent pages (and the forms they post) are same-origin only.
   const page = { ...open, cors: false } as const;

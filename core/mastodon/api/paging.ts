@@ -1,11 +1,11 @@
 // Answers with a page of results and its Link header (core/api/links.ts), the way every paged
 // list of the supporting API does; no header for an empty page.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import type { Account, Id, Status } from '../../domain/model.ts';
 import { presentStatuses } from '../present/load.ts';
 import { linkHeader } from './links.ts';
-import { json, type ApiRequest, type ApiResponse } from './types.ts';
+import { json, type ApiRequest, type ApiResponse } from '../endpoint/types.ts';
 
 export interface Cursors {
   next: Id | null;
@@ -13,13 +13,13 @@ export interface Cursors {
 }
 
 /** `prevParam`: min_id for statuses and notifications, since_id for lists of accounts. */
-export function pagedJson(core: Core, request: ApiRequest, body: unknown, cursors: Cursors, prevParam: 'min_id' | 'since_id' = 'min_id'): ApiResponse {
+export function pagedJson(core: AppCore, request: ApiRequest, body: unknown, cursors: Cursors, prevParam: 'min_id' | 'since_id' = 'min_id'): ApiResponse {
   const link = linkHeader(core.config, request.path, request.query, { next: cursors.next, prev: cursors.prev, prevParam });
   return json(body, 200, link === undefined ? undefined : { link });
 }
 
 /** Statuses rendered for the caller, with the page's links. */
-export async function pagedStatuses(core: Core, request: ApiRequest, statuses: readonly Status[], cursors: Cursors): Promise<ApiResponse> {
+export async function pagedStatuses(core: AppCore, request: ApiRequest, statuses: readonly Status[], cursors: Cursors): Promise<ApiResponse> {
   const viewer: Account | null = request.caller.account;
   return pagedJson(core, request, await presentStatuses(core, statuses, viewer), cursors);
 }

@@ -1,9 +1,9 @@
 // GET /api/v1/preferences: the signed-in user's posting and reading settings.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import type { UserSettings } from '../../domain/model.ts';
 import { actorOf } from './statuses.ts';
-import { json, type Endpoint } from './types.ts';
+import { json, type Endpoint } from '../endpoint/types.ts';
 
 const DEFAULTS: UserSettings = { defaultVisibility: 'public', defaultSensitive: false, defaultLanguage: null, expandMedia: 'default', expandSpoilers: false };
 
@@ -17,7 +17,7 @@ export function renderPreferences(settings: UserSettings) {
   };
 }
 
-export function preferenceEndpoints(core: Core): Endpoint[] {
+export function preferenceEndpoints(core: AppCore): Endpoint[] {
   return [
     {
       method: 'GET',

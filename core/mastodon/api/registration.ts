@@ -5,18 +5,18 @@
 
 import { createLocalAccount } from '../../domain/accounts/create.ts';
 import { updateProfile } from '../../domain/accounts/profile.ts';
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { forbidden } from '../../domain/errors.ts';
 import type { Id } from '../../domain/model.ts';
 import { issueToken, renderToken } from '../oauth/tokens.ts';
 import { bool, str } from '../../domain/params.ts';
 import { renderCredentialAccount } from '../present/account.ts';
-import { json, type Endpoint } from './types.ts';
+import { json, type Endpoint } from '../endpoint/types.ts';
 
 const COUNT_PAGE = 200;
 
 /** Pending follow requests to the account, counted a page at a time. */
-async function countFollowRequests(core: Core, accountId: Id): Promise<number> {
+async function countFollowRequests(core: AppCore, accountId: Id): Promise<number> {
   let count = 0;
   let maxId: Id | undefined;
   for (;;) {
@@ -30,12 +30,12 @@ async function countFollowRequests(core: Core, accountId: Id): Promise<number> {
 
 /** Request bytes update_credentials may take: the files the profile hooks accept, plus room for
  * the text parameters; the front's default when no hook takes files. */
-function profilePayload(core: Core): { maxBytes: number } | undefined {
+function profilePayload(core: AppCore): { maxBytes: number } | undefined {
   const files = core.hooks.profileHooks.reduce((sum, hook) => sum + (hook.maxBytes ?? 0), 0);
   return files === 0 ? undefined : { maxBytes: files + 1_048_576 };
 }
 
-export function registrationEndpoints(core: Core): Endpoint[] {
+export function registrationEndpoints(core: AppCore): Endpoint[] {
   const payload = profilePayload(core);
   return [
     {

@@ -5,16 +5,16 @@ import { block, mute, unblock, unmute } from '../../domain/accounts/block.ts';
 import { blocksOf, followRequestsTo, mutesOf } from '../../domain/accounts/connections.ts';
 import { blockDomain, domainBlocksOf, unblockDomain } from '../../domain/accounts/domain-blocks.ts';
 import { authorizeFollowRequest, follow, rejectFollowRequest, unfollow, type FollowOptions } from '../../domain/accounts/follow.ts';
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { isId } from '../../domain/ids.ts';
 import type { Account } from '../../domain/model.ts';
 import { bool, int, page, present, str, strArray, type Params } from '../../domain/params.ts';
 import { presentAccounts } from '../present/load.ts';
 import { presentRelationship, presentRelationships } from '../present/relationship.ts';
-import { isoOrNull } from '../present/time.ts';
+import { isoOrNull } from '../entities/time.ts';
 import { pagedJson } from './paging.ts';
 import { actorOf, paramsOf } from './statuses.ts';
-import { json, type ApiRequest, type Endpoint } from './types.ts';
+import { json, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
 
 const WRITE_FOLLOWS = ['write', 'write:follows', 'follow'];
 const WRITE_BLOCKS = ['write', 'write:blocks', 'follow'];
@@ -29,7 +29,7 @@ function followOptions(params: Params): FollowOptions {
   };
 }
 
-export function relationshipEndpoints(core: Core): Endpoint[] {
+export function relationshipEndpoints(core: AppCore): Endpoint[] {
   /** POST /api/v1/<prefix>/:id/<action>, answered with the caller's relationship to the target. */
   const action = (prefix: string, name: string, scopes: string[], run: (actor: Account, targetId: string, params: Params) => Promise<Account>): Endpoint => ({
     method: 'POST',

@@ -1,6 +1,6 @@
 // Search (v2) and hashtag information (core/search.ts says what is found).
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { badRequest, notFound, RookeryError } from '../../domain/errors.ts';
 import { bool, int, page, present, str } from '../../domain/params.ts';
 import { presentAccounts, presentStatuses } from '../present/load.ts';
@@ -8,11 +8,11 @@ import { renderTag } from '../present/tag.ts';
 import { search, type SearchType } from '../../domain/search.ts';
 import { normalizeTag } from '../../domain/text/index.ts';
 import { paramsOf } from './statuses.ts';
-import { json, type Endpoint } from './types.ts';
+import { json, type Endpoint } from '../endpoint/types.ts';
 
 const TYPES: readonly SearchType[] = ['accounts', 'hashtags', 'statuses'];
 
-export function searchEndpoints(core: Core): Endpoint[] {
+export function searchEndpoints(core: AppCore): Endpoint[] {
   return [
     {
       method: 'GET',

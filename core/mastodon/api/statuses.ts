@@ -1,7 +1,7 @@
 // The status operations at Mastodon's paths (docs/behaviour.md, "Statuses and their transitions"),
 // plus edit, history, source and the batch read clients use.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { notFound, unprocessable } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
 import { page, strArray, type Params } from '../../domain/params.ts';
@@ -20,7 +20,7 @@ import { reblog, unreblog } from '../../domain/statuses/reblog.ts';
 import { viewStatus } from '../../domain/statuses/view.ts';
 import { filterVisible } from '../../domain/viewer.ts';
 import { linkHeader } from './links.ts';
-import { json, type ApiRequest, type ApiResponse, type Endpoint } from './types.ts';
+import { json, type ApiRequest, type ApiResponse, type Endpoint } from '../endpoint/types.ts';
 import type { Account, Status } from '../../domain/model.ts';
 
 const READ = ['read', 'read:statuses'];
@@ -46,7 +46,7 @@ function id(request: ApiRequest): string {
   return request.params['id'] ?? '';
 }
 
-export function statusEndpoints(core: Core): Endpoint[] {
+export function statusEndpoints(core: AppCore): Endpoint[] {
   const render = async (status: Status, request: ApiRequest): Promise<ApiResponse> =>
     json(await presentStatus(core, status, request.caller.account));
 

@@ -1,7 +1,7 @@
 // The API around statuses that clients call (timelines, notifications, lists, markers,
 // filters, preferences, search), and empty answers for what Rookery does not have.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { emptyEndpoints } from './empty.ts';
 import { filterEndpoints } from './filters.ts';
 import { listEndpoints } from './lists.ts';
@@ -10,9 +10,9 @@ import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
 import { searchEndpoints } from './search.ts';
 import { timelineEndpoints } from './timelines.ts';
-import type { Endpoint } from './types.ts';
+import type { Endpoint } from '../endpoint/types.ts';
 
-export function supportingEndpoints(core: Core): Endpoint[] {
+export function supportingEndpoints(core: AppCore): Endpoint[] {
   return [
     ...timelineEndpoints(core),
     ...notificationEndpoints(core),

@@ -1,6 +1,6 @@
 // Timelines (home, public, hashtag, list) and the caller's bookmarks and favourites.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { bool, page, strArray, type Params } from '../../domain/params.ts';
 import { homeTimeline } from '../../domain/timelines/home.ts';
 import { listTimeline } from '../../domain/timelines/list.ts';
@@ -8,7 +8,7 @@ import { bookmarkedStatuses, favouritedStatuses } from '../../domain/timelines/m
 import { publicTimeline, tagTimeline, type PublicOptions } from '../../domain/timelines/public.ts';
 import { pagedStatuses } from './paging.ts';
 import { actorOf, paramsOf } from './statuses.ts';
-import type { Endpoint } from './types.ts';
+import type { Endpoint } from '../endpoint/types.ts';
 
 const READ_STATUSES = ['read', 'read:statuses'];
 
@@ -18,7 +18,7 @@ function originOf(params: Params): PublicOptions {
   return { local, onlyMedia: bool(params, 'only_media') };
 }
 
-export function timelineEndpoints(core: Core): Endpoint[] {
+export function timelineEndpoints(core: AppCore): Endpoint[] {
   return [
     {
       method: 'GET',

@@ -2,7 +2,7 @@
 // reads them. No body (or an empty one) is no parameters, whatever its type; any other type,
 // or a compressed body, is refused with 415.
 
-import type { Params } from '../api/types.ts';
+import type { Params } from '../endpoint/types.ts';
 import { RookeryError } from '../../domain/errors.ts';
 import { strictUtf8, utf8 } from './bytes.ts';
 import { parseHeaderValue } from './header-params.ts';

@@ -4,7 +4,7 @@
 // Requests for paths that are neither an endpoint's nor under /api/ are not Rookery's: the
 // front says so (null) and the transport passes them to the host app.
 
-import type { ApiRequest, ApiResponse, Endpoint, Params, TokenLookup } from '../api/types.ts';
+import type { ApiRequest, ApiResponse, Endpoint, Params, TokenLookup } from '../endpoint/types.ts';
 import { notFound, RookeryError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
 import { rateLimitTexts } from '../rate-limits.ts';

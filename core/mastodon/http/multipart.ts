@@ -2,7 +2,7 @@
 // become UploadedFile; both come out as name/value pairs for Rack-style nesting. Bounded: the
 // number of parts, the size of each part's headers and the boundary's length.
 
-import type { UploadedFile } from '../api/types.ts';
+import type { UploadedFile } from '../endpoint/types.ts';
 import { RookeryError } from '../../domain/errors.ts';
 import { indexOf, pattern, startsWith, utf8 } from './bytes.ts';
 import { parseHeaderValue } from './header-params.ts';

@@ -4,7 +4,7 @@
 // Values stay strings (or files); the number of parameters and their depth are bounded, and
 // keys that could reach an object's prototype are dropped.
 
-import type { Params, UploadedFile } from '../api/types.ts';
+import type { Params, UploadedFile } from '../endpoint/types.ts';
 import { RookeryError } from '../../domain/errors.ts';
 
 export type RackValue = string | UploadedFile;

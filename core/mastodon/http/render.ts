@@ -2,7 +2,7 @@
 // such as error_description, and the error's headers). A server error shows the client nothing
 // of its cause.
 
-import type { ApiResponse } from '../api/types.ts';
+import type { ApiResponse } from '../endpoint/types.ts';
 import { RookeryError } from '../../domain/errors.ts';
 import { fromBase64 } from './bytes.ts';
 import type { RawResponse } from './types.ts';

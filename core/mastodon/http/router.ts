@@ -2,7 +2,7 @@
 // of path segments for the others. A literal segment wins over a :param at the same place, and
 // the search backs up to the :param when the literal leads nowhere (as hapi's router does).
 
-import type { Endpoint } from '../api/types.ts';
+import type { Endpoint } from '../endpoint/types.ts';
 
 export type RouteMatch =
   /** params are as they appear in the path, still percent-encoded. */

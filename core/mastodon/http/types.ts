@@ -5,7 +5,7 @@
 // Plain objects rather than WHATWG Request/Response: those cost allocations and stream plumbing
 // on every request, and no transport here needs more than a buffered body.
 
-import type { Caller, Endpoint, HttpMethod, TokenLookup } from '../api/types.ts';
+import type { Caller, Endpoint, HttpMethod, TokenLookup } from '../endpoint/types.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
 import type { RateLimiter } from '../rate-limits.ts';
 

@@ -1,7 +1,7 @@
 // Registering an application (POST /api/v1/apps): its validations and texts (docs/behaviour.md, "OAuth").
 // The client secret is returned once and stored only as a digest.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { unprocessable } from '../../domain/errors.ts';
 import type { Application } from '../../domain/model.ts';
 import { DEFAULT_SCOPES, isKnownScope, parseScopes } from './scopes.ts';
@@ -88,7 +88,7 @@ export interface RegisteredApplication {
   clientSecret: string;
 }
 
-export async function registerApplication(core: Core, input: NewApplication): Promise<RegisteredApplication> {
+export async function registerApplication(core: AppCore, input: NewApplication): Promise<RegisteredApplication> {
   const name = input.name.trim();
   const redirectUris = [...new Set(asList(input.redirectUris, /\s+/))];
   const scopes = input.scopes === undefined ? [...DEFAULT_SCOPES] : parseScopes(asList(input.scopes, /\s+/).join(' '));

@@ -4,7 +4,7 @@
 // later error goes back to the client's redirect URI — except for the out-of-band URI, where
 // the user reads errors on a page instead.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import type { Application } from '../../domain/model.ts';
 import { MAX_LENGTH } from '../../domain/lengths.ts';
 import { bool, str, type Params } from '../../domain/params.ts';
@@ -76,7 +76,7 @@ function pickRedirectUri(application: Application, requested: string | undefined
   return application.redirectUris.includes(requested) ? requested : null;
 }
 
-export async function checkAuthorizeRequest(core: Core, params: Params): Promise<AuthorizeCheck> {
+export async function checkAuthorizeRequest(core: AppCore, params: Params): Promise<AuthorizeCheck> {
   const carried = carriedParams(params);
   const clientId = carried.client_id ?? '';
   if (clientId === '') return { kind: 'page', status: 400, failure: { error: 'invalid_request', description: missingParam('client_id') } };

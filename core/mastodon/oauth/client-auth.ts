@@ -2,7 +2,7 @@
 // (client_secret_basic) or client_id + client_secret in the parameters (client_secret_post).
 // Basic wins when both are present, as on Mastodon servers.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import type { Application } from '../../domain/model.ts';
 import { str, type Params } from '../../domain/params.ts';
 
@@ -52,7 +52,7 @@ export function clientCredentials(headers: Record<string, string | undefined>, p
 
 /** The application whose credentials these are, or null. The secret is compared as a digest
  * in constant time; only its digest is stored. */
-export async function authenticateClient(core: Core, credentials: ClientCredentials | null): Promise<Application | null> {
+export async function authenticateClient(core: AppCore, credentials: ClientCredentials | null): Promise<Application | null> {
   if (credentials === null || credentials.clientId === '' || credentials.clientSecret === '') return null;
   const application = await core.storage.oauth.findApplicationByClientId(credentials.clientId);
   const presented = core.secrets.sha256(credentials.clientSecret);

@@ -2,7 +2,7 @@
 // atomically), short-lived, and bound to the client, the redirect URI, the scopes and the PKCE
 // challenge they were issued with.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import type { AuthorizationCode, Id } from '../../domain/model.ts';
 
 export interface CodeGrant {
@@ -14,7 +14,7 @@ export interface CodeGrant {
 }
 
 /** Returns the code itself, shown once to the user agent and never stored. */
-export async function issueCode(core: Core, grant: CodeGrant): Promise<string> {
+export async function issueCode(core: AppCore, grant: CodeGrant): Promise<string> {
   const code = core.secrets.randomToken(32);
   const now = core.clock.now();
   const record: AuthorizationCode = {
@@ -34,14 +34,14 @@ export async function issueCode(core: Core, grant: CodeGrant): Promise<string> {
 }
 
 /** The code's grant, used up by this call; null when unknown, already used or expired. */
-export function consumeCode(core: Core, code: string): Promise<AuthorizationCode | null> {
+export function consumeCode(core: AppCore, code: string): Promise<AuthorizationCode | null> {
   return core.storage.oauth.consumeCode(core.secrets.sha256(code), core.clock.now());
 }
 
 /** RFC 6749 §4.1.2: a code used a second time is refused, and the tokens issued for it are
  * revoked (whoever replays it may have stolen it), each revocation recorded as for
  * /oauth/revoke so that live streams opened with them close. */
-export async function revokeReplayedCode(core: Core, code: string): Promise<void> {
+export async function revokeReplayedCode(core: AppCore, code: string): Promise<void> {
   await core.storage.oauth.revokeTokensOfCode(core.secrets.sha256(code), core.clock.now(), (revoked) =>
     revoked.flatMap((token) => core.record({ type: 'token.revoked', tokenId: token.id, accountId: token.accountId })),
   );

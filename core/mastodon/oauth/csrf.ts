@@ -7,7 +7,7 @@
 // cookie of its own, so a form posted from elsewhere, without the cookie, fails, and nothing
 // is stored until someone signs in.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import type { WebSession } from '../../domain/model.ts';
 import { str, type Params } from '../../domain/params.ts';
 
@@ -18,7 +18,7 @@ export const CSRF_COOKIE = '_rookery_csrf';
 const FORM_SECONDS = 24 * 3600;
 const NONCE = /^[A-Za-z0-9_-]{22,64}$/;
 
-export function csrfValid(core: Core, session: WebSession | null, params: Params): boolean {
+export function csrfValid(core: AppCore, session: WebSession | null, params: Params): boolean {
   const sent = str(params, CSRF_FIELD) ?? '';
   if (session === null || sent === '') return false;
   return core.secrets.equal(sent, session.csrfToken);
@@ -30,13 +30,13 @@ export interface AnonymousCsrf {
   cookies: string[];
 }
 
-function signature(core: Core, nonce: string, issued: number): string {
+function signature(core: AppCore, nonce: string, issued: number): string {
   return core.secrets.sign(`csrf:${nonce}:${issued}`);
 }
 
 /** A token for a form shown to a browser without a session; the nonce cookie it needs is set
  * unless the browser already holds one (so that several tabs work together). */
-export function anonymousCsrf(core: Core, cookies: Record<string, string>): AnonymousCsrf {
+export function anonymousCsrf(core: AppCore, cookies: Record<string, string>): AnonymousCsrf {
   const held = cookies[CSRF_COOKIE];
   const nonce = held !== undefined && NONCE.test(held) ? held : core.secrets.randomToken(16);
   const issued = Math.floor(core.clock.now() / 1000);
@@ -46,7 +46,7 @@ export function anonymousCsrf(core: Core, cookies: Record<string, string>): Anon
 }
 
 /** Whether a post without a session carries a token made for this browser's nonce, recently. */
-export function anonymousCsrfValid(core: Core, cookies: Record<string, string>, params: Params): boolean {
+export function anonymousCsrfValid(core: AppCore, cookies: Record<string, string>, params: Params): boolean {
   const nonce = cookies[CSRF_COOKIE];
   const sent = str(params, CSRF_FIELD) ?? '';
   const dot = sent.indexOf('.');

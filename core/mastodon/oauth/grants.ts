@@ -3,7 +3,7 @@
 // servers do — missing parameters (invalid_request), the client (invalid_client), the grant
 // (invalid_grant), the scopes (invalid_scope) — and returns the token to issue.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import type { Application } from '../../domain/model.ts';
 import { str, type Params } from '../../domain/params.ts';
 import { consumeCode, revokeReplayedCode } from './codes.ts';
@@ -16,7 +16,7 @@ import { checkLogin } from './user-credentials.ts';
 /** Authenticates the client from the request, or throws invalid_client. */
 export type ClientAuthenticator = () => Promise<Application>;
 
-export type GrantHandler = (core: Core, params: Params, authenticate: ClientAuthenticator) => Promise<IssuedToken>;
+export type GrantHandler = (core: AppCore, params: Params, authenticate: ClientAuthenticator) => Promise<IssuedToken>;
 
 function required(params: Params, name: string): string {
   const value = str(params, name);
@@ -25,7 +25,7 @@ function required(params: Params, name: string): string {
 }
 
 /** A code or refresh token only turns into a token while its user may still sign in. */
-async function refuseDisabledUser(core: Core, accountId: string): Promise<void> {
+async function refuseDisabledUser(core: AppCore, accountId: string): Promise<void> {
   const user = await core.storage.accounts.getUser(accountId);
   if (user === null || user.disabled) throw invalidGrant();
 }

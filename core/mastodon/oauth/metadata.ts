@@ -2,12 +2,12 @@
 // PKCE and the `profile` scope are available (docs/behaviour.md, "OAuth"). It lists only what this
 // server really does: the query response mode, and the password grant the spec keeps.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { supportedGrantTypes } from './token-endpoint.ts';
 import { CODE_CHALLENGE_METHODS } from './pkce.ts';
 import { ALL_SCOPES } from './scopes.ts';
 
-export function serverMetadata(core: Core) {
+export function serverMetadata(core: AppCore) {
   const base = core.config.baseUrl;
   return {
     issuer: `${base}/`,

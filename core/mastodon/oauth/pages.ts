@@ -3,8 +3,8 @@
 // escapeHtml. They are never cached (they carry CSRF tokens and codes), never framed
 // (clickjacking the Authorize button), and leak no referrer (the code page's URL holds a code).
 
-import type { ApiResponse } from '../api/types.ts';
-import type { Core } from '../../domain/context.ts';
+import type { ApiResponse } from '../endpoint/types.ts';
+import type { AppCore } from '../context.ts';
 import { escapeHtml as e } from '../../domain/text/index.ts';
 import { acct } from '../../domain/urls.ts';
 import { OOB_REDIRECT_URI } from './apps.ts';
@@ -49,7 +49,7 @@ export interface PageOptions {
   documentTitle?: string;
 }
 
-export function page(core: Core, title: string, content: string, options: PageOptions = {}): ApiResponse {
+export function page(core: AppCore, title: string, content: string, options: PageOptions = {}): ApiResponse {
   const html = `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -87,7 +87,7 @@ export interface SignInPage {
   error?: string;
 }
 
-export function signInPage(core: Core, view: SignInPage, options: PageOptions = {}): ApiResponse {
+export function signInPage(core: AppCore, view: SignInPage, options: PageOptions = {}): ApiResponse {
   const { force_login: _dropped, ...carried } = view.carried;
   const purpose = view.applicationName === null ? '' : ` to continue to <strong>${e(view.applicationName)}</strong>`;
   const content = `<p>Sign in to ${e(core.config.title)} (${e(core.config.domain)})${purpose}.</p>
@@ -109,7 +109,7 @@ export interface ConsentPage {
   csrfToken: string;
 }
 
-export function consentPage(core: Core, view: ConsentPage, options: PageOptions = {}): ApiResponse {
+export function consentPage(core: AppCore, view: ConsentPage, options: PageOptions = {}): ApiResponse {
   const { application, redirectUri, scopes } = view.authorization;
   const { force_login: _dropped, ...carried } = view.authorization.carried;
   const fields = hiddenFields({ [CSRF_FIELD]: view.csrfToken, ...carried });
@@ -142,20 +142,20 @@ ${fields}
   return page(core, 'Authorization required', content, options);
 }
 
-export function codePage(core: Core, code: string): ApiResponse {
+export function codePage(core: AppCore, code: string): ApiResponse {
   const content = `<p id="code-help">Copy this authorization code and paste it to the application.</p>
 <p><code id="authorization-code" class="code" aria-describedby="code-help">${e(code)}</code></p>`;
   return page(core, 'Authorization code', content);
 }
 
-export function errorPage(core: Core, failure: AuthorizeError, status = 400): ApiResponse {
+export function errorPage(core: AppCore, failure: AuthorizeError, status = 400): ApiResponse {
   const content = `<p role="alert">${e(failure.description)}</p>
 <p>Error code: <code>${e(failure.error)}</code></p>`;
   return page(core, 'An error has occurred', content, { status });
 }
 
 /** A form post without the session's CSRF token: nothing was done. */
-export function refusedPage(core: Core): ApiResponse {
+export function refusedPage(core: AppCore): ApiResponse {
   const content = `<p role="alert">This form has expired or did not come from this site, so nothing was done.</p>
 <p>Go back to the application and start signing in again.</p>`;
   return page(core, 'Request refused', content, { status: 403 });

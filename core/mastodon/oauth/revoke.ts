@@ -3,15 +3,15 @@
 // application is refused (403). The bearer guard then answers 401 for the revoked token, and
 // the recorded 'token.revoked' ends the streams open with it.
 
-import type { ApiRequest, ApiResponse } from '../api/types.ts';
-import { json } from '../api/types.ts';
-import type { Core } from '../../domain/context.ts';
+import type { ApiRequest, ApiResponse } from '../endpoint/types.ts';
+import { json } from '../endpoint/types.ts';
+import type { AppCore } from '../context.ts';
 import { str } from '../../domain/params.ts';
 import { authenticateClient, clientCredentials } from './client-auth.ts';
 import { revokeRefused } from './oauth-errors.ts';
 import { findByRefreshToken } from './tokens.ts';
 
-export async function revokeEndpoint(core: Core, request: ApiRequest): Promise<ApiResponse> {
+export async function revokeEndpoint(core: AppCore, request: ApiRequest): Promise<ApiResponse> {
   const params = { ...request.query, ...request.body };
   const client = await authenticateClient(core, clientCredentials(request.headers, params));
   if (client === null) throw revokeRefused();

@@ -4,7 +4,7 @@
 // a sign-in always starts a fresh one, so an id planted in a victim's browser is worthless
 // (session fixation). Expired sessions are deleted by a periodic job.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import type { Account, Id, User, WebSession } from '../../domain/model.ts';
 
 export const SESSION_COOKIE = '_rookery_session';
@@ -22,7 +22,7 @@ export interface BrowserSession {
   cookies: string[];
 }
 
-export function sessionCookie(core: Core, value: string, maxAgeSeconds: number): string {
+export function sessionCookie(core: AppCore, value: string, maxAgeSeconds: number): string {
   // Lax: the cookie still comes along when a client app sends the user to /oauth/authorize
   // (a top-level GET), but not with cross-site form posts. Secure whenever we are served
   // over https, so the id never travels in clear.
@@ -30,21 +30,21 @@ export function sessionCookie(core: Core, value: string, maxAgeSeconds: number):
   return `${SESSION_COOKIE}=${value}; Max-Age=${maxAgeSeconds}; Path=/; HttpOnly; SameSite=Lax${secure}`;
 }
 
-async function findSession(core: Core, cookies: Record<string, string>): Promise<WebSession | null> {
+async function findSession(core: AppCore, cookies: Record<string, string>): Promise<WebSession | null> {
   const value = cookies[SESSION_COOKIE];
   if (typeof value !== 'string' || value === '' || value.length > 200) return null;
   return core.storage.oauth.findSessionByHash(core.secrets.sha256(value), core.clock.now());
 }
 
 /** The account and user behind an id, when they may still sign in. */
-export async function signedInOf(core: Core, accountId: Id | null): Promise<SignedIn | null> {
+export async function signedInOf(core: AppCore, accountId: Id | null): Promise<SignedIn | null> {
   if (accountId === null) return null;
   const [account, user] = await Promise.all([core.storage.accounts.get(accountId), core.storage.accounts.getUser(accountId)]);
   return account !== null && user !== null && !user.disabled ? { account, user } : null;
 }
 
 /** A new session (signed in or not) and the cookie that carries it. */
-export async function startSession(core: Core, accountId: Id | null): Promise<BrowserSession> {
+export async function startSession(core: AppCore, accountId: Id | null): Promise<BrowserSession> {
   const value = core.secrets.randomToken(32);
   const now = core.clock.now();
   const seconds = core.config.limits.webSessionSeconds;
@@ -61,13 +61,13 @@ export async function startSession(core: Core, accountId: Id | null): Promise<Br
 }
 
 /** The request's session, if its cookie names a live one. */
-export async function currentSession(core: Core, cookies: Record<string, string>): Promise<BrowserSession | null> {
+export async function currentSession(core: AppCore, cookies: Record<string, string>): Promise<BrowserSession | null> {
   const session = await findSession(core, cookies);
   return session === null ? null : { session, signedIn: await signedInOf(core, session.accountId), cookies: [] };
 }
 
 /** Deletes the sessions that have expired (the periodic job oauth.prune-sessions). */
-export function pruneExpiredSessions(core: Core): Promise<number> {
+export function pruneExpiredSessions(core: AppCore): Promise<number> {
   return core.storage.oauth.pruneSessions(core.clock.now());
 }
 
@@ -75,7 +75,7 @@ export function pruneExpiredSessions(core: Core): Promise<number> {
 export const PRUNE_SESSIONS_JOB = { name: 'oauth.prune-sessions', intervalMs: 3600_000 } as const;
 
 /** Sign-in: the old session ends and a new one, with a new id and CSRF token, begins. */
-export async function rotateSession(core: Core, old: WebSession | null, accountId: Id): Promise<BrowserSession> {
+export async function rotateSession(core: AppCore, old: WebSession | null, accountId: Id): Promise<BrowserSession> {
   if (old !== null) await core.storage.oauth.deleteSession(old.id);
   return startSession(core, accountId);
 }

@@ -3,7 +3,7 @@
 // cookie, say) and where to send someone who is not. Rookery's session cookie then only holds
 // the CSRF token of the consent form, and /auth/sign_in is left to the host.
 
-import type { ApiRequest } from '../api/types.ts';
+import type { ApiRequest } from '../endpoint/types.ts';
 import type { Id } from '../../domain/model.ts';
 
 export interface SignInPort {

@@ -2,8 +2,8 @@
 // asks for it, and answers with a token that must not be cached. Form and JSON bodies both
 // work; as on Mastodon servers, parameters in the query string count too.
 
-import type { ApiRequest, ApiResponse } from '../api/types.ts';
-import type { Core } from '../../domain/context.ts';
+import type { ApiRequest, ApiResponse } from '../endpoint/types.ts';
+import type { AppCore } from '../context.ts';
 import { str } from '../../domain/params.ts';
 import { authenticateClient, clientCredentials } from './client-auth.ts';
 import * as grants from './grants.ts';
@@ -17,11 +17,11 @@ const GRANTS: Readonly<Record<string, grants.GrantHandler>> = {
   refresh_token: grants.refreshToken,
 };
 
-export function supportedGrantTypes(core: Core): string[] {
+export function supportedGrantTypes(core: AppCore): string[] {
   return Object.keys(GRANTS).filter((type) => type !== 'refresh_token' || core.config.refreshTokens);
 }
 
-export async function tokenEndpoint(core: Core, request: ApiRequest): Promise<ApiResponse> {
+export async function tokenEndpoint(core: AppCore, request: ApiRequest): Promise<ApiResponse> {
   const params = { ...request.query, ...request.body };
   const grantType = str(params, 'grant_type');
   if (grantType === undefined || grantType === '') throw missingParameter('grant_type');

@@ -1,10 +1,10 @@
 // Access tokens: issued as random strings, stored only as digests, looked up by digest.
 
-import type { TokenLookup } from '../api/types.ts';
-import type { Core } from '../../domain/context.ts';
+import type { TokenLookup } from '../endpoint/types.ts';
+import type { AppCore } from '../context.ts';
 import type { AccessToken, Id } from '../../domain/model.ts';
 
-export async function lookupToken(core: Core, raw: string | null | undefined): Promise<TokenLookup> {
+export async function lookupToken(core: AppCore, raw: string | null | undefined): Promise<TokenLookup> {
   if (raw === null || raw === undefined || raw === '') return { kind: 'none' };
   const token = await core.storage.oauth.findTokenByHash(core.secrets.sha256(raw));
   if (token === null) return { kind: 'unknown' };
@@ -31,7 +31,7 @@ export interface IssuedToken {
 }
 
 /** `authorizationCodeId`: the code the token is issued for, so that a replay can revoke it. */
-export async function issueToken(core: Core, applicationId: Id, accountId: Id | null, scopes: readonly string[], authorizationCodeId?: Id): Promise<IssuedToken> {
+export async function issueToken(core: AppCore, applicationId: Id, accountId: Id | null, scopes: readonly string[], authorizationCodeId?: Id): Promise<IssuedToken> {
   const accessToken = core.secrets.randomToken(32);
   const refreshToken = core.config.refreshTokens && accountId !== null ? core.secrets.randomToken(32) : null;
   const token: AccessToken = {
@@ -50,7 +50,7 @@ export async function issueToken(core: Core, applicationId: Id, accountId: Id | 
 }
 
 /** The token a refresh token was issued with (revoked or not), when refresh tokens are on. */
-export async function findByRefreshToken(core: Core, refreshToken: string): Promise<AccessToken | null> {
+export async function findByRefreshToken(core: AppCore, refreshToken: string): Promise<AccessToken | null> {
   if (!core.config.refreshTokens || refreshToken === '') return null;
   return core.storage.oauth.findTokenByRefreshHash(core.secrets.sha256(refreshToken));
 }

@@ -3,8 +3,8 @@
 // time: nothing is approved silently. Who is signed in comes from Rookery's own session, or
 // from the host app's sign-in port when it has one.
 
-import type { ApiRequest, ApiResponse } from '../api/types.ts';
-import type { Core } from '../../domain/context.ts';
+import type { ApiRequest, ApiResponse } from '../endpoint/types.ts';
+import type { AppCore } from '../context.ts';
 import { obj, str, type Params } from '../../domain/params.ts';
 import { OOB_REDIRECT_URI } from './apps.ts';
 import { carriedParams, checkAuthorizeRequest, withQuery, type AuthorizeCheck, type Carried } from './authorize.ts';
@@ -25,11 +25,11 @@ function redirect(location: string, status = 302, cookies: readonly string[] = [
 }
 
 /** The failures that never reach a consent page. */
-function refusal(core: Core, check: Exclude<AuthorizeCheck, { kind: 'valid' }>): ApiResponse {
+function refusal(core: AppCore, check: Exclude<AuthorizeCheck, { kind: 'valid' }>): ApiResponse {
   return check.kind === 'page' ? errorPage(core, check.failure, check.status) : redirect(check.location);
 }
 
-async function applicationName(core: Core, carried: Carried): Promise<string | null> {
+async function applicationName(core: AppCore, carried: Carried): Promise<string | null> {
   const clientId = carried.client_id;
   const application = clientId === undefined || clientId === '' ? null : await core.storage.oauth.findApplicationByClientId(clientId);
   return application?.name ?? null;
@@ -43,16 +43,16 @@ interface FormToken {
 /** The CSRF token of the forms shown to this browser: its session's, or, for a browser
  * without one, a signed double-submit token (core/oauth/csrf.ts): pages read before signing in
  * store nothing. */
-export function formToken(core: Core, request: ApiRequest, browser: BrowserSession | null): FormToken {
+export function formToken(core: AppCore, request: ApiRequest, browser: BrowserSession | null): FormToken {
   return browser === null ? anonymousCsrf(core, request.cookies) : { token: browser.session.csrfToken, cookies: [] };
 }
 
 /** Whether a form post carries a token this browser was given. */
-export function formPosted(core: Core, request: ApiRequest, browser: BrowserSession | null, params: Params): boolean {
+export function formPosted(core: AppCore, request: ApiRequest, browser: BrowserSession | null, params: Params): boolean {
   return (browser !== null && csrfValid(core, browser.session, params)) || anonymousCsrfValid(core, request.cookies, params);
 }
 
-function signIn(core: Core, form: FormToken, carried: Carried, applicationName: string | null): ApiResponse {
+function signIn(core: AppCore, form: FormToken, carried: Carried, applicationName: string | null): ApiResponse {
   return signInPage(core, { carried, csrfToken: form.token, applicationName }, { cookies: form.cookies });
 }
 
@@ -64,17 +64,17 @@ function toHostSignIn(host: SignInPort, carried: Carried, status: number): ApiRe
 
 /** Who is signed in, per Rookery's session or the host's port; 'unusable' when the host names
  * an account that cannot authorize (unknown, no local user, disabled). */
-async function signedInFor(core: Core, request: ApiRequest, browser: BrowserSession | null, host: SignInPort | undefined): Promise<SignedIn | null | 'unusable'> {
+async function signedInFor(core: AppCore, request: ApiRequest, browser: BrowserSession | null, host: SignInPort | undefined): Promise<SignedIn | null | 'unusable'> {
   if (host === undefined) return browser?.signedIn ?? null;
   const accountId = await host.currentAccountId(request);
   if (accountId === null) return null;
   return (await signedInOf(core, accountId)) ?? 'unusable';
 }
 
-const unusable = (core: Core) => errorPage(core, { error: 'access_denied', description: 'This account cannot authorize applications.' }, 403);
+const unusable = (core: AppCore) => errorPage(core, { error: 'access_denied', description: 'This account cannot authorize applications.' }, 403);
 
 /** GET /oauth/authorize */
-export async function showAuthorize(core: Core, request: ApiRequest, host?: SignInPort): Promise<ApiResponse> {
+export async function showAuthorize(core: AppCore, request: ApiRequest, host?: SignInPort): Promise<ApiResponse> {
   const check = await checkAuthorizeRequest(core, request.query);
   if (check.kind !== 'valid') return refusal(core, check);
   const { authorization } = check;
@@ -89,7 +89,7 @@ export async function showAuthorize(core: Core, request: ApiRequest, host?: Sign
 }
 
 /** GET /auth/sign_in: the same form, for a visit that does not come from /oauth/authorize. */
-export async function showSignIn(core: Core, request: ApiRequest): Promise<ApiResponse> {
+export async function showSignIn(core: AppCore, request: ApiRequest): Promise<ApiResponse> {
   const carried = carriedParams(request.query);
   const browser = await currentSession(core, request.cookies);
   return signIn(core, formToken(core, request, browser), carried, await applicationName(core, carried));
@@ -104,7 +104,7 @@ function credentialsOf(params: Params): { login: string; password: string } {
 }
 
 /** POST /auth/sign_in: on success a fresh session, then back to the authorize page. */
-export async function submitSignIn(core: Core, request: ApiRequest): Promise<ApiResponse> {
+export async function submitSignIn(core: AppCore, request: ApiRequest): Promise<ApiResponse> {
   const params = request.body;
   const browser = await currentSession(core, request.cookies);
   if (!formPosted(core, request, browser, params)) return refusedPage(core);
@@ -125,7 +125,7 @@ export async function submitSignIn(core: Core, request: ApiRequest): Promise<Api
 }
 
 /** POST /oauth/authorize (Authorize) and its deny form (`_method=delete`, or DELETE itself). */
-export async function submitDecision(core: Core, request: ApiRequest, host?: SignInPort): Promise<ApiResponse> {
+export async function submitDecision(core: AppCore, request: ApiRequest, host?: SignInPort): Promise<ApiResponse> {
   const params = { ...request.query, ...request.body };
   const browser = await currentSession(core, request.cookies);
   if (!formPosted(core, request, browser, params)) return refusedPage(core);
@@ -148,7 +148,7 @@ export async function submitDecision(core: Core, request: ApiRequest, host?: Sig
 }
 
 /** GET /oauth/authorize/native: the out-of-band code, for the user to copy. */
-export async function showNativeCode(core: Core, request: ApiRequest): Promise<ApiResponse> {
+export async function showNativeCode(core: AppCore, request: ApiRequest): Promise<ApiResponse> {
   const code = str(request.query, 'code') ?? '';
   // Only something shaped like our codes is shown, so the page cannot be made to display
   // arbitrary text under this server's name.

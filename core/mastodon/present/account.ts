@@ -4,11 +4,11 @@ import type { RookeryConfig } from '../../domain/config.ts';
 import type { Account, User } from '../../domain/model.ts';
 import { formatPlain, formatText } from '../../domain/text/index.ts';
 import { acct, accountUri, accountUrl, MISSING_AVATAR_PATH, MISSING_HEADER_PATH, tagUrl } from '../../domain/urls.ts';
-import type { AccountJson, CredentialAccountJson } from './account-json.ts';
-import type { BoundAccountDecorator } from '../../domain/hooks.ts';
-import { isoDay, isoOrNull } from './time.ts';
+import type { AccountJson, CredentialAccountJson } from '../entities/account-json.ts';
+import type { BoundAccountDecorator } from '../context.ts';
+import { isoDay, isoOrNull } from '../entities/time.ts';
 
-export type { AccountJson, CredentialAccountJson } from './account-json.ts';
+export type { AccountJson, CredentialAccountJson } from '../entities/account-json.ts';
 
 /** A plugin's account decorator with what it loaded for one presentation call. */
 export interface LoadedAccountDecorator {

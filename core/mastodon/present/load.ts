@@ -1,14 +1,14 @@
 // Loads, in a handful of batched reads, everything needed to render statuses and
 // notifications for one viewer, then renders them with the pure renderers.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import { notFound } from '../../domain/errors.ts';
-import type { BoundAccountDecorator } from '../../domain/hooks.ts';
+import type { BoundAccountDecorator } from '../context.ts';
 import type { Account, Id, Notification, Status } from '../../domain/model.ts';
 import { NO_ACCOUNT_DECORATORS, renderAccount, type AccountJson, type LoadedAccountDecorator } from './account.ts';
-import { isActive, keywordMatcher } from './filter.ts';
+import { isActive, keywordMatcher } from '../entities/filter.ts';
 import { renderStatus, type LoadedDecorator, type RenderOptions, type StatusBundle, type StatusJson, type ViewerBundle } from './status.ts';
-import { iso } from './time.ts';
+import { iso } from '../entities/time.ts';
 import { filterVisible } from '../../domain/viewer.ts';
 
 function unique(ids: Iterable<Id>): Id[] {
@@ -21,7 +21,7 @@ function many<T>(ids: readonly Id[], read: (ids: readonly Id[]) => Promise<T[]>)
 }
 
 /** Every plugin decorator's batched read for these statuses. */
-export async function loadDecorators(core: Core, statuses: readonly Status[], viewerId: Id | null): Promise<LoadedDecorator[]> {
+export async function loadDecorators(core: AppCore, statuses: readonly Status[], viewerId: Id | null): Promise<LoadedDecorator[]> {
   const decorators = core.hooks.decorators;
   if (decorators.length === 0) return [];
   const loaded = await Promise.all(decorators.map((decorator) => decorator.load(statuses, viewerId)));
@@ -31,7 +31,7 @@ export async function loadDecorators(core: Core, statuses: readonly Status[], vi
 /** Every plugin account decorator's batched read for the accounts one presentation call
  * renders. With none registered: no read, no promise, nothing made (the status reads are
  * benchmarked against a bare server). */
-export function loadAccountDecorators(core: Core, accounts: readonly Account[]): readonly LoadedAccountDecorator[] | Promise<readonly LoadedAccountDecorator[]> {
+export function loadAccountDecorators(core: AppCore, accounts: readonly Account[]): readonly LoadedAccountDecorator[] | Promise<readonly LoadedAccountDecorator[]> {
   const decorators = core.hooks.accountDecorators;
   if (!anyCovered(decorators, accounts)) return NO_ACCOUNT_DECORATORS;
   return Promise.all(decorators.map((decorator) => decorator.load(accounts))).then((loaded) => decorators.map((decorator, i) => ({ decorator, loaded: loaded[i] })));
@@ -49,7 +49,7 @@ function anyCovered(decorators: readonly BoundAccountDecorator[], accounts: read
 
 /** The decorators of `bundle` as one more reader sees them: those that read something of the
  * viewer's own (poll votes) load again for that reader; the others are shared. */
-export async function decoratorsFor(core: Core, bundle: StatusBundle, readerId: Id): Promise<LoadedDecorator[]> {
+export async function decoratorsFor(core: AppCore, bundle: StatusBundle, readerId: Id): Promise<LoadedDecorator[]> {
   const statuses = [...bundle.statuses.values()];
   return Promise.all(
     bundle.decorators.map(async (entry) => (entry.decorator.perViewer ? { decorator: entry.decorator, loaded: await entry.decorator.load(statuses, readerId) } : entry)),
@@ -58,7 +58,7 @@ export async function decoratorsFor(core: Core, bundle: StatusBundle, readerId: 
 
 /** `alsoAccounts`: accounts rendered beside the statuses (notifications' senders), read and
  * decorated with their authors. */
-export async function loadStatusBundle(core: Core, statuses: readonly Status[], viewer: Account | null, alsoAccounts: readonly Id[] = []): Promise<StatusBundle> {
+export async function loadStatusBundle(core: AppCore, statuses: readonly Status[], viewer: Account | null, alsoAccounts: readonly Id[] = []): Promise<StatusBundle> {
   const { storage } = core;
   const known = new Map(statuses.map((s) => [s.id, s]));
   const missingOriginals = unique(statuses.flatMap((s) => (s.reblogOfId !== null && !known.has(s.reblogOfId) ? [s.reblogOfId] : [])));
@@ -106,7 +106,7 @@ function rendered(accounts: readonly Account[], statuses: readonly Status[], als
 }
 
 /** Renders in order; statuses that cannot be rendered (author gone) are left out. */
-export async function presentStatuses(core: Core, statuses: readonly Status[], viewer: Account | null, options: RenderOptions = {}): Promise<StatusJson[]> {
+export async function presentStatuses(core: AppCore, statuses: readonly Status[], viewer: Account | null, options: RenderOptions = {}): Promise<StatusJson[]> {
   if (statuses.length === 0) return [];
   const bundle = await loadStatusBundle(core, statuses, viewer);
   return statuses.flatMap((status) => {
@@ -115,13 +115,13 @@ export async function presentStatuses(core: Core, statuses: readonly Status[], v
   });
 }
 
-export async function presentStatus(core: Core, status: Status, viewer: Account | null, options: RenderOptions = {}): Promise<StatusJson> {
+export async function presentStatus(core: AppCore, status: Status, viewer: Account | null, options: RenderOptions = {}): Promise<StatusJson> {
   const [json] = await presentStatuses(core, [status], viewer, options);
   if (!json) throw notFound();
   return json;
 }
 
-export async function presentAccounts(core: Core, ids: readonly Id[]): Promise<AccountJson[]> {
+export async function presentAccounts(core: AppCore, ids: readonly Id[]): Promise<AccountJson[]> {
   const found = await core.storage.accounts.getMany(ids);
   const decorators = await loadAccountDecorators(core, found);
   const accounts = new Map(found.map((a) => [a.id, a]));
@@ -143,7 +143,7 @@ export interface NotificationJson {
 /** Notifications for their recipient; those whose account is gone, or whose status is gone or
  * no longer visible to the recipient (policy.ts, through viewer.ts), are left out: every read
  * of a notification and its fan-out to the streams render through here. */
-export async function presentNotifications(core: Core, notifications: readonly Notification[], viewer: Account): Promise<NotificationJson[]> {
+export async function presentNotifications(core: AppCore, notifications: readonly Notification[], viewer: Account): Promise<NotificationJson[]> {
   const statusIds = unique(notifications.flatMap((n) => (n.statusId === null ? [] : [n.statusId])));
   const statuses = await filterVisible(core, viewer, await many(statusIds, (ids) => core.storage.statuses.getMany(ids)));
   const senderIds = unique(notifications.map((n) => n.fromAccountId));
@@ -195,17 +195,9 @@ export function blankViewer(): ViewerBundle {
 
 /** A status's plugin-owned parts as an anonymous reader sees them (the poll's option titles, the
  * media): what the edit history records of a revision the core cannot read itself. */
-export async function pluginParts(core: Core, status: Status): Promise<Pick<StatusJson, 'media_attachments' | 'poll' | 'card' | 'emojis'>> {
+export async function pluginParts(core: AppCore, status: Status): Promise<Pick<StatusJson, 'media_attachments' | 'poll' | 'card' | 'emojis'>> {
   const json = { media_attachments: [], poll: null, card: null, emojis: [] } as unknown as StatusJson;
   const context = { now: core.clock.now(), signedIn: false };
   for (const { decorator, loaded } of await loadDecorators(core, [status], null)) decorator.render(status, loaded, json, context);
   return { media_attachments: json.media_attachments, poll: json.poll, card: json.card, emojis: json.emojis };
-}
-
-/** The poll options of a status as its poll plugin renders them; null without a poll (or
- * without the plugin that owns it). */
-export async function currentPollOptions(core: Core, status: Status): Promise<string[] | null> {
-  if (status.pollId === null) return null;
-  const poll = (await pluginParts(core, status)).poll as { options?: { title: string }[] } | null;
-  return poll?.options ? poll.options.map((o) => o.title) : null;
 }

@@ -1,9 +1,10 @@
 // Relationship: how the viewer and another account stand.
 
-import type { Core } from '../../domain/context.ts';
-import type { Id, Millis, Mute } from '../../domain/model.ts';
+import type { AppCore } from '../context.ts';
+import type { Id, Millis } from '../../domain/model.ts';
+import { activeMute } from '../../domain/policy.ts';
 import type { RelationshipFacts } from '../../domain/ports/storage.ts';
-import { isoOrNull } from './time.ts';
+import { isoOrNull } from '../entities/time.ts';
 
 export interface RelationshipJson {
   id: string;
@@ -24,10 +25,6 @@ export interface RelationshipJson {
   note: string;
 }
 
-/** A mute counts until it expires. */
-export function activeMute(mute: Mute | null, now: Millis): Mute | null {
-  return mute !== null && (mute.expiresAt === null || mute.expiresAt > now) ? mute : null;
-}
 
 /** The options of a follow, or of a pending request when there is no follow yet (as Mastodon). */
 export function renderRelationship(facts: RelationshipFacts, now: Millis): RelationshipJson {
@@ -53,14 +50,14 @@ export function renderRelationship(facts: RelationshipFacts, now: Millis): Relat
   };
 }
 
-export async function presentRelationships(core: Core, viewerId: Id, targetIds: readonly Id[]): Promise<RelationshipJson[]> {
+export async function presentRelationships(core: AppCore, viewerId: Id, targetIds: readonly Id[]): Promise<RelationshipJson[]> {
   if (targetIds.length === 0) return [];
   const facts = await core.storage.relationships.relationships(viewerId, targetIds);
   const now = core.clock.now();
   return facts.map((f) => renderRelationship(f, now));
 }
 
-export async function presentRelationship(core: Core, viewerId: Id, targetId: Id): Promise<RelationshipJson> {
+export async function presentRelationship(core: AppCore, viewerId: Id, targetId: Id): Promise<RelationshipJson> {
   const [json] = await presentRelationships(core, viewerId, [targetId]);
   if (json === undefined) throw new Error('relationships() must answer one row per target');
   return json;

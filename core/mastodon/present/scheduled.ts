@@ -1,6 +1,6 @@
 import type { ScheduledStatus } from '../../domain/model.ts';
-import type { MediaJson } from './media.ts';
-import { iso } from './time.ts';
+import type { MediaJson } from '../entities/media.ts';
+import { iso } from '../entities/time.ts';
 
 /** ScheduledStatus: params echo what was submitted, unset ones null;
  * application_id is an integer (application ids are kept below 2^53 for this). */

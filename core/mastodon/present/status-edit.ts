@@ -1,8 +1,8 @@
 import type { RookeryConfig } from '../../domain/config.ts';
 import type { Account, StatusEdit } from '../../domain/model.ts';
 import { renderAccount, type LoadedAccountDecorator } from './account.ts';
-import type { StatusEditJson } from './status-json.ts';
-import { iso } from './time.ts';
+import type { StatusEditJson } from '../entities/status-json.ts';
+import { iso } from '../entities/time.ts';
 
 /** One entry of GET /api/v1/statuses/:id/history; plugins fill media_attachments and emojis
  * (decorators' renderEdits); `accountDecorators`: the author's (loadAccountDecorators). */

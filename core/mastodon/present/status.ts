@@ -2,15 +2,15 @@
 // beforehand into a StatusBundle (present/load.ts does that in a few batched reads).
 
 import type { RookeryConfig } from '../../domain/config.ts';
-import type { BoundStatusDecorator } from '../../domain/hooks.ts';
+import type { BoundStatusDecorator } from '../context.ts';
 import type { Account, Application, Filter, Id, Millis, Status } from '../../domain/model.ts';
 import type { ViewerState } from '../../domain/ports/storage.ts';
 import { acct, accountUrl, statusUri, statusUrl, tagUrl } from '../../domain/urls.ts';
 import { renderAccount, type LoadedAccountDecorator } from './account.ts';
 import type { KeywordMatcher } from '../../domain/text/keywords.ts';
-import { matchFilters } from './filter.ts';
-import type { StatusJson } from './status-json.ts';
-import { iso, isoOrNull } from './time.ts';
+import { matchFilters } from '../entities/filter.ts';
+import type { StatusJson } from '../entities/status-json.ts';
+import { iso, isoOrNull } from '../entities/time.ts';
 
 export interface ViewerBundle {
   state: ViewerState;
@@ -46,7 +46,7 @@ export interface RenderOptions {
   omitFiltered?: boolean;
 }
 
-export type { StatusJson } from './status-json.ts';
+export type { StatusJson } from '../entities/status-json.ts';
 
 /** Returns null when the status cannot be rendered (its author or boosted original is gone). */
 export function renderStatus(config: RookeryConfig, status: Status, bundle: StatusBundle, options: RenderOptions = {}): StatusJson | null {

@@ -5,17 +5,17 @@
 // bookmarked …) may differ, is rendered per reader. Each subscriber's blocks, mutes, languages
 // and keyword filters are applied at delivery (core/streaming), from the facts sent along.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import type { Id, Status } from '../../domain/model.ts';
 import type { StatusFacts, StreamMessage } from '../../domain/ports/bus.ts';
 import { blankViewer, decoratorsFor, loadStatusBundle, presentNotifications } from '../present/load.ts';
 import { renderStatus, searchableText, type StatusBundle, type StatusJson } from '../present/status.ts';
 import type { EventHandler } from '../../domain/queue/registry.ts';
 import { repeatsInHome } from '../../domain/timelines/home.ts';
-import { audienceOf } from '../../domain/events/audience.ts';
-import { channels, controlTarget } from '../../domain/events/channels.ts';
+import { audienceOf } from '../../domain/routing/audience.ts';
+import { channels, controlTarget } from '../../domain/routing/channels.ts';
 import type { DomainEventType } from '../../domain/events/events.ts';
-import { routeStatus, type Route, type RouteKind } from '../../domain/events/routing.ts';
+import { routeStatus, type Route, type RouteKind } from '../../domain/routing/routing.ts';
 
 export const STREAMED_EVENTS: readonly DomainEventType[] = [
   'status.created',
@@ -32,7 +32,7 @@ export const STREAMED_EVENTS: readonly DomainEventType[] = [
   'account.disabled',
 ];
 
-export function streamHandler(core: Core): EventHandler {
+export function streamHandler(core: AppCore): EventHandler {
   const publishIfListened = async (channel: string, message: StreamMessage) => {
     if (await core.bus.hasSubscribers(channel)) await core.bus.publish(channel, message);
   };
@@ -114,7 +114,7 @@ function encode(json: StatusJson | null): string | null {
   return json === null ? null : JSON.stringify(json);
 }
 
-async function publishStatus(core: Core, status: Status, kind: Exclude<RouteKind, 'delete'>): Promise<void> {
+async function publishStatus(core: AppCore, status: Status, kind: Exclude<RouteKind, 'delete'>): Promise<void> {
   const routes = routeStatus(status, await audienceOf(core, status), kind);
   const listening = await core.bus.listening(routes.map((route) => route.channel));
   const live = await withoutRepeatedBoosts(core, status, kind, routes.filter((route) => listening.has(route.channel)));
@@ -144,7 +144,7 @@ async function publishStatus(core: Core, status: Status, kind: Exclude<RouteKind
 /** A new boost leaves the home streams of the readers whose home feed it repeats (its original
  * or another boost of it is among their feed's entries just before it): the same decision, by
  * timelines/home.ts, as their home timeline makes. Lists and other channels keep it. */
-async function withoutRepeatedBoosts(core: Core, status: Status, kind: Exclude<RouteKind, 'delete'>, routes: Route[]): Promise<Route[]> {
+async function withoutRepeatedBoosts(core: AppCore, status: Status, kind: Exclude<RouteKind, 'delete'>, routes: Route[]): Promise<Route[]> {
   if (kind !== 'update' || status.reblogOfId === null) return routes;
   const kept: Route[] = [];
   for (const route of routes) {
@@ -158,7 +158,7 @@ async function withoutRepeatedBoosts(core: Core, status: Status, kind: Exclude<R
 }
 
 /** The status with one reader's own flags, from the bundle already loaded plus their state. */
-async function renderForReader(core: Core, status: Status, bundle: StatusBundle, readerId: Id): Promise<string | null> {
+async function renderForReader(core: AppCore, status: Status, bundle: StatusBundle, readerId: Id): Promise<string | null> {
   const ids = [...bundle.statuses.keys()];
   const conversations = [...new Set([...bundle.statuses.values()].map((s) => s.conversationId))];
   const [state, decorators] = await Promise.all([
@@ -168,7 +168,7 @@ async function renderForReader(core: Core, status: Status, bundle: StatusBundle,
   return encode(renderStatus(core.config, status, { ...bundle, decorators, viewer: { ...blankViewer(), state } }, { omitFiltered: true }));
 }
 
-async function publishDelete(core: Core, status: Status): Promise<void> {
+async function publishDelete(core: AppCore, status: Status): Promise<void> {
   const routes = routeStatus(status, await audienceOf(core, status), 'delete');
   const listening = await core.bus.listening(routes.map((route) => route.channel));
   for (const route of routes) {

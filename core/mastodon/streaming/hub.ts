@@ -13,13 +13,13 @@
 // When the bus reconnects (Redis restarted), every account's state is reloaded, since an
 // invalidation published during the outage may never arrive.
 
-import type { Core } from '../../domain/context.ts';
-import { channels } from '../../domain/events/channels.ts';
+import type { AppCore } from '../context.ts';
+import { channels } from '../../domain/routing/channels.ts';
 import { isId } from '../../domain/ids.ts';
 import type { Id } from '../../domain/model.ts';
 import { lookupToken } from '../oauth/tokens.ts';
 import type { StreamMessage } from '../../domain/ports/bus.ts';
-import type { FilterResultJson } from '../present/filter.ts';
+import type { FilterResultJson } from '../entities/filter.ts';
 import { sseFrame, wsFrame } from './encode.ts';
 import { isRefusal, readsStatuses, resolveStream, streamForPath, streamTexts, type ResolvedStream, type StreamParams, type StreamRefusal } from './streams.ts';
 import { loadSubscriberState, screen, type SubscriberState } from './subscriber.ts';
@@ -191,7 +191,7 @@ class Connection implements StreamConnection {
 }
 
 class Hub implements StreamHub {
-  readonly #core: Core;
+  readonly #core: AppCore;
   readonly #channels = new Map<string, ChannelEntry>();
   readonly #accounts = new Map<Id, AccountEntry>();
   readonly #tokens = new Map<Id, Connection[]>();
@@ -201,7 +201,7 @@ class Hub implements StreamHub {
   #control: Promise<() => Promise<void>> | null = null;
   readonly #stopWatchingReconnects: (() => void) | undefined;
 
-  constructor(core: Core) {
+  constructor(core: AppCore) {
     this.#core = core;
     // A bus that lost its connection may have lost invalidations meanwhile: reload every state.
     this.#stopWatchingReconnects = core.bus.onReconnect?.(() => this.invalidateAll());
@@ -427,7 +427,7 @@ class Hub implements StreamHub {
   }
 }
 
-export function createStreamHub(core: Core): StreamHub {
+export function createStreamHub(core: AppCore): StreamHub {
   return new Hub(core);
 }
 

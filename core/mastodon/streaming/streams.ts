@@ -2,7 +2,7 @@
 // the scopes it needs, the filter context its statuses are checked in, and the exact errors.
 // Pure: list ownership, the one check that needs the store, is the hub's.
 
-import { channels } from '../../domain/events/channels.ts';
+import { channels } from '../../domain/routing/channels.ts';
 import type { Id } from '../../domain/model.ts';
 import { satisfiesAny } from '../oauth/scopes.ts';
 import { normalizeTag } from '../../domain/text/tags.ts';

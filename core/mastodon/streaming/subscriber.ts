@@ -3,10 +3,10 @@
 // stream opens and reloaded when the account's system channel says it changed, so delivering a
 // status costs set lookups and one scan of its text, never a query per subscriber.
 
-import type { Core } from '../../domain/context.ts';
+import type { AppCore } from '../context.ts';
 import type { Filter, Id, Millis } from '../../domain/model.ts';
 import type { StatusFacts } from '../../domain/ports/bus.ts';
-import { isActive, keywordMatcher, renderFilter, type FilterResultJson } from '../present/filter.ts';
+import { isActive, keywordMatcher, renderFilter, type FilterResultJson } from '../entities/filter.ts';
 import type { KeywordMatcher } from '../../domain/text/keywords.ts';
 import type { StreamContext } from './streams.ts';
 
@@ -26,7 +26,7 @@ const NOBODY: ReadonlySet<string> = new Set();
 const NO_MUTES: ReadonlyMap<Id, Millis | null> = new Map();
 const NO_FILTERS: readonly Filter[] = [];
 
-export async function loadSubscriberState(core: Core, accountId: Id): Promise<SubscriberState> {
+export async function loadSubscriberState(core: AppCore, accountId: Id): Promise<SubscriberState> {
   const now = core.clock.now();
   const [hidden, user, filters] = await Promise.all([
     core.storage.relationships.hiddenState(accountId, now),

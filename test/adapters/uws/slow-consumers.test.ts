@@ -7,7 +7,7 @@
 
 import t from 'tap';
 import WebSocket from 'ws';
-import { channels } from '../../../core/domain/events/channels.ts';
+import { channels } from '../../../core/domain/routing/channels.ts';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { SseReader, stalledClient, startStreaming, WsReader, type Streaming } from '../../helpers/uws.ts';
 

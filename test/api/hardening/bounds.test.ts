@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
-import { json } from '../../../core/mastodon/api/types.ts';
+import { json } from '../../../core/mastodon/endpoint/types.ts';
 import type { RookeryPlugin } from '../../../core/mastodon/plugin-host.ts';
 import { post } from '../../helpers/api.ts';
 import { harness } from '../../helpers/harness.ts';

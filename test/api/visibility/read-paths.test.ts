@@ -5,7 +5,7 @@
 // through the notifications.
 
 import t from 'tap';
-import { channels } from '../../../core/domain/events/channels.ts';
+import { channels } from '../../../core/domain/routing/channels.ts';
 import type { Notification } from '../../../core/domain/model.ts';
 import { act, post, view } from '../../helpers/api.ts';
 import { harness, record, type Harness, type TestUser } from '../../helpers/harness.ts';

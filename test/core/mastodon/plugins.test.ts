@@ -2,12 +2,12 @@
 // and that the core uses it — the seams media, polls, scheduled statuses and cards will use.
 
 import t from 'tap';
-import { json } from '../../../core/mastodon/api/types.ts';
+import { json } from '../../../core/mastodon/endpoint/types.ts';
 import { obj, strArray } from '../../../core/domain/params.ts';
 import type { RookeryPlugin } from '../../../core/mastodon/plugin-host.ts';
 import { harness } from '../../helpers/harness.ts';
 import type { MediaAttachment } from '../../../core/domain/model.ts';
-import { renderMedia } from '../../../core/mastodon/present/media.ts';
+import { renderMedia } from '../../../core/mastodon/entities/media.ts';
 import { mediaStorage } from '../../../plugins/media/storage/index.ts';
 
 t.test('a publish hook takes over media_ids and attaches media atomically with the status', async (t) => {

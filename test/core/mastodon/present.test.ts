@@ -4,12 +4,12 @@ import t from 'tap';
 import { resolveConfig } from '../../../core/domain/config.ts';
 import type { MediaAttachment, Poll, PreviewCard, ScheduledStatus } from '../../../core/domain/model.ts';
 import { renderAccount } from '../../../core/mastodon/present/account.ts';
-import { renderCard, renderMedia, renderPoll } from '../../../core/mastodon/present/media.ts';
+import { renderCard, renderMedia, renderPoll } from '../../../core/mastodon/entities/media.ts';
 import { renderScheduledStatus } from '../../../core/mastodon/present/scheduled.ts';
 import { renderStatus, type LoadedDecorator, type StatusBundle } from '../../../core/mastodon/present/status.ts';
 import type { ViewerState } from '../../../core/domain/ports/storage.ts';
 import { account, status } from '../../helpers/fixtures.ts';
-import { keywordMatcher } from '../../../core/mastodon/present/filter.ts';
+import { keywordMatcher } from '../../../core/mastodon/entities/filter.ts';
 
 const config = resolveConfig({ domain: 'rookery.test' });
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { authorize } from '../../../core/mastodon/api/guard.ts';
-import type { TokenLookup } from '../../../core/mastodon/api/types.ts';
+import type { TokenLookup } from '../../../core/mastodon/endpoint/types.ts';
 import { resolveConfig } from '../../../core/domain/config.ts';
 import { RookeryError } from '../../../core/domain/errors.ts';
 import { grants, isKnownScope, isSubset, parseScopes, satisfiesAny } from '../../../core/mastodon/oauth/scopes.ts';

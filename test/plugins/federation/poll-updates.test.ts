@@ -7,7 +7,7 @@
 // stored it, bob, who voted there, is told once; a moved end does not tell him at the old one.
 
 import t from 'tap';
-import { channels } from '../../../core/domain/events/channels.ts';
+import { channels } from '../../../core/domain/routing/channels.ts';
 import { federationPlugin, pollsPlugin } from '../../../plugins/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { followAcross, type PollJson } from '../../helpers/federation.ts';

@@ -17,7 +17,7 @@ import {
   type EmojiRepository,
 } from '../../../plugins/federation/remote-emoji.ts';
 import type { AccountJson } from '../../../core/mastodon/present/account.ts';
-import type { StatusJson } from '../../../core/mastodon/present/status-json.ts';
+import type { StatusJson } from '../../../core/mastodon/entities/status-json.ts';
 import { harness } from '../../helpers/harness.ts';
 import { account, status } from '../../helpers/fixtures.ts';
 

@@ -8,7 +8,7 @@ import { MemoryKvStore } from '@fedify/fedify';
 import { keepRemoteMedia, remoteMediaDecorator, remoteMediaOf } from '../../../plugins/federation/remote-media.ts';
 import { harness } from '../../helpers/harness.ts';
 import { account, status } from '../../helpers/fixtures.ts';
-import type { StatusJson } from '../../../core/mastodon/present/status-json.ts';
+import type { StatusJson } from '../../../core/mastodon/entities/status-json.ts';
 
 const CONTEXT = ['https://www.w3.org/ns/activitystreams', { toot: 'http://joinmastodon.org/ns#', blurhash: 'toot:blurhash', focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' } }];
 

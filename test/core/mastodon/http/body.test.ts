@@ -2,7 +2,7 @@
 // and bound), and the types and encodings that are refused.
 
 import t from 'tap';
-import type { UploadedFile } from '../../../../core/mastodon/api/types.ts';
+import type { UploadedFile } from '../../../../core/mastodon/endpoint/types.ts';
 import { RookeryError } from '../../../../core/domain/errors.ts';
 import { parseBody } from '../../../../core/mastodon/http/body.ts';
 

@@ -4,7 +4,7 @@
 
 import t from 'tap';
 import { authorize } from '../../../../core/mastodon/api/guard.ts';
-import { json, type ApiRequest, type Endpoint, type TokenLookup } from '../../../../core/mastodon/api/types.ts';
+import { json, type ApiRequest, type Endpoint, type TokenLookup } from '../../../../core/mastodon/endpoint/types.ts';
 import { resolveConfig } from '../../../../core/domain/config.ts';
 import { RookeryError } from '../../../../core/domain/errors.ts';
 import { createHttpFront } from '../../../../core/mastodon/http/front.ts';

@@ -3,7 +3,7 @@
 // plugin and on the node:http handler alike.
 
 import t from 'tap';
-import { json, type Endpoint } from '../../../../core/mastodon/api/types.ts';
+import { json, type Endpoint } from '../../../../core/mastodon/endpoint/types.ts';
 import type { RookeryPlugin } from '../../../../core/mastodon/plugin-host.ts';
 import { harness } from '../../../helpers/harness.ts';
 

@@ -2,7 +2,7 @@
 // known path with another method or an unknown path looks like.
 
 import t from 'tap';
-import { json, type Endpoint, type HttpMethod } from '../../../../core/mastodon/api/types.ts';
+import { json, type Endpoint, type HttpMethod } from '../../../../core/mastodon/endpoint/types.ts';
 import { Router } from '../../../../core/mastodon/http/router.ts';
 
 function endpoint(method: HttpMethod, path: string, extra: Partial<Endpoint> = {}): Endpoint {

@@ -3,8 +3,8 @@
 
 import type { Core } from '../context.ts';
 import type { EventHandler } from '../queue/registry.ts';
-import { notify, notifyAboutNewStatus, notifyBoostersOfEdit } from '../notifications.ts';
-import type { DomainEventType } from './events.ts';
+import { notify, notifyAboutNewStatus, notifyBoostersOfEdit } from './notify.ts';
+import type { DomainEventType } from '../events/events.ts';
 
 export const NOTIFYING_EVENTS: readonly DomainEventType[] = ['status.created', 'status.updated', 'status.reblogged', 'status.favourited', 'account.followed'];
 

@@ -1,9 +1,9 @@
 // Which event reaches which stream channel, rendered for whom — and which must not.
 
 import t from 'tap';
-import type { Follow, List, Status } from '../../../core/domain/model.ts';
-import { routeStatus, type Audience, type Route, type RouteKind } from '../../../core/domain/events/routing.ts';
-import { account, status } from '../../helpers/fixtures.ts';
+import type { Follow, List, Status } from '../../../../core/domain/model.ts';
+import { routeStatus, type Audience, type Route, type RouteKind } from '../../../../core/domain/routing/routing.ts';
+import { account, status } from '../../../helpers/fixtures.ts';
 
 const author = account({ username: 'author' });
 const fan = account({ username: 'fan' });

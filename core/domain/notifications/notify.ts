@@ -2,9 +2,9 @@
 // (events/notify.ts), so it may run twice for one event: every notification is created under a
 // key made of the event's id, its type and its recipient, and a second run creates nothing.
 
-import type { Core } from './context.ts';
-import type { Follow, Id, Mute, Notification, NotificationType, Status } from './model.ts';
-import { countsForAuthor } from './policy.ts';
+import type { Core } from '../context.ts';
+import type { Follow, Id, Mute, Notification, NotificationType, Status } from '../model.ts';
+import { countsForAuthor } from '../policy.ts';
 
 export interface NotificationDraft {
   recipientId: Id;
