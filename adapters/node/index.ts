@@ -12,7 +12,7 @@ import type { Logger } from '../../core/domain/ports/logger.ts';
 import type { JobQueue } from '../../core/domain/ports/queue.ts';
 import type { Storage } from '../../core/domain/ports/storage.ts';
 import type { SignInPort } from '../../core/mastodon/oauth/sign-in-port.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import { createRookery, type Rookery, type RookeryOptions } from '../../core/mastodon/rookery.ts';
 import { createInProcessBus } from '../memory/bus.ts';
 import { systemClock } from './clock.ts';

@@ -3,7 +3,7 @@
 import type { RookeryConfig } from '../domain/config.ts';
 import type { AppCore } from './context.ts';
 import { smallIds, snowflakeIds, type IdGenerator, type IdNode } from '../domain/ids.ts';
-import { HookRegistry } from './plugin-host.ts';
+import { HookRegistry } from './host/registry.ts';
 import type { EventBus } from '../domain/ports/bus.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import { silentLogger, type Logger } from '../domain/ports/logger.ts';

@@ -17,7 +17,8 @@ import type { HttpFront } from './http/types.ts';
 import { pruneExpiredSessions, PRUNE_SESSIONS_JOB } from './oauth/sessions.ts';
 import type { SignInPort } from './oauth/sign-in-port.ts';
 import { lookupToken } from './oauth/tokens.ts';
-import type { RookeryPlugin } from './plugin-host.ts';
+import type { ServiceKey } from './host/services.ts';
+import type { RookeryPlugin } from './host/types.ts';
 import { NOTIFYING_EVENTS, notificationHandler } from '../domain/notifications/handlers.ts';
 import { STREAMED_EVENTS, streamHandler } from './streaming/fanout.ts';
 import { profileHandler } from '../domain/accounts/profile.ts';
@@ -50,6 +51,8 @@ export interface Rookery {
   /** For a host app with its own sign-up: local accounts and their tokens, from code. */
   readonly accounts: HostAccounts;
   readonly tokens: HostTokens;
+  /** What a plugin provides under `key` (core/mastodon/host/services.ts); null when none does. */
+  service<T>(key: ServiceKey<T>): T | null;
   lookupToken(raw: string | null | undefined): Promise<TokenLookup>;
   authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
   /** Starts the plugins' periodic jobs; returns a function that stops them. */
@@ -79,6 +82,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
   core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
   for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core, plugin.name));
+  registry.ready();
   // The core's own periodic job, run by startJobs() like the plugins' ones.
   registry.jobs.push({ ...PRUNE_SESSIONS_JOB, run: async () => void (await pruneExpiredSessions(core)) });
   const workerOptions = options.worker ?? true;
@@ -114,6 +118,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
     http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger, rateLimiter, freshen: () => core.storage.freshen?.() }),
     accounts: hostAccounts(core),
     tokens: hostTokens(core),
+    service: (key) => registry.service(key),
     lookupToken: lookup,
     authorize: guard,
     startJobs() {

@@ -10,7 +10,7 @@
 //   reader only what they may see.
 // - It tells the host app through a callback of its own options.
 
-import { filterVisible, json, presentStatuses, RookeryError, type Id, type RookeryPlugin, type Status, type StorageExtension } from 'rookery';
+import { json, RookeryError, type Id, type RookeryPlugin, type Status, type StorageExtension } from 'rookery/plugin-kit';
 import type { MemoryExtensionContext } from 'rookery/memory';
 import type { SqliteExtensionContext } from 'rookery/sqlite';
 
@@ -112,12 +112,10 @@ export function digestPlugin(options: DigestOptions = {}): RookeryPlugin {
           const raw = request.query['limit'];
           const limit = raw === undefined ? 20 : Number(raw);
           if (!Number.isInteger(limit) || limit < 1 || limit > 40) throw new RookeryError(422, 'limit must be a whole number from 1 to 40');
-          const { core } = host;
           const entries = await digest.latest(limit);
-          const found = new Map((await core.storage.statuses.getMany(entries.map((e) => e.statusId))).map((s) => [s.id, s]));
-          const statuses = entries.flatMap((e) => found.get(e.statusId) ?? []);
           const viewer = request.caller.account;
-          return json(await presentStatuses(core, await filterVisible(core, viewer, statuses), viewer));
+          const statuses = await host.statuses.getVisible(viewer, entries.map((e) => e.statusId));
+          return json(await host.present.statuses(statuses, viewer));
         },
       });
     },

@@ -2,7 +2,7 @@
 // worker, and anything that drains its queue) must run the same ones: a job recorded by one
 // process names a handler the others must have.
 
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import { pushTokenKey } from './keys.ts';
 import { cardsPlugin, federationPlugin, frontPlugin, mediaPlugin, pollsPlugin, pushPlugin, scheduledPlugin } from '../../plugins/index.ts';
 import type { StandaloneSettings } from './env.ts';

@@ -5,13 +5,7 @@
 // Status, a `status.update` goes out when it arrives (recorded with the attach write), and
 // operation 17 (GET /api/v1/statuses/:id/card) answers it.
 
-import type { Core } from '../../core/domain/context.ts';
-import type { Id, PreviewCard, Status } from '../../core/domain/model.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
-import { renderCard } from '../../core/mastodon/entities/media.ts';
-import { json } from '../../core/mastodon/endpoint/types.ts';
-import { extractEntities } from '../../core/domain/text/index.ts';
-import { findVisible } from '../../core/domain/viewer.ts';
+import { extractEntities, json, renderCard, type Id, type PreviewCard, type RookeryConfig, type RookeryPlugin, type Status } from 'rookery/plugin-kit';
 import { nodeFetcher, type FetcherOptions, type PageFetcher } from './fetcher.ts';
 import { cardFromPage } from './parse.ts';
 import { cardStorage } from './storage/index.ts';
@@ -30,7 +24,7 @@ const MAX_URL_BYTES = 2692;
 const REFETCH_AFTER = 14 * 86_400_000;
 
 /** The first http(s) link of the text that is not on this instance and not too long. */
-export function firstEligibleUrl(core: Core, status: Status): string | null {
+export function firstEligibleUrl(config: Pick<RookeryConfig, 'domain' | 'baseUrl'>, status: Status): string | null {
   for (const entity of extractEntities(status.text)) {
     if (entity.kind !== 'url') continue;
     let url: URL;
@@ -41,7 +35,7 @@ export function firstEligibleUrl(core: Core, status: Status): string | null {
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
     if (new TextEncoder().encode(entity.url).length > MAX_URL_BYTES) continue;
-    if (url.host.toLowerCase() === core.config.domain.toLowerCase() || url.origin === new URL(core.config.baseUrl).origin) continue;
+    if (url.host.toLowerCase() === config.domain.toLowerCase() || url.origin === new URL(config.baseUrl).origin) continue;
     return entity.url;
   }
   return null;
@@ -51,25 +45,25 @@ export function cardsPlugin(options: CardsPluginOptions = {}): RookeryPlugin {
   return {
     name: 'cards',
     register(host) {
-      const { core } = host;
       const cards = host.storage(cardStorage);
       const fetcher = options.fetcher ?? nodeFetcher(options.fetch);
 
       const fetchCard = async (event: { status: Status }) => {
-        const status = await core.storage.statuses.get(event.status.id);
+        // The status as it is now (the event may be old), whoever may see it: the card is the author's.
+        const status = await host.system.statuses.get(event.status.id);
         if (status === null || status.reblogOfId !== null) return;
-        const url = firstEligibleUrl(core, status);
+        const url = firstEligibleUrl(host.config, status);
         if (url === null) return;
         let card = await cards.findByUrl(url);
-        const now = core.clock.now();
+        const now = host.clock.now();
         if (card === null || now - card.fetchedAt > REFETCH_AFTER) {
-          const fresh = await cardFromPage(fetcher, url, now, () => core.ids.next());
+          const fresh = await cardFromPage(fetcher, url, now, () => host.newId());
           if (fresh === null) return;
           card = await cards.upsert(fresh);
         }
         const current = (await cards.forStatuses([status.id])).get(status.id);
         if (current?.id === card.id && current.fetchedAt === card.fetchedAt) return;
-        await cards.attach(status.id, card.id, () => core.record({ type: 'status.refreshed', status }));
+        await cards.attach(status.id, card.id, () => host.record({ type: 'status.refreshed', status }));
       };
       host.on('status.created', fetchCard, { maxAttempts: 3 });
       host.on('status.updated', fetchCard, { maxAttempts: 3 });
@@ -88,7 +82,7 @@ export function cardsPlugin(options: CardsPluginOptions = {}): RookeryPlugin {
         auth: 'optional',
         scopes: ['read', 'read:statuses'],
         handle: async (request) => {
-          const found = await findVisible(core, request.caller.account, request.params['id'] ?? '');
+          const found = await host.statuses.visible(request.caller.account, request.params['id'] ?? '');
           const target = found.original ?? found.status;
           const card = (await cards.forStatuses([target.id])).get(target.id);
           return json(card ? renderCard(card) : {});

@@ -1,7 +1,7 @@
 // A PreviewCard from a fetched page: its oEmbed (link, photo, video; rich is refused) when it
 // announces one, else its OpenGraph and <meta> tags.
 
-import type { Id, Millis, PreviewCard } from '../../core/domain/model.ts';
+import type { Id, Millis, PreviewCard } from 'rookery/plugin-kit';
 import type { PageFetcher } from './fetcher.ts';
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'", nbsp: ' ' };

@@ -3,8 +3,8 @@
 // block covers the domain and every subdomain of it. A block may name a port
 // ("localhost:4323": that instance only); a block without one covers every port.
 
+import { unprocessable } from 'rookery/plugin-kit';
 import { domainToASCII } from 'node:url';
-import { unprocessable } from '../../core/domain/errors.ts';
 
 /** Longest domain (with its port) and block reason we keep. */
 export const MAX_DOMAIN_LENGTH = 260;

@@ -2,11 +2,9 @@
 // core's storage, and the context outgoing and incoming work runs in. Identifiers are local
 // usernames (/users/{identifier}); statuses live at their `uri` (/users/{identifier}/statuses/{id}).
 
+import { type Account, accountUri, type PluginHost, type Status } from 'rookery/plugin-kit';
 import { createFederation, type Context, type Federation, type KvStore, type MessageQueue } from '@fedify/fedify';
 import { Create, Note, type Actor, type Recipient } from '@fedify/fedify/vocab';
-import type { AppCore } from '../../core/mastodon/context.ts';
-import type { Account, Status } from '../../core/domain/model.ts';
-import { accountUri } from '../../core/domain/urls.ts';
 import { limitFetchTime } from './fetch-limits.ts';
 import { keyStore, type KeyStore } from './keys.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
@@ -15,11 +13,11 @@ export const PAGE = 20;
 const MAX_URL = 2048;
 
 export interface FederationParts {
-  federation: Federation<AppCore>;
+  federation: Federation<PluginHost>;
   keys: KeyStore;
   kv: KvStore;
   /** A context for work outside a request (event jobs). */
-  context(): Context<AppCore>;
+  context(): Context<PluginHost>;
 }
 
 export interface BuildOptions {
@@ -31,93 +29,93 @@ export interface BuildOptions {
 }
 
 /** A live local account by username, or null. */
-export async function localAccount(core: AppCore, username: string): Promise<Account | null> {
+export async function localAccount(host: PluginHost, username: string): Promise<Account | null> {
   if (!/^[A-Za-z0-9_]{1,30}$/.test(username)) return null;
-  const account = await core.storage.accounts.findByUsername(username, null);
+  const account = await host.system.accounts.findByUsername(username, null);
   if (account === null || account.domain !== null) return null;
-  const user = await core.storage.accounts.getUser(account.id);
+  const user = await host.system.accounts.getUser(account.id);
   return user === null || user.disabled ? null : account;
 }
 
 /** A live status of `author` written here (not a boost), or null; who may read it is decided
  * by the object's authorize predicate. */
-async function ownStatus(core: AppCore, author: Account, id: string): Promise<Status | null> {
-  const status = await core.storage.statuses.get(id);
+async function ownStatus(host: PluginHost, author: Account, id: string): Promise<Status | null> {
+  const status = await host.system.statuses.get(id);
   if (status === null || status.accountId !== author.id || !status.local || status.deletedAt !== null || status.reblogOfId !== null) return null;
   return status;
 }
 
-export function buildFederation(core: AppCore, options: BuildOptions): FederationParts {
-  const federation = createFederation<AppCore>({
+export function buildFederation(host: PluginHost, options: BuildOptions): FederationParts {
+  const federation = createFederation<PluginHost>({
     kv: options.kv,
     queue: options.queue,
     manuallyStartQueue: true,
-    origin: core.config.baseUrl,
+    origin: host.config.baseUrl,
     allowPrivateAddress: options.allowPrivateAddress,
-    userAgent: { software: 'Rookery', url: new URL(core.config.baseUrl) },
+    userAgent: { software: 'Rookery', url: new URL(host.config.baseUrl) },
   });
   limitFetchTime(federation, options.fetchTimeoutMs);
   const keys = keyStore(options.kv);
 
   federation
     .setActorDispatcher('/users/{identifier}', async (ctx, identifier) => {
-      const account = await localAccount(core, identifier);
+      const account = await localAccount(host, identifier);
       if (account === null) return null;
-      return actorOf(ctx, core, account, await ctx.getActorKeyPairs(identifier));
+      return actorOf(ctx, host, account, await ctx.getActorKeyPairs(identifier));
     })
     .setKeyPairsDispatcher(async (_ctx, identifier) => {
-      const account = await localAccount(core, identifier);
+      const account = await localAccount(host, identifier);
       return account === null ? [] : keys.pairsOf(account.id);
     })
-    .mapHandle(async (_ctx, username) => (await localAccount(core, username))?.username ?? null);
+    .mapHandle(async (_ctx, username) => (await localAccount(host, username))?.username ?? null);
 
   federation
     .setObjectDispatcher(Note, '/users/{identifier}/statuses/{id}', async (ctx, values) => {
-      const author = await localAccount(core, values.identifier);
-      const status = author === null ? null : await ownStatus(core, author, values.id);
+      const author = await localAccount(host, values.identifier);
+      const status = author === null ? null : await ownStatus(host, author, values.id);
       if (author === null || status === null) return null;
-      return (await noteOf(ctx, core, status, author)).object as Note;
+      return (await noteOf(ctx, host, status, author)).object as Note;
     })
     .authorize(async (ctx, values) => {
-      const author = await localAccount(core, values.identifier);
-      const status = author === null ? null : await ownStatus(core, author, values.id);
+      const author = await localAccount(host, values.identifier);
+      const status = author === null ? null : await ownStatus(host, author, values.id);
       if (status === null) return true; // 404 follows
       if (status.visibility === 'public' || status.visibility === 'unlisted') return true;
       // Followers-only and direct statuses: only to a signed fetch by someone who may see them.
       const owner = await ctx.getSignedKeyOwner();
       if (owner?.id == null || author === null) return false;
-      const reader = await findByUri(core, owner.id.href);
+      const reader = await findByUri(host, owner.id.href);
       if (reader === null) return false;
       if (status.mentionIds.includes(reader.id)) return true;
-      return status.visibility === 'private' && (await core.storage.relationships.getFollow(reader.id, author.id)) !== null;
+      return status.visibility === 'private' && (await host.system.relationships.getFollow(reader.id, author.id)) !== null;
     });
 
   federation
     .setOutboxDispatcher('/users/{identifier}/outbox', async (ctx, identifier, cursor) => {
-      const author = await localAccount(core, identifier);
+      const author = await localAccount(host, identifier);
       if (author === null || cursor === null) return null;
-      const page = await core.storage.statuses.query(
+      const page = await host.system.statuses.query(
         { visibilities: ['public'], authorId: author.id, excludeReblogs: true },
         { limit: PAGE, ...(cursor === '' ? {} : { maxId: cursor }) },
       );
       const items = await Promise.all(
         page.map(async (status) => {
-          const { object } = await noteOf(ctx, core, status, author);
+          const { object } = await noteOf(ctx, host, status, author);
           return new Create({ id: new URL(`${object.id?.href}/activity`), actor: ctx.getActorUri(identifier), object, tos: object.toIds, ccs: object.ccIds, published: instant(status.createdAt) });
         }),
       );
       return { items, nextCursor: page.length < PAGE ? null : (page.at(-1)?.id ?? null) };
     })
-    .setCounter(async (_ctx, identifier) => (await localAccount(core, identifier))?.statusesCount ?? null)
+    .setCounter(async (_ctx, identifier) => (await localAccount(host, identifier))?.statusesCount ?? null)
     .setFirstCursor(() => '');
 
   const accountPage = async (kind: 'followers' | 'following', identifier: string, cursor: string | null): Promise<{ items: URL[]; nextCursor: string | null } | null> => {
-    const account = await localAccount(core, identifier);
+    const account = await localAccount(host, identifier);
     if (account === null || cursor === null) return null;
     const page = { limit: 40, ...(cursor === '' ? {} : { maxId: cursor }) };
-    const follows = kind === 'followers' ? await core.storage.relationships.followersOf(account.id, page) : await core.storage.relationships.followingOf(account.id, page);
-    const accounts = await core.storage.accounts.getMany(follows.map((follow) => (kind === 'followers' ? follow.accountId : follow.targetAccountId)));
-    return { items: accounts.map((other) => new URL(accountUri(core.config, other))), nextCursor: follows.length < page.limit ? null : (follows.at(-1)?.id ?? null) };
+    const follows = kind === 'followers' ? await host.system.relationships.followersOf(account.id, page) : await host.system.relationships.followingOf(account.id, page);
+    const accounts = await host.system.accounts.getMany(follows.map((follow) => (kind === 'followers' ? follow.accountId : follow.targetAccountId)));
+    return { items: accounts.map((other) => new URL(accountUri(host.config, other))), nextCursor: follows.length < page.limit ? null : (follows.at(-1)?.id ?? null) };
   };
   federation
     .setFollowersDispatcher('/users/{identifier}/followers', async (_ctx, identifier, cursor) => {
@@ -125,36 +123,36 @@ export function buildFederation(core: AppCore, options: BuildOptions): Federatio
       const page = await accountPage('followers', identifier, cursor);
       return page === null ? null : { ...page, items: page.items.map((id): Recipient => ({ id, inboxId: null })) };
     })
-    .setCounter(async (_ctx, identifier) => (await localAccount(core, identifier))?.followersCount ?? null)
+    .setCounter(async (_ctx, identifier) => (await localAccount(host, identifier))?.followersCount ?? null)
     .setFirstCursor(() => '');
   federation
     .setFollowingDispatcher('/users/{identifier}/following', (_ctx, identifier, cursor) => accountPage('following', identifier, cursor))
-    .setCounter(async (_ctx, identifier) => (await localAccount(core, identifier))?.followingCount ?? null)
+    .setCounter(async (_ctx, identifier) => (await localAccount(host, identifier))?.followingCount ?? null)
     .setFirstCursor(() => '');
 
   federation.setFeaturedDispatcher('/users/{identifier}/collections/featured', async (ctx, identifier) => {
-    const author = await localAccount(core, identifier);
+    const author = await localAccount(host, identifier);
     if (author === null) return null;
-    const pins = await core.storage.interactions.pinsBy(author.id);
-    const statuses = await core.storage.statuses.getMany(pins.map((pin) => pin.statusId));
+    const pins = await host.system.interactions.pinsBy(author.id);
+    const statuses = await host.system.statuses.getMany(pins.map((pin) => pin.statusId));
     const shown = statuses.filter((status) => status.visibility === 'public' || status.visibility === 'unlisted');
-    return { items: await Promise.all(shown.map(async (status) => (await noteOf(ctx, core, status, author)).object)) };
+    return { items: await Promise.all(shown.map(async (status) => (await noteOf(ctx, host, status, author)).object)) };
   });
 
   return {
     federation,
     keys,
     kv: options.kv,
-    context: () => federation.createContext(new URL(core.config.baseUrl), core),
+    context: () => federation.createContext(new URL(host.config.baseUrl), host),
   };
 }
 
 /** A known account by its ActivityPub id: local ones by their derived uri, remote ones as the
  * store keeps them. */
-export async function findByUri(core: AppCore, uri: string): Promise<Account | null> {
-  const base = `${core.config.baseUrl}/users/`;
-  if (uri.startsWith(base)) return localAccount(core, uri.slice(base.length));
-  return core.storage.accounts.findByUri(uri);
+export async function findByUri(host: PluginHost, uri: string): Promise<Account | null> {
+  const base = `${host.config.baseUrl}/users/`;
+  if (uri.startsWith(base)) return localAccount(host, uri.slice(base.length));
+  return host.system.accounts.findByUri(uri);
 }
 
 interface StoredInbox {
@@ -173,7 +171,7 @@ export async function rememberInbox(kv: KvStore, actor: Actor): Promise<void> {
 }
 
 /** The recipient of a remote account, its actor document fetched when its inbox is unknown. */
-export async function recipientOf(parts: FederationParts, ctx: Context<AppCore>, account: Account): Promise<Recipient | null> {
+export async function recipientOf(parts: FederationParts, ctx: Context<PluginHost>, account: Account): Promise<Recipient | null> {
   if (account.domain === null || account.uri === null) return null;
   let stored = await parts.kv.get<StoredInbox>(['rookery', 'inbox', account.uri]);
   if (stored === undefined) {

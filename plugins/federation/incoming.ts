@@ -3,6 +3,7 @@
 // object is fetched under the federation's private-address rule; an actor of a blocked domain
 // is ignored; remote HTML goes to the core, which sanitises and bounds it.
 
+import { pollsService, REMOTE_POLL_LIMITS, type Account, type Id, type PluginHost, type RemotePollInput, type Status, type Visibility } from 'rookery/plugin-kit';
 import type { Context, InboxContext } from '@fedify/fedify';
 import {
   Accept,
@@ -28,9 +29,6 @@ import {
   type Actor,
   type Object as APObject,
 } from '@fedify/fedify/vocab';
-import type { AppCore } from '../../core/mastodon/context.ts';
-import type { Account, Id, Status, Visibility } from '../../core/domain/model.ts';
-import { pollsApi, REMOTE_POLL_LIMITS, type RemotePollInput } from '../polls/index.ts';
 import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
 import { answerFollow } from './outgoing.ts';
 import type { RemoteAccountInput, RemoteApi, RemoteStatusInput } from './remote-api.ts';
@@ -52,7 +50,7 @@ function millis(instant: { epochMilliseconds: number } | null | undefined): numb
  * attachment extras). Fedify 2.3.6 carries it on the inbox context, through its queue, for
  * forwarding; the property is not part of its typed API, so a Fedify upgrade must keep
  * test/plugins/federation/media.test.ts passing. */
-function receivedActivity(ctx: InboxContext<AppCore>): unknown {
+function receivedActivity(ctx: InboxContext<PluginHost>): unknown {
   const raw = (ctx as { activity?: unknown }).activity;
   return typeof raw === 'object' && raw !== null ? raw : null;
 }
@@ -99,7 +97,7 @@ export async function actorInput(actor: Actor): Promise<RemoteAccountInput | nul
 
 /** A Question's poll as its server states it: its options (the first 20, each title bounded
  * by the polls plugin), each one's votes (replies.totalItems), anyOf or oneOf, the end. */
-async function pollOf(core: AppCore, question: Question): Promise<RemotePollInput> {
+async function pollOf(host: PluginHost, question: Question): Promise<RemotePollInput> {
   const multiple = (await firstOf(question.getInclusiveOptions({ suppressError: true }))) !== null;
   const options: RemotePollInput['options'] = [];
   let seen = 0;
@@ -111,17 +109,17 @@ async function pollOf(core: AppCore, question: Question): Promise<RemotePollInpu
     options.push({ title: text(option.name).slice(0, 4 * REMOTE_POLL_LIMITS.title), votes: replies?.totalItems ?? 0 });
   }
   const closed = question.closed;
-  const closedAt = closed === true ? core.clock.now() : typeof closed === 'object' && closed !== null ? closed.epochMilliseconds : null;
+  const closedAt = closed === true ? host.clock.now() : typeof closed === 'object' && closed !== null ? closed.epochMilliseconds : null;
   return { options, multiple, expiresAt: millis(question.endTime) ?? closedAt, votersCount: question.voters };
 }
 
 /** For a Question: the polls plugin stores its poll with the status (nothing without the
  * plugin; a Note has none). */
-export async function pollAttachment(core: AppCore, object: APObject, authorId: Id): Promise<Pick<RemoteStatusInput, 'attach'>> {
+export async function pollAttachment(host: PluginHost, object: APObject, authorId: Id): Promise<Pick<RemoteStatusInput, 'attach'>> {
   if (!(object instanceof Question)) return {};
-  const polls = pollsApi(core);
+  const polls = host.service(pollsService);
   if (polls === null) return {};
-  const poll = await pollOf(core, object);
+  const poll = await pollOf(host, object);
   return { attach: (statusId, currentPollId) => polls.remotePoll(statusId, authorId, currentPollId, poll) };
 }
 
@@ -132,8 +130,8 @@ export async function keepActorEmojis(emojis: EmojiRepository, actor: Actor, inp
 
 /** The Note's or Question's parts the core does not store (media, emojis), kept under its uri
  * before the status is stored or updated. */
-export async function keepStatusParts(core: AppCore, parts: { kv: FederationParts['kv']; emojis: EmojiRepository }, object: Note | Question, uri: string, received: unknown = null): Promise<void> {
-  await keepRemoteMedia(parts.kv, uri, await remoteMediaOf(core, object, received));
+export async function keepStatusParts(host: PluginHost, parts: { kv: FederationParts['kv']; emojis: EmojiRepository }, object: Note | Question, uri: string, received: unknown = null): Promise<void> {
+  await keepRemoteMedia(parts.kv, uri, await remoteMediaOf(() => host.newId(), object, received));
   await keepStatusEmojis(parts.emojis, uri, await remoteEmojisOf(object, await statusTexts(object)));
 }
 
@@ -146,25 +144,25 @@ export interface IncomingOptions {
   fetchStatus?(uri: string): Promise<Id | null>;
 }
 
-export function incoming(core: AppCore, parts: FederationParts, options: IncomingOptions): void {
+export function incoming(host: PluginHost, parts: FederationParts, options: IncomingOptions): void {
   const { api } = options;
 
   /** The remote sender, stored or refreshed; null when it is local, unknown or blocked. */
-  async function senderOf(_ctx: Context<AppCore>, activity: Activity): Promise<Account | null> {
+  async function senderOf(_ctx: Context<PluginHost>, activity: Activity): Promise<Account | null> {
     const actor = await activity.getActor({ suppressError: true });
     const claimed = activity.actorId;
-    if (actor === null && claimed !== null && claimed.origin !== new URL(core.config.baseUrl).origin && !(await options.isBlocked(claimed.host.toLowerCase()))) {
+    if (actor === null && claimed !== null && claimed.origin !== new URL(host.config.baseUrl).origin && !(await options.isBlocked(claimed.host.toLowerCase()))) {
       // Its server did not give the actor (in time, or at all): the job is retried later, as
       // Mastodon retries, rather than the activity dropped for good.
       throw new Error(`federation: the actor ${claimed.href.slice(0, 300)} could not be read`);
     }
-    if (actor === null || actor.id === null || actor.id.origin === new URL(core.config.baseUrl).origin) return null;
+    if (actor === null || actor.id === null || actor.id.origin === new URL(host.config.baseUrl).origin) return null;
     if (await options.isBlocked(actor.id.host.toLowerCase())) return null;
     const input = await actorInput(actor);
     if (input === null) return null;
     await rememberInbox(parts.kv, actor);
     await keepActorEmojis(options.emojis, actor, input);
-    return api.upsertRemoteAccount(core, input);
+    return api.upsertRemoteAccount(input);
   }
 
   /** The activity's object, embedded or fetched. One named by a URL that cannot be fetched
@@ -178,19 +176,19 @@ export function incoming(core: AppCore, parts: FederationParts, options: Incomin
     return object;
   }
 
-  async function localOf(ctx: Context<AppCore>, uri: URL | null): Promise<Account | null> {
+  async function localOf(ctx: Context<PluginHost>, uri: URL | null): Promise<Account | null> {
     const parsed = ctx.parseUri(uri);
-    return parsed?.type === 'actor' ? localAccount(core, parsed.identifier) : null;
+    return parsed?.type === 'actor' ? localAccount(host, parsed.identifier) : null;
   }
 
   async function statusIdOf(uri: URL | null): Promise<Id | null> {
     if (uri === null) return null;
-    const base = `${core.config.baseUrl}/users/`;
+    const base = `${host.config.baseUrl}/users/`;
     if (uri.href.startsWith(base)) {
       const id = /\/statuses\/(\d+)$/.exec(uri.pathname)?.[1];
       return id ?? null;
     }
-    return (await core.storage.statuses.findByUri(uri.href))?.id ?? null;
+    return (await host.system.statuses.findByUri(uri.href))?.id ?? null;
   }
 
   function visibilityOf(object: APObject, author: Actor | null): Visibility {
@@ -212,14 +210,14 @@ export function incoming(core: AppCore, parts: FederationParts, options: Incomin
       // Bounded however many tags a sender lists (most of them could be of other kinds).
       if (++seen > 4 * MAX_TAGS || mentionIds.length + tags.length >= MAX_TAGS) break;
       if (tag instanceof Mention && tag.href !== null) {
-        const account = await findByUri(core, tag.href.href);
+        const account = await findByUri(host, tag.href.href);
         if (account !== null && !mentionIds.includes(account.id)) mentionIds.push(account.id);
       } else if (tag instanceof Hashtag) {
         const name = text(tag.name).replace(/^#/, '');
         if (name !== '' && !tags.includes(name)) tags.push(name);
       }
     }
-    const created = millis(object.published) ?? core.clock.now();
+    const created = millis(object.published) ?? host.clock.now();
     return {
       uri: object.id.href,
       url: hrefOf(object.url) ?? object.id.href,
@@ -234,7 +232,7 @@ export function incoming(core: AppCore, parts: FederationParts, options: Incomin
       tags,
       createdAt: created,
       editedAt: millis(object.updated),
-      ...(await pollAttachment(core, object, author.id)),
+      ...(await pollAttachment(host, object, author.id)),
     };
   }
 
@@ -248,7 +246,7 @@ export function incoming(core: AppCore, parts: FederationParts, options: Incomin
    * an actor's id with a fragment (no fetch needed); else the embedded Follow's actor is read
    * as sent, which is safe because the core only turns a pending request of that account to
    * the sender into a follow. */
-  async function followerOfAnswer(ctx: Context<AppCore>, answer: Accept | Reject): Promise<Account | null> {
+  async function followerOfAnswer(ctx: Context<PluginHost>, answer: Accept | Reject): Promise<Account | null> {
     const direct = await localOf(ctx, answer.objectId);
     if (direct !== null) return direct;
     const follow = await answer.getObject({ crossOrigin: 'trust', suppressError: true });
@@ -258,23 +256,23 @@ export function incoming(core: AppCore, parts: FederationParts, options: Incomin
   const listeners = parts.federation.setInboxListeners('/users/{identifier}/inbox', '/inbox');
 
   listeners
-    .on(Follow, async (ctx: InboxContext<AppCore>, follow) => {
+    .on(Follow, async (ctx: InboxContext<PluginHost>, follow) => {
       const sender = await senderOf(ctx, follow);
       const target = await localOf(ctx, follow.objectId);
       if (sender === null || target === null || follow.id === null) return;
-      const state = await api.remoteFollow(core, sender.id, target.id, follow.id.href);
+      const state = await api.remoteFollow(sender.id, target.id, follow.id.href);
       await parts.kv.set(['rookery', 'follow-uri', sender.id, target.id], follow.id.href);
-      if (state === 'following') await answerFollow(parts, core, target, sender, follow.id.href, true);
+      if (state === 'following') await answerFollow(parts, host, target, sender, follow.id.href, true);
     })
     .on(Accept, async (ctx, accept) => {
       const sender = await senderOf(ctx, accept);
       const follower = sender === null ? null : await followerOfAnswer(ctx, accept);
-      if (sender !== null && follower !== null) await api.followAccepted(core, follower.id, sender.id);
+      if (sender !== null && follower !== null) await api.followAccepted(follower.id, sender.id);
     })
     .on(Reject, async (ctx, reject) => {
       const sender = await senderOf(ctx, reject);
       const follower = sender === null ? null : await followerOfAnswer(ctx, reject);
-      if (sender !== null && follower !== null) await api.followRejected(core, follower.id, sender.id);
+      if (sender !== null && follower !== null) await api.followRejected(follower.id, sender.id);
     })
     .on(Create, async (ctx, create) => {
       const sender = await senderOf(ctx, create);
@@ -286,14 +284,14 @@ export function incoming(core: AppCore, parts: FederationParts, options: Incomin
       // option, so a second delivery of the same Note counts nothing).
       if (object instanceof Note && object.name !== null && ctx.parseUri(object.replyTargetId)?.type === 'object') {
         const statusId = await statusIdOf(object.replyTargetId);
-        const polls = pollsApi(core);
+        const polls = host.service(pollsService);
         if (statusId !== null && polls !== null) await polls.remoteVote(statusId, sender.id, text(object.name));
         return;
       }
       const input = await statusInput(object, sender, await create.getActor({ suppressError: true }));
       if (input === null) return;
-      await keepStatusParts(core, { kv: parts.kv, emojis: options.emojis }, object, input.uri, receivedActivity(ctx));
-      await api.receiveRemoteStatus(core, input);
+      await keepStatusParts(host, { kv: parts.kv, emojis: options.emojis }, object, input.uri, receivedActivity(ctx));
+      await api.receiveRemoteStatus(input);
     })
     .on(Update, async (ctx, update) => {
       const sender = await senderOf(ctx, update);
@@ -303,8 +301,8 @@ export function incoming(core: AppCore, parts: FederationParts, options: Incomin
         if (!(await sameAuthor(object, sender))) return;
         const input = await statusInput(object, sender, await update.getActor({ suppressError: true }));
         if (input === null) return;
-        await keepStatusParts(core, { kv: parts.kv, emojis: options.emojis }, object, input.uri, receivedActivity(ctx));
-        await api.updateRemoteStatus(core, input);
+        await keepStatusParts(host, { kv: parts.kv, emojis: options.emojis }, object, input.uri, receivedActivity(ctx));
+        await api.updateRemoteStatus(input);
       }
       // An actor's new profile, as sent (the sender's own document, signed by it).
       else if (object !== null && isActor(object) && object.id?.href === sender.uri) {
@@ -312,7 +310,7 @@ export function incoming(core: AppCore, parts: FederationParts, options: Incomin
         if (input !== null) {
           await rememberInbox(parts.kv, object);
           await keepActorEmojis(options.emojis, object, input);
-          await api.upsertRemoteAccount(core, input);
+          await api.upsertRemoteAccount(input);
         }
       }
     })
@@ -322,31 +320,31 @@ export function incoming(core: AppCore, parts: FederationParts, options: Incomin
       if (actorId === null || objectId === null) return;
       // What was kept beside the account goes with it; its statuses' parts go as each is deleted.
       if (objectId.href === actorId.href) {
-        await api.removeRemoteAccount(core, actorId.href);
+        await api.removeRemoteAccount(actorId.href);
         await keepAccountEmojis(options.emojis, actorId.href, []);
         return;
       }
-      const sender = await findByUri(core, actorId.href);
+      const sender = await findByUri(host, actorId.href);
       if (sender === null || sender.domain === null) return;
       // What was kept beside the status goes with it (forgetRemoteStatusParts).
-      await api.deleteRemoteStatus(core, objectId.href, sender.id);
+      await api.deleteRemoteStatus(objectId.href, sender.id);
     })
     .on(Announce, async (ctx, announce) => {
       const sender = await senderOf(ctx, announce);
       if (sender === null || announce.id === null) return;
       let statusId = await statusIdOf(announce.objectId);
       if (statusId === null && announce.objectId !== null && options.fetchStatus) statusId = await options.fetchStatus(announce.objectId.href);
-      if (statusId !== null) await api.remoteBoost(core, sender.id, statusId, announce.id.href, millis(announce.published) ?? core.clock.now());
+      if (statusId !== null) await api.remoteBoost(sender.id, statusId, announce.id.href, millis(announce.published) ?? host.clock.now());
     })
     .on(Like, async (ctx, like) => {
       const sender = await senderOf(ctx, like);
       const statusId = await statusIdOf(like.objectId);
-      if (sender !== null && statusId !== null) await api.remoteFavourite(core, sender.id, statusId);
+      if (sender !== null && statusId !== null) await api.remoteFavourite(sender.id, statusId);
     })
     .on(Block, async (ctx, block) => {
       const sender = await senderOf(ctx, block);
       const target = await localOf(ctx, block.objectId);
-      if (sender !== null && target !== null) await api.remoteBlock(core, sender.id, target.id);
+      if (sender !== null && target !== null) await api.remoteBlock(sender.id, target.id);
     })
     .on(Undo, async (ctx, undo) => {
       const sender = await senderOf(ctx, undo);
@@ -354,19 +352,19 @@ export function incoming(core: AppCore, parts: FederationParts, options: Incomin
       const object = await undo.getObject({ suppressError: true });
       if (object instanceof Follow) {
         const target = await localOf(ctx, object.objectId);
-        if (target !== null) await api.remoteUnfollow(core, sender.id, target.id);
+        if (target !== null) await api.remoteUnfollow(sender.id, target.id);
       } else if (object instanceof Announce) {
-        if (object.id !== null) await api.remoteUnboost(core, object.id.href, sender.id);
+        if (object.id !== null) await api.remoteUnboost(object.id.href, sender.id);
       } else if (object instanceof Like) {
         const statusId = await statusIdOf(object.objectId);
-        if (statusId !== null) await api.remoteUnfavourite(core, sender.id, statusId);
+        if (statusId !== null) await api.remoteUnfavourite(sender.id, statusId);
       } else if (object instanceof Block) {
         const target = await localOf(ctx, object.objectId);
-        if (target !== null) await api.remoteUnblock(core, sender.id, target.id);
+        if (target !== null) await api.remoteUnblock(sender.id, target.id);
       }
     })
     .onError((_ctx, error) => {
-      core.logger.warn({ err: error }, 'federation: an incoming activity failed');
+      host.logger.warn({ err: error }, 'federation: an incoming activity failed');
     });
 }
 

@@ -7,13 +7,12 @@
 // own storage and job queue. `allowPrivateAddress` is for tests only: without it nothing
 // private, loopback or link-local is ever fetched.
 
-import type { PluginHost, RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import type { PluginHost, RookeryPlugin } from 'rookery/plugin-kit';
 import { buildFederation, type FederationParts } from './federation.ts';
 import { forgetRemoteStatusParts, incoming } from './incoming.ts';
 import { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
 import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
 import { outgoing, POLL_UPDATE_DELAY_MS } from './outgoing.ts';
-import { coreRemoteApi } from './remote-api.ts';
 import { remoteAccountEmojiDecorator, remoteStatusEmojiDecorator } from './remote-emoji.ts';
 import { remoteMediaDecorator } from './remote-media.ts';
 import { resolver } from './resolve.ts';
@@ -53,31 +52,31 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
   return {
     name: 'federation',
     register(host) {
-      const { core } = host;
+      
       const allowPrivateAddress = options.allowPrivateAddress === true;
       const stores = (options.stores ?? federationStores)(host);
-      const parts: FederationParts = buildFederation(core, { kv: stores.kv, queue: stores.queue, allowPrivateAddress, fetchTimeoutMs });
+      const parts: FederationParts = buildFederation(host, { kv: stores.kv, queue: stores.queue, allowPrivateAddress, fetchTimeoutMs });
       const isBlocked = (domain: string) => stores.repository.isBlocked(domain.toLowerCase());
       host.provideDomainBlocks(isBlocked);
-      for (const endpoint of federationEndpoints(core, parts.federation, { isBlocked, inboxConcurrency })) host.addEndpoint(endpoint);
+      for (const endpoint of federationEndpoints(host, parts.federation, { isBlocked, inboxConcurrency })) host.addEndpoint(endpoint);
       outgoing(host, parts, { isBlocked, pollUpdateDelayMs });
       // Each account's keys are made when it is created (Mastodon's), off the sign-up request.
       host.on('account.created', async (event) => {
         if (event.account.domain === null) await parts.keys.pairsOf(event.account.id);
       });
-      const remote = resolver(core, parts.context, coreRemoteApi, parts.kv, allowPrivateAddress, stores.repository);
+      const remote = resolver(host, parts.context, host.system.federation, parts.kv, allowPrivateAddress, stores.repository);
       const fetchStatus = async (uri: string) => {
         const found = await remote.url(uri);
         return found !== null && 'status' in found ? found.status.id : null;
       };
-      incoming(core, parts, { api: coreRemoteApi, emojis: stores.repository, isBlocked, fetchStatus });
+      incoming(host, parts, { api: host.system.federation, emojis: stores.repository, isBlocked, fetchStatus });
       host.on('status.deleted', (event) => forgetRemoteStatusParts(parts, stores.repository, event.status));
       host.decorateStatuses(remoteMediaDecorator(parts.kv));
-      host.decorateStatuses(remoteStatusEmojiDecorator(stores.repository, core.clock));
-      host.decorateAccounts(remoteAccountEmojiDecorator(stores.repository, core.clock));
+      host.decorateStatuses(remoteStatusEmojiDecorator(stores.repository, host.clock, host.system.statuses));
+      host.decorateAccounts(remoteAccountEmojiDecorator(stores.repository, host.clock));
       host.provideResolver(remote);
       // Every process listens: the queue's jobs run wherever the instance runs its jobs.
-      void parts.federation.startQueue(core);
+      void parts.federation.startQueue(host);
     },
   };
 }

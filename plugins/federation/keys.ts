@@ -3,9 +3,9 @@
 // else on first need, and kept in the KV store as JWKs. Two processes racing to make them agree
 // through compare-and-swap: the loser adopts the winner's.
 
+import type { Id } from 'rookery/plugin-kit';
 import { exportJwk, generateCryptoKeyPair, importJwk, type KvStore } from '@fedify/fedify';
 import type { webcrypto } from 'node:crypto';
-import type { Id } from '../../core/domain/model.ts';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 type JsonWebKey = webcrypto.JsonWebKey;

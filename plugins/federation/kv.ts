@@ -2,8 +2,8 @@
 // and remembers lives in the instance's store, on whichever engine it is. Expired entries are
 // invisible at once and removed by a sweep at most once a minute, run from a write.
 
+import type { Clock } from 'rookery/plugin-kit';
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from '@fedify/fedify';
-import type { Clock } from '../../core/domain/ports/clock.ts';
 import type { FederationRepository } from './storage/index.ts';
 
 export interface RookeryKvStoreOptions {

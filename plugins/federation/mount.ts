@@ -4,10 +4,8 @@
 // actor or a status (Accept: text/html) is sent to the account's or the status's page; every
 // refusal is Mastodon's {"error": …} with Fedify's status.
 
+import { type ApiRequest, type ApiResponse, type PluginHost, type Endpoint, type HttpMethod, rateLimitTexts } from 'rookery/plugin-kit';
 import type { Federation } from '@fedify/fedify';
-import type { ApiRequest, ApiResponse, Endpoint, HttpMethod } from '../../core/mastodon/endpoint/types.ts';
-import type { AppCore } from '../../core/mastodon/context.ts';
-import { rateLimitTexts } from '../../core/mastodon/rate-limits.ts';
 
 /** An inbox body (an activity) is small; more is refused with a 413. */
 export const INBOX_MAX_BYTES = 1024 * 1024;
@@ -37,8 +35,8 @@ export interface MountOptions {
   inboxConcurrency?: number;
 }
 
-function toWebRequest(core: AppCore, request: ApiRequest): Request {
-  const url = new URL(`${request.path}${request.search ? `?${request.search}` : ''}`, core.config.baseUrl);
+function toWebRequest(host: PluginHost, request: ApiRequest): Request {
+  const url = new URL(`${request.path}${request.search ? `?${request.search}` : ''}`, host.config.baseUrl);
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) {
@@ -92,7 +90,7 @@ function claimedDomains(request: ApiRequest): string[] {
   return hosts.map((host) => host.toLowerCase());
 }
 
-export function federationEndpoints(core: AppCore, federation: Federation<AppCore>, options: MountOptions = {}): Endpoint[] {
+export function federationEndpoints(host: PluginHost, federation: Federation<PluginHost>, options: MountOptions = {}): Endpoint[] {
   const inboxConcurrency = options.inboxConcurrency ?? DEFAULT_INBOX_CONCURRENCY;
   let inboxesInProgress = 0;
 
@@ -114,8 +112,8 @@ export function federationEndpoints(core: AppCore, federation: Federation<AppCor
     let fallThrough = false;
     let response: Response;
     try {
-      response = await federation.fetch(toWebRequest(core, request), {
-        contextData: core,
+      response = await federation.fetch(toWebRequest(host, request), {
+        contextData: host,
         onNotFound: () => new Response(mountTexts.notFound, { status: 404 }),
         onNotAcceptable: () => {
           fallThrough = fallback !== null;
@@ -126,7 +124,7 @@ export function federationEndpoints(core: AppCore, federation: Federation<AppCor
       // What a sender's activity makes Fedify throw (a JSON-LD context it cannot use, say) is
       // the sender's fault: a 400, not a server error.
       if (request.method !== 'POST') throw err;
-      core.logger.warn({ err }, 'federation: an inbox request could not be read');
+      host.logger.warn({ err }, 'federation: an inbox request could not be read');
       return errorOf(400, mountTexts.invalid);
     }
     if (fallThrough && fallback !== null) return fallback(request);
@@ -144,12 +142,12 @@ export function federationEndpoints(core: AppCore, federation: Federation<AppCor
   });
 
   // What a browser gets instead of ActivityStreams: the account's page, or the status's.
-  const toProfile = async (request: ApiRequest): Promise<ApiResponse> => ({ status: 302, body: '', type: 'text', location: `${core.config.baseUrl}/@${request.params['username']}` });
+  const toProfile = async (request: ApiRequest): Promise<ApiResponse> => ({ status: 302, body: '', type: 'text', location: `${host.config.baseUrl}/@${request.params['username']}` });
   const toStatus = async (request: ApiRequest): Promise<ApiResponse> => ({
     status: 302,
     body: '',
     type: 'text',
-    location: `${core.config.baseUrl}/@${request.params['username']}/${request.params['id']}`,
+    location: `${host.config.baseUrl}/@${request.params['username']}/${request.params['id']}`,
   });
 
   return [
@@ -174,7 +172,7 @@ export function federationEndpoints(core: AppCore, federation: Federation<AppCor
         headers: { 'content-type': 'application/xrd+xml; charset=utf-8', 'access-control-allow-origin': '*' },
         body:
           '<?xml version="1.0" encoding="UTF-8"?>\n<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">\n' +
-          `  <Link rel="lrdd" template="${core.config.baseUrl}/.well-known/webfinger?resource={uri}"/>\n</XRD>\n`,
+          `  <Link rel="lrdd" template="${host.config.baseUrl}/.well-known/webfinger?resource={uri}"/>\n</XRD>\n`,
       }),
     },
   ];

@@ -4,6 +4,7 @@
 // Rendered from what the client API renders (presentAccounts/presentStatus, plugins' parts
 // included), so that both say the same thing.
 
+import { accountUri, statusUri, statusUrl, type Account, type PluginHost, type Status, type StatusJson } from 'rookery/plugin-kit';
 import { Temporal } from '@js-temporal/polyfill';
 import type { Context } from '@fedify/fedify';
 import {
@@ -19,11 +20,6 @@ import {
   Question,
   Service,
 } from '@fedify/fedify/vocab';
-import type { AppCore } from '../../core/mastodon/context.ts';
-import type { Account, Status } from '../../core/domain/model.ts';
-import { presentAccounts, presentStatus } from '../../core/mastodon/present/load.ts';
-import type { StatusJson } from '../../core/mastodon/entities/status-json.ts';
-import { accountUri, statusUri, statusUrl } from '../../core/domain/urls.ts';
 import { MediaDocument, NoteWithMedia } from './media-terms.ts';
 
 export function instant(ms: number): globalThis.Temporal.Instant {
@@ -42,8 +38,8 @@ function mediaTypeOf(url: string): string | null {
   return IMAGE_TYPES[ext] ?? OTHER_TYPES[ext] ?? null;
 }
 
-export async function actorOf(ctx: Context<AppCore>, core: AppCore, account: Account, keys: readonly { cryptographicKey: unknown; multikey: unknown }[]) {
-  const [json] = await presentAccounts(core, [account.id]);
+export async function actorOf(ctx: Context<PluginHost>, host: PluginHost, account: Account, keys: readonly { cryptographicKey: unknown; multikey: unknown }[]) {
+  const [json] = await host.present.accounts([account.id]);
   if (json === undefined) return null;
   const identifier = account.username;
   const image = (url: string) => {
@@ -75,7 +71,7 @@ export async function actorOf(ctx: Context<AppCore>, core: AppCore, account: Acc
 }
 
 /** The addressing of a status of this visibility (Mastodon's): who it is to and who is cc'd. */
-export function audienceOf(ctx: Context<AppCore>, author: Account, visibility: Status['visibility'], mentioned: readonly URL[]): { tos: URL[]; ccs: URL[] } {
+export function audienceOf(ctx: Context<PluginHost>, author: Account, visibility: Status['visibility'], mentioned: readonly URL[]): { tos: URL[]; ccs: URL[] } {
   const followers = ctx.getFollowersUri(author.username);
   switch (visibility) {
     case 'public':
@@ -96,19 +92,19 @@ export interface RenderedNote {
 }
 
 /** A local status (not a boost) as a Note, or a Question with its poll. */
-export async function noteOf(ctx: Context<AppCore>, core: AppCore, status: Status, author: Account, json?: StatusJson): Promise<RenderedNote> {
-  const shown = json ?? (await presentStatus(core, status, author));
-  const mentioned = await core.storage.accounts.getMany(status.mentionIds);
-  const mentionUris = mentioned.map((account) => new URL(accountUri(core.config, account)));
+export async function noteOf(ctx: Context<PluginHost>, host: PluginHost, status: Status, author: Account, json?: StatusJson): Promise<RenderedNote> {
+  const shown = json ?? (await host.present.status(status, author));
+  const mentioned = await host.system.accounts.getMany(status.mentionIds);
+  const mentionUris = mentioned.map((account) => new URL(accountUri(host.config, account)));
   const { tos, ccs } = audienceOf(ctx, author, status.visibility, mentionUris);
   let replyTarget: URL | null = null;
   if (status.inReplyToId !== null) {
-    const parent = await core.storage.statuses.get(status.inReplyToId);
-    const parentAuthor = parent === null ? null : await core.storage.accounts.get(parent.accountId);
-    if (parent !== null && parentAuthor !== null) replyTarget = new URL(statusUri(core.config, parent, parentAuthor));
+    const parent = await host.system.statuses.get(status.inReplyToId);
+    const parentAuthor = parent === null ? null : await host.system.accounts.get(parent.accountId);
+    if (parent !== null && parentAuthor !== null) replyTarget = new URL(statusUri(host.config, parent, parentAuthor));
   }
   const tags = [
-    ...mentioned.map((account, i) => new Mention({ href: mentionUris[i] ?? null, name: `@${account.username}@${account.domain ?? core.config.domain}` })),
+    ...mentioned.map((account, i) => new Mention({ href: mentionUris[i] ?? null, name: `@${account.username}@${account.domain ?? host.config.domain}` })),
     ...shown.tags.map((tag) => new Hashtag({ href: new URL(tag.url), name: `#${tag.name}` })),
   ];
   const attachments = shown.media_attachments.flatMap((media) => {
@@ -128,9 +124,9 @@ export async function noteOf(ctx: Context<AppCore>, core: AppCore, status: Statu
     return [MediaDocument.of(values, { blurhash: media.blurhash || null, focus })];
   });
   const values = {
-    id: new URL(statusUri(core.config, status, author)),
+    id: new URL(statusUri(host.config, status, author)),
     attribution: ctx.getActorUri(author.username),
-    url: new URL(statusUrl(core.config, status, author)),
+    url: new URL(statusUrl(host.config, status, author)),
     content: status.content,
     summary: status.spoilerText === '' ? null : status.spoilerText,
     sensitive: status.sensitive,

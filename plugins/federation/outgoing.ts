@@ -5,6 +5,7 @@
 // accounts it mentions; never to a blocked domain. A local poll's new counts go, a while after
 // its votes, to the same audience and to the remote accounts that voted.
 
+import { accountUri, pollsService, statusUri, type Account, type Id, type LocalPollVoted, type PluginHost, type PollVote, type Status } from 'rookery/plugin-kit';
 import type { Context } from '@fedify/fedify';
 import {
   Accept,
@@ -23,11 +24,6 @@ import {
   type Activity,
   type Recipient,
 } from '@fedify/fedify/vocab';
-import type { AppCore } from '../../core/mastodon/context.ts';
-import type { Account, Id, Status } from '../../core/domain/model.ts';
-import type { PluginHost } from '../../core/mastodon/plugin-host.ts';
-import { accountUri, statusUri } from '../../core/domain/urls.ts';
-import { onLocalPollVoted, onPollVote, pollsApi, type LocalPollVoted } from '../polls/index.ts';
 import { recipientOf, type FederationParts } from './federation.ts';
 import { CreateWithMedia, UpdateWithMedia } from './media-terms.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
@@ -43,12 +39,12 @@ export const POLL_UPDATE_DELAY_MS = 3 * 60_000;
 
 const MAX_FOLLOWER_PAGES = 1000;
 
-async function remoteFollowers(core: AppCore, accountId: Id): Promise<Account[]> {
+async function remoteFollowers(host: PluginHost, accountId: Id): Promise<Account[]> {
   const found: Account[] = [];
   let maxId: Id | undefined;
   for (let i = 0; i < MAX_FOLLOWER_PAGES; i++) {
-    const page = await core.storage.relationships.followersOf(accountId, { limit: 200, ...(maxId === undefined ? {} : { maxId }) });
-    const accounts = await core.storage.accounts.getMany(page.map((follow) => follow.accountId));
+    const page = await host.system.relationships.followersOf(accountId, { limit: 200, ...(maxId === undefined ? {} : { maxId }) });
+    const accounts = await host.system.accounts.getMany(page.map((follow) => follow.accountId));
     for (const account of accounts) if (account.domain !== null) found.push(account);
     if (page.length < 200) break;
     maxId = page.at(-1)?.id;
@@ -57,14 +53,14 @@ async function remoteFollowers(core: AppCore, accountId: Id): Promise<Account[]>
 }
 
 export function outgoing(host: PluginHost, parts: FederationParts, options: OutgoingOptions): void {
-  const { core } = host;
+  
 
   async function localOrNull(id: Id): Promise<Account | null> {
-    const account = await core.storage.accounts.get(id);
+    const account = await host.system.accounts.get(id);
     return account !== null && account.domain === null ? account : null;
   }
 
-  async function recipients(ctx: Context<AppCore>, accounts: readonly Account[]): Promise<Recipient[]> {
+  async function recipients(ctx: Context<PluginHost>, accounts: readonly Account[]): Promise<Recipient[]> {
     const seen = new Set<Id>();
     const found: Recipient[] = [];
     for (const account of accounts) {
@@ -77,7 +73,7 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     return found;
   }
 
-  async function send(ctx: Context<AppCore>, sender: Account, to: readonly Account[], activity: Activity): Promise<void> {
+  async function send(ctx: Context<PluginHost>, sender: Account, to: readonly Account[], activity: Activity): Promise<void> {
     const list = await recipients(ctx, to);
     if (list.length === 0) return;
     // No ordering key: the queue runs the jobs of one key one at a time, so a server that is
@@ -90,9 +86,9 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
    * `also` (a poll's voters) unless it is direct. */
   async function audience(status: Status, author: Account, mentioned: readonly Account[], also: readonly Account[] = []): Promise<Account[]> {
     const to = [...mentioned];
-    if (status.visibility !== 'direct') to.push(...(await remoteFollowers(core, author.id)), ...also);
+    if (status.visibility !== 'direct') to.push(...(await remoteFollowers(host, author.id)), ...also);
     if (status.inReplyToAccountId !== null && status.visibility !== 'direct') {
-      const parentAuthor = await core.storage.accounts.get(status.inReplyToAccountId);
+      const parentAuthor = await host.system.accounts.get(status.inReplyToAccountId);
       if (parentAuthor !== null) to.push(parentAuthor);
     }
     return to;
@@ -103,13 +99,13 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     const author = await localOrNull(status.accountId);
     if (author === null) return;
     const ctx = parts.context();
-    const { object, mentioned } = await noteOf(ctx, core, status, author);
-    const id = object.id?.href ?? statusUri(core.config, status, author);
+    const { object, mentioned } = await noteOf(ctx, host, status, author);
+    const id = object.id?.href ?? statusUri(host.config, status, author);
     const values = { actor: ctx.getActorUri(author.username), object, tos: object.toIds, ccs: object.ccIds };
     const activity =
       kind === 'create'
         ? new CreateWithMedia({ ...values, id: new URL(`${id}/activity`), published: instant(status.createdAt) })
-        : new UpdateWithMedia({ ...values, id: new URL(`${id}#updates/${status.editedAt ?? core.clock.now()}`), updated: instant(status.editedAt ?? core.clock.now()) });
+        : new UpdateWithMedia({ ...values, id: new URL(`${id}#updates/${status.editedAt ?? host.clock.now()}`), updated: instant(status.editedAt ?? host.clock.now()) });
     await send(ctx, author, await audience(status, author, mentioned), activity);
   }
 
@@ -122,8 +118,8 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     const author = await localOrNull(status.accountId);
     if (author === null) return;
     const ctx = parts.context();
-    const uri = statusUri(core.config, status, author);
-    const mentioned = (await core.storage.accounts.getMany(status.mentionIds)).filter((account) => account.domain !== null);
+    const uri = statusUri(host.config, status, author);
+    const mentioned = (await host.system.accounts.getMany(status.mentionIds)).filter((account) => account.domain !== null);
     const activity = new Delete({
       id: new URL(`${uri}#delete`),
       actor: ctx.getActorUri(author.username),
@@ -137,18 +133,18 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
    * is remote or a party is gone. The Undo of an unboost carries the same Announce. */
   async function announceOf(boost: Status, original: Status) {
     const booster = await localOrNull(boost.accountId);
-    const originalAuthor = booster === null ? null : await core.storage.accounts.get(original.accountId);
+    const originalAuthor = booster === null ? null : await host.system.accounts.get(original.accountId);
     if (booster === null || originalAuthor === null) return null;
     const ctx = parts.context();
     const announce = new Announce({
-      id: new URL(statusUri(core.config, boost, booster)),
+      id: new URL(statusUri(host.config, boost, booster)),
       actor: ctx.getActorUri(booster.username),
-      object: new URL(statusUri(core.config, original, originalAuthor)),
+      object: new URL(statusUri(host.config, original, originalAuthor)),
       tos: [PUBLIC_COLLECTION],
-      ccs: [new URL(accountUri(core.config, originalAuthor)), ctx.getFollowersUri(booster.username)],
+      ccs: [new URL(accountUri(host.config, originalAuthor)), ctx.getFollowersUri(booster.username)],
       published: instant(boost.createdAt),
     });
-    return { ctx, booster, announce, to: [originalAuthor, ...(await remoteFollowers(core, booster.id))] };
+    return { ctx, booster, announce, to: [originalAuthor, ...(await remoteFollowers(host, booster.id))] };
   }
 
   host.on('status.reblogged', async (event) => {
@@ -164,12 +160,12 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     await send(ctx, booster, to, undo);
   });
 
-  const likeOf = (ctx: Context<AppCore>, by: Account, status: Status, author: Account) =>
-    new Like({ id: new URL(`${ctx.getActorUri(by.username).href}#likes/${status.id}/${core.clock.now()}`), actor: ctx.getActorUri(by.username), object: new URL(statusUri(core.config, status, author)) });
+  const likeOf = (ctx: Context<PluginHost>, by: Account, status: Status, author: Account) =>
+    new Like({ id: new URL(`${ctx.getActorUri(by.username).href}#likes/${status.id}/${host.clock.now()}`), actor: ctx.getActorUri(by.username), object: new URL(statusUri(host.config, status, author)) });
 
   host.on('status.favourited', async (event) => {
     const by = await localOrNull(event.by.id);
-    const author = await core.storage.accounts.get(event.status.accountId);
+    const author = await host.system.accounts.get(event.status.accountId);
     if (by === null || author === null || author.domain === null) return;
     const ctx = parts.context();
     await send(ctx, by, [author], likeOf(ctx, by, event.status, author));
@@ -178,10 +174,10 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
   host.on('account.followed', async (event) => {
     const { follow } = event;
     const follower = await localOrNull(follow.accountId);
-    const target = await core.storage.accounts.get(follow.targetAccountId);
+    const target = await host.system.accounts.get(follow.targetAccountId);
     if (follower === null || target === null || target.domain === null) return;
     const ctx = parts.context();
-    const activity = new Follow({ id: new URL(`${ctx.getActorUri(follower.username).href}#follows/${follow.id}`), actor: ctx.getActorUri(follower.username), object: new URL(accountUri(core.config, target)) });
+    const activity = new Follow({ id: new URL(`${ctx.getActorUri(follower.username).href}#follows/${follow.id}`), actor: ctx.getActorUri(follower.username), object: new URL(accountUri(host.config, target)) });
     await send(ctx, follower, [target], activity);
   });
 
@@ -189,15 +185,15 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     const account = await localOrNull(event.account.id);
     if (account === null) return;
     const ctx = parts.context();
-    const actor = await actorOf(ctx, core, account, await ctx.getActorKeyPairs(account.username));
+    const actor = await actorOf(ctx, host, account, await ctx.getActorKeyPairs(account.username));
     if (actor === null) return;
-    const update = new Update({ id: new URL(`${actor.id?.href}#updates/${core.clock.now()}`), actor: actor.id, object: actor, tos: [PUBLIC_COLLECTION] });
-    await send(ctx, account, await remoteFollowers(core, account.id), update);
+    const update = new Update({ id: new URL(`${actor.id?.href}#updates/${host.clock.now()}`), actor: actor.id, object: actor, tos: [PUBLIC_COLLECTION] });
+    await send(ctx, account, await remoteFollowers(host, account.id), update);
   });
 
   host.on('status.unfavourited', async (event) => {
     const by = await localOrNull(event.by.id);
-    const author = await core.storage.accounts.get(event.status.accountId);
+    const author = await host.system.accounts.get(event.status.accountId);
     if (by === null || author === null || author.domain === null) return;
     const ctx = parts.context();
     const like = likeOf(ctx, by, event.status, author);
@@ -208,14 +204,14 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
   host.on('account.unfollowed', async (event) => {
     const { follow } = event;
     const follower = await localOrNull(follow.accountId);
-    const target = await core.storage.accounts.get(follow.targetAccountId);
+    const target = await host.system.accounts.get(follow.targetAccountId);
     if (follower === null || target === null || target.domain === null) return;
     const ctx = parts.context();
     const actor = ctx.getActorUri(follower.username);
     const undo = new Undo({
       id: new URL(`${actor.href}#follows/${follow.id}/undo`),
       actor,
-      object: new Follow({ id: new URL(`${actor.href}#follows/${follow.id}`), actor, object: new URL(accountUri(core.config, target)) }),
+      object: new Follow({ id: new URL(`${actor.href}#follows/${follow.id}`), actor, object: new URL(accountUri(host.config, target)) }),
     });
     await send(ctx, follower, [target], undo);
   });
@@ -224,32 +220,32 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
   host.on('follow_request.authorized', async (event) => {
     const { follow } = event;
     const target = await localOrNull(follow.targetAccountId);
-    const follower = await core.storage.accounts.get(follow.accountId);
+    const follower = await host.system.accounts.get(follow.accountId);
     if (target === null || follower === null || follower.domain === null || (await options.isBlocked(follower.domain))) return;
     const followUri = (await parts.kv.get<string>(['rookery', 'follow-uri', follower.id, target.id])) ?? null;
-    await answerFollow(parts, core, target, follower, followUri, true);
+    await answerFollow(parts, host, target, follower, followUri, true);
   });
   host.on('follow_request.rejected', async (event) => {
     const target = await localOrNull(event.targetAccountId);
-    const follower = await core.storage.accounts.get(event.accountId);
+    const follower = await host.system.accounts.get(event.accountId);
     if (target === null || follower === null || follower.domain === null || (await options.isBlocked(follower.domain))) return;
     const followUri = (await parts.kv.get<string>(['rookery', 'follow-uri', follower.id, target.id])) ?? null;
-    await answerFollow(parts, core, target, follower, followUri, false);
+    await answerFollow(parts, host, target, follower, followUri, false);
   });
 
   // A local vote on a remote poll: for each chosen option, a Create of a Note naming it, in
   // reply to the Question, to its author only (Mastodon's votes). The ids name the poll and the
   // option, so that a retried job sends the same vote again, which the author's server ignores.
-  onPollVote(core, async (vote) => {
-    const status = await core.storage.statuses.get(vote.statusId);
+  const sendVote = async (vote: PollVote) => {
+    const status = await host.system.statuses.get(vote.statusId);
     if (status === null || status.local || status.uri === null) return;
-    const author = await core.storage.accounts.get(status.accountId);
+    const author = await host.system.accounts.get(status.accountId);
     const voter = await localOrNull(vote.accountId);
-    const poll = await pollsApi(core)?.get(vote.pollId);
+    const poll = await host.service(pollsService)?.get(vote.pollId);
     if (author === null || author.domain === null || voter === null || poll == null) return;
     const ctx = parts.context();
     const actor = ctx.getActorUri(voter.username);
-    const to = new URL(accountUri(core.config, author));
+    const to = new URL(accountUri(host.config, author));
     for (const choice of vote.choices) {
       const title = poll.options[choice];
       if (title === undefined) continue;
@@ -257,7 +253,7 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
       const note = new Note({ id: new URL(id), attribution: actor, name: title, replyTarget: new URL(status.uri), tos: [to] });
       await send(ctx, voter, [author], new Create({ id: new URL(`${id}/activity`), actor, object: note, tos: [to] }));
     }
-  });
+  };
 
   // A vote counted on a local poll (a local account's, or one from another server): the Question
   // with its new counts goes as an Update to the status's audience and to the remote voters.
@@ -270,8 +266,8 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
   const pollUpdateKey = (pollId: Id) => ['rookery', 'poll-update', pollId] as const;
   const pollUpdateJob = host.handleJob('poll-update', async (payload) => {
     const { pollId, statusId } = payload as LocalPollVoted;
-    const polls = pollsApi(core);
-    const status = await core.storage.statuses.get(statusId);
+    const polls = host.service(pollsService);
+    const status = await host.system.statuses.get(statusId);
     if (polls === null || status === null || !status.local || status.deletedAt !== null || status.pollId !== pollId) return;
     const author = await localOrNull(status.accountId);
     const poll = await polls.get(pollId);
@@ -280,36 +276,41 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     const state = `${status.editedAt ?? 0}-${poll.votersCount}-${poll.votes.join('.')}`;
     const last = await parts.kv.get<{ state: string; at: number }>(pollUpdateKey(pollId));
     if (last?.state === state) return;
-    const now = core.clock.now();
+    const now = host.clock.now();
     if (last !== undefined && now < last.at + options.pollUpdateDelayMs) {
-      await core.enqueue([{ name: pollUpdateJob, payload: { pollId, statusId }, runAt: last.at + options.pollUpdateDelayMs, orderingKey: `poll-update:${pollId}` }]);
+      await host.enqueue([{ name: pollUpdateJob, payload: { pollId, statusId }, runAt: last.at + options.pollUpdateDelayMs, orderingKey: `poll-update:${pollId}` }]);
       return;
     }
     const ctx = parts.context();
-    const { object, mentioned } = await noteOf(ctx, core, status, author);
-    const voters = await core.storage.accounts.getMany(await polls.voters(pollId));
-    const id = object.id?.href ?? statusUri(core.config, status, author);
+    const { object, mentioned } = await noteOf(ctx, host, status, author);
+    const voters = await host.system.accounts.getMany(await polls.voters(pollId));
+    const id = object.id?.href ?? statusUri(host.config, status, author);
     // The id names the state sent: a retry sends the same activity, which a receiver ignores.
     const update = new Update({ id: new URL(`${id}#updates/poll/${state}`), actor: ctx.getActorUri(author.username), object, tos: object.toIds, ccs: object.ccIds });
     await send(ctx, author, await audience(status, author, mentioned, voters), update);
     await parts.kv.set(pollUpdateKey(pollId), { state, at: now });
   });
-  onLocalPollVoted(core, (voted) => [
-    { name: pollUpdateJob, payload: { pollId: voted.pollId, statusId: voted.statusId }, runAt: core.clock.now() + options.pollUpdateDelayMs, orderingKey: `poll-update:${voted.pollId}` },
-  ]);
+  // Polls are the polls plugin's: heard of through its service, once every plugin registered.
+  host.onReady(() => {
+    const polls = host.service(pollsService);
+    polls?.onVote(sendVote);
+    polls?.onLocalPollVoted((voted) => [
+      { name: pollUpdateJob, payload: { pollId: voted.pollId, statusId: voted.statusId }, runAt: host.clock.now() + options.pollUpdateDelayMs, orderingKey: `poll-update:${voted.pollId}` },
+    ]);
+  });
 
-  const blockOf = (ctx: Context<AppCore>, blocker: Account, target: Account) =>
-    new Block({ id: new URL(`${ctx.getActorUri(blocker.username).href}#blocks/${target.id}/${core.clock.now()}`), actor: ctx.getActorUri(blocker.username), object: new URL(accountUri(core.config, target)) });
+  const blockOf = (ctx: Context<PluginHost>, blocker: Account, target: Account) =>
+    new Block({ id: new URL(`${ctx.getActorUri(blocker.username).href}#blocks/${target.id}/${host.clock.now()}`), actor: ctx.getActorUri(blocker.username), object: new URL(accountUri(host.config, target)) });
   host.on('account.blocked', async (event) => {
     const blocker = await localOrNull(event.accountId);
-    const target = await core.storage.accounts.get(event.targetAccountId);
+    const target = await host.system.accounts.get(event.targetAccountId);
     if (blocker === null || target === null || target.domain === null) return;
     const ctx = parts.context();
     await send(ctx, blocker, [target], blockOf(ctx, blocker, target));
   });
   host.on('account.unblocked', async (event) => {
     const blocker = await localOrNull(event.accountId);
-    const target = await core.storage.accounts.get(event.targetAccountId);
+    const target = await host.system.accounts.get(event.targetAccountId);
     if (blocker === null || target === null || target.domain === null) return;
     const ctx = parts.context();
     const block = blockOf(ctx, blocker, target);
@@ -318,13 +319,13 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
 }
 
 /** Accept or Reject of a remote account's Follow of a local one. */
-export async function answerFollow(parts: FederationParts, core: AppCore, local: Account, remote: Account, followUri: string | null, accept: boolean): Promise<void> {
+export async function answerFollow(parts: FederationParts, host: PluginHost, local: Account, remote: Account, followUri: string | null, accept: boolean): Promise<void> {
   const ctx = parts.context();
   const recipient = await recipientOf(parts, ctx, remote);
   if (recipient === null) return;
   const actor = ctx.getActorUri(local.username);
-  const follow = new Follow({ ...(followUri ? { id: new URL(followUri) } : {}), actor: new URL(accountUri(core.config, remote)), object: actor });
-  const id = new URL(`${actor.href}#${accept ? 'accepts' : 'rejects'}/${remote.id}/${core.clock.now()}`);
+  const follow = new Follow({ ...(followUri ? { id: new URL(followUri) } : {}), actor: new URL(accountUri(host.config, remote)), object: actor });
+  const id = new URL(`${actor.href}#${accept ? 'accepts' : 'rejects'}/${remote.id}/${host.clock.now()}`);
   const activity = accept ? new Accept({ id, actor, object: follow }) : new Reject({ id, actor, object: follow });
   await ctx.sendActivity({ identifier: local.username }, recipient, activity);
 }

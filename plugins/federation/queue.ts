@@ -8,11 +8,9 @@
 // process alike, so any process may run a job another queued); it hands each message to the
 // handler the latest `listen` gave. A job that arrives while nobody listens fails and is retried.
 
+import type { JobOptions, NewJob, PluginHost } from 'rookery/plugin-kit';
 import { createHash } from 'node:crypto';
 import type { MessageQueue, MessageQueueEnqueueOptions, MessageQueueListenOptions } from '@fedify/fedify';
-import type { PluginHost } from '../../core/mastodon/plugin-host.ts';
-import type { NewJob } from '../../core/domain/ports/queue.ts';
-import type { JobOptions } from '../../core/domain/queue/registry.ts';
 import { durationMs } from './kv.ts';
 
 export interface RookeryMessageQueueOptions extends JobOptions {
@@ -60,7 +58,7 @@ function plainJson(message: unknown): unknown {
 }
 
 export function rookeryMessageQueue(host: PluginHost, options: RookeryMessageQueueOptions = {}): RookeryMessageQueue {
-  const { core } = host;
+  
   const listeners: Handler[] = [];
   const jobOptions: JobOptions = { maxAttempts: options.maxAttempts ?? FEDERATION_MAX_ATTEMPTS, backoff: options.backoff ?? federationBackoff };
   const jobName = host.handleJob(options.name ?? 'fedify', async (payload) => {
@@ -75,7 +73,7 @@ export function rookeryMessageQueue(host: PluginHost, options: RookeryMessageQue
     return scoped.length <= MAX_KEY_LENGTH ? scoped : `${jobName}|sha256:${createHash('sha256').update(key).digest('hex')}`;
   };
   const jobsFor = (messages: readonly unknown[], enqueue: MessageQueueEnqueueOptions = {}): NewJob[] => {
-    const runAt = core.clock.now() + (enqueue.delay == null ? 0 : durationMs(enqueue.delay));
+    const runAt = host.clock.now() + (enqueue.delay == null ? 0 : durationMs(enqueue.delay));
     const orderingKey = orderingKeyOf(enqueue.orderingKey);
     return messages.map((message) => ({ name: jobName, payload: plainJson(message), orderingKey, runAt }));
   };
@@ -84,11 +82,11 @@ export function rookeryMessageQueue(host: PluginHost, options: RookeryMessageQue
     nativeRetrial: true,
     jobName,
     async enqueue(message: unknown, enqueue?: MessageQueueEnqueueOptions) {
-      await core.enqueue(jobsFor([message], enqueue));
+      await host.enqueue(jobsFor([message], enqueue));
     },
     async enqueueMany(messages: readonly unknown[], enqueue?: MessageQueueEnqueueOptions) {
       if (messages.length === 0) return;
-      await core.enqueue(jobsFor(messages, enqueue));
+      await host.enqueue(jobsFor(messages, enqueue));
     },
     listen(handler: Handler, listen: MessageQueueListenOptions = {}): Promise<void> {
       const { signal } = listen;

@@ -6,11 +6,8 @@
 // characters, and only those whose :shortcode: the object's text uses. Nothing is fetched here:
 // an Emoji that is only a link, or whose icon is, is skipped.
 
+import type { Account, AccountDecorator, CustomEmojiJson, Id, Millis, PluginSystem, Status, StatusDecorator, StatusEdit } from 'rookery/plugin-kit';
 import { Emoji, Image, Link, Question, type Object as APObject } from '@fedify/fedify/vocab';
-import type { AppCore } from '../../core/mastodon/context.ts';
-import type { Account, Id, Millis, Status, StatusEdit } from '../../core/domain/model.ts';
-import type { AccountDecorator, StatusDecorator } from '../../core/mastodon/plugin-host.ts';
-import type { CustomEmojiJson } from '../../core/mastodon/entities/emoji.ts';
 import type { RemoteAccountInput } from './remote-api.ts';
 import type { FederationRepository, KvKeyParts } from './storage/index.ts';
 
@@ -134,7 +131,7 @@ async function loadByUri<T>(repo: EmojiRepository, clock: { now(): Millis }, ite
 
 const usedIn = (emoji: RemoteEmoji, texts: readonly string[]) => texts.some((text) => text.includes(`:${emoji.shortcode}:`));
 
-export function remoteStatusEmojiDecorator(repo: EmojiRepository, clock: { now(): Millis }): StatusDecorator<Map<Id, RemoteEmoji[]>> {
+export function remoteStatusEmojiDecorator(repo: EmojiRepository, clock: { now(): Millis }, statuses: Pick<PluginSystem['statuses'], 'get'>): StatusDecorator<Map<Id, RemoteEmoji[]>> {
   const uriOf = (status: Status) => (status.local ? null : status.uri);
   return {
     load: (statuses) => loadByUri(repo, clock, statuses, uriOf, statusKey, (status) => status.id),
@@ -144,10 +141,10 @@ export function remoteStatusEmojiDecorator(repo: EmojiRepository, clock: { now()
     },
     /** An edit lists the status's current emojis that its own text uses (the emojis of older
      * revisions are not kept). */
-    async renderEdits(edits: readonly StatusEdit[], json, core: AppCore) {
+    async renderEdits(edits: readonly StatusEdit[], json) {
       const first = edits[0];
       if (first === undefined) return;
-      const status = await core.storage.statuses.get(first.statusId);
+      const status = await statuses.get(first.statusId);
       if (status === null) return;
       const emojis = (await loadByUri(repo, clock, [status], uriOf, statusKey, (s) => s.id)).get(status.id);
       if (emojis === undefined) return;

@@ -3,12 +3,9 @@
 // media_attachments by a status decorator of the plugin's own. Bounded: at most 4 attachments,
 // http(s) URLs only, descriptions cut at 1500 characters.
 
+import { type Id, type MediaAttachment, type MediaType, renderMedia, type Status, type StatusDecorator } from 'rookery/plugin-kit';
 import type { KvStore } from '@fedify/fedify';
 import { Audio, Document, Image, Link, Video, type Object as APObject } from '@fedify/fedify/vocab';
-import type { AppCore } from '../../core/mastodon/context.ts';
-import type { Id, MediaAttachment, MediaType, Status } from '../../core/domain/model.ts';
-import type { StatusDecorator } from '../../core/mastodon/plugin-host.ts';
-import { renderMedia } from '../../core/mastodon/entities/media.ts';
 
 export const MAX_REMOTE_MEDIA = 4;
 const MAX_DESCRIPTION = 1500;
@@ -74,7 +71,7 @@ function dimension(value: unknown): number | null {
 
 /** The attachments of a remote Note, as far as they are usable; `received`: the JSON of the
  * activity that carried it, as it arrived. */
-export async function remoteMediaOf(core: AppCore, object: APObject, received: unknown = null): Promise<RemoteMedia[]> {
+export async function remoteMediaOf(newId: () => Id, object: APObject, received: unknown = null): Promise<RemoteMedia[]> {
   const found: RemoteMedia[] = [];
   const json = await receivedJson(object, received);
   let seen = 0;
@@ -86,7 +83,7 @@ export async function remoteMediaOf(core: AppCore, object: APObject, received: u
     const mediaType = attachment.mediaType ?? null;
     const name = attachment.name === null ? null : String(attachment.name).slice(0, MAX_DESCRIPTION);
     const sized = attachment as { width?: unknown; height?: unknown };
-    found.push({ id: core.ids.next(), type: typeOf(attachment, mediaType), url, description: name, width: dimension(sized.width), height: dimension(sized.height), ...extrasOf(json, url) });
+    found.push({ id: newId(), type: typeOf(attachment, mediaType), url, description: name, width: dimension(sized.width), height: dimension(sized.height), ...extrasOf(json, url) });
   }
   return found;
 }

@@ -3,10 +3,9 @@
 // Fedify's WebFinger client always asks over https; when private addresses are allowed
 // (tests on loopback), a handle whose host is such an address is asked over plain http.
 
+import type { Account, PluginHost, Status } from 'rookery/plugin-kit';
 import type { Context } from '@fedify/fedify';
 import { isActor, Note, Question, type Actor } from '@fedify/fedify/vocab';
-import type { AppCore } from '../../core/mastodon/context.ts';
-import type { Account, Status } from '../../core/domain/model.ts';
 import { rememberInbox } from './federation.ts';
 import { actorInput, keepActorEmojis, keepStatusParts, pollAttachment } from './incoming.ts';
 import type { EmojiRepository } from './remote-emoji.ts';
@@ -44,8 +43,8 @@ export interface Resolver {
 }
 
 export function resolver(
-  core: AppCore,
-  context: () => Context<AppCore>,
+  host: PluginHost,
+  context: () => Context<PluginHost>,
   api: RemoteApi,
   kv: Parameters<typeof rememberInbox>[0],
   allowPrivateAddress: boolean,
@@ -56,10 +55,10 @@ export function resolver(
     if (input === null) return null;
     await rememberInbox(kv, actor);
     await keepActorEmojis(emojis, actor, input);
-    return api.upsertRemoteAccount(core, input);
+    return api.upsertRemoteAccount(input);
   }
 
-  async function accountOfUrl(ctx: Context<AppCore>, url: string): Promise<Account | null> {
+  async function accountOfUrl(ctx: Context<PluginHost>, url: string): Promise<Account | null> {
     const object = await ctx.lookupObject(url).catch(() => null);
     return object !== null && isActor(object) ? store(object) : null;
   }
@@ -99,8 +98,8 @@ export function resolver(
       if (!audience.some((id) => id === PUBLIC || id === 'as:Public')) return null;
       const author = await accountOfUrl(ctx, authorId.href);
       if (author === null) return null;
-      await keepStatusParts(core, { kv, emojis }, object, object.id.href);
-      const status = await api.receiveRemoteStatus(core, {
+      await keepStatusParts(host, { kv, emojis }, object, object.id.href);
+      const status = await api.receiveRemoteStatus({
         uri: object.id.href,
         url: object.url instanceof URL ? object.url.href : object.id.href,
         authorId: author.id,
@@ -112,9 +111,9 @@ export function resolver(
         inReplyToUri: object.replyTargetId?.href ?? null,
         mentionIds: [],
         tags: [],
-        createdAt: object.published?.epochMilliseconds ?? core.clock.now(),
+        createdAt: object.published?.epochMilliseconds ?? host.clock.now(),
         editedAt: object.updated?.epochMilliseconds ?? null,
-        ...(await pollAttachment(core, object, author.id)),
+        ...(await pollAttachment(host, object, author.id)),
       });
       return status === null ? null : { status };
     },

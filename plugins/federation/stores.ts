@@ -3,8 +3,8 @@
 // queue (kv.ts, queue.ts), so they are durable, shared by every process of the instance, and
 // run where its jobs run. One function, so that another choice is one line.
 
+import type { PluginHost } from 'rookery/plugin-kit';
 import type { KvStore, MessageQueue } from '@fedify/fedify';
-import type { PluginHost } from '../../core/mastodon/plugin-host.ts';
 import { rookeryKvStore } from './kv.ts';
 import { rookeryMessageQueue } from './queue.ts';
 import { federationStorage, type FederationRepository } from './storage/index.ts';
@@ -18,5 +18,5 @@ export interface FederationStores {
 
 export function federationStores(host: PluginHost): FederationStores {
   const repository = host.storage(federationStorage);
-  return { kv: rookeryKvStore(repository, { clock: host.core.clock }), queue: rookeryMessageQueue(host), repository };
+  return { kv: rookeryKvStore(repository, { clock: host.clock }), queue: rookeryMessageQueue(host), repository };
 }

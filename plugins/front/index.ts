@@ -4,22 +4,12 @@
 // is escaped; the form carries the session's CSRF token and is answered only on this origin.
 //
 // A web sign-up is an account created exactly as POST /api/v1/accounts creates one
-// (core/accounts/create.ts: the same checks and texts), under the same registration settings:
+// (host/accounts/create.ts: the same checks and texts), under the same registration settings:
 // closed registrations refuse it, approval mode asks for a reason and leaves the account waiting
 // for approval, e-mail confirmation leaves it unconfirmed. It does not sign the person in: they
 // sign in from their app, through /oauth/authorize, like everyone else.
 
-import { createLocalAccount } from '../../core/domain/accounts/create.ts';
-import type { ApiRequest, ApiResponse, Endpoint } from '../../core/mastodon/endpoint/types.ts';
-import type { AppCore } from '../../core/mastodon/context.ts';
-import { RookeryError } from '../../core/domain/errors.ts';
-import { CSRF_FIELD } from '../../core/mastodon/oauth/csrf.ts';
-import { page, refusedPage } from '../../core/mastodon/oauth/pages.ts';
-import { currentSession } from '../../core/mastodon/oauth/sessions.ts';
-import { formPosted, formToken } from '../../core/mastodon/oauth/web-flow.ts';
-import { str, type Params } from '../../core/domain/params.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
-import { escapeHtml as e } from '../../core/domain/text/index.ts';
+import { escapeHtml as e, RookeryError, str, type ApiRequest, type ApiResponse, type Endpoint, type Params, type PluginHost, type RookeryPlugin } from 'rookery/plugin-kit';
 
 export interface FrontPluginOptions {
   /** Where the "Sign in" link goes (default Rookery's own /auth/sign_in). */
@@ -70,36 +60,36 @@ function formOf(params: Params): SignUpForm {
   };
 }
 
-const ORIGIN_OF = new WeakMap<AppCore, string>();
+const ORIGIN_OF = new WeakMap<PluginHost, string>();
 
 /** A post that says it comes from another site or origin is refused, whatever it carries: the
  * browser's Sec-Fetch-Site, else its Origin (which is "null" on our own pages, as they send no
  * referrer; the CSRF token decides then). */
-function sameOrigin(core: AppCore, request: ApiRequest): boolean {
+function sameOrigin(host: PluginHost, request: ApiRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   const origin = request.headers['origin'];
   if (origin === undefined || origin === '' || origin === 'null') return true;
-  let ours = ORIGIN_OF.get(core);
+  let ours = ORIGIN_OF.get(host);
   if (ours === undefined) {
-    ours = new URL(core.config.baseUrl).origin;
-    ORIGIN_OF.set(core, ours);
+    ours = new URL(host.config.baseUrl).origin;
+    ORIGIN_OF.set(host, ours);
   }
   return origin === ours;
 }
 
-function rulesList(core: AppCore): string {
-  if (core.config.rules.length === 0) return '';
-  return `<ol id="rules">\n${core.config.rules.map((rule) => `<li>${e(rule)}</li>`).join('\n')}\n</ol>`;
+function rulesList(host: PluginHost): string {
+  if (host.config.rules.length === 0) return '';
+  return `<ol id="rules">\n${host.config.rules.map((rule) => `<li>${e(rule)}</li>`).join('\n')}\n</ol>`;
 }
 
-function contact(core: AppCore): string {
-  const email = core.config.contactEmail;
+function contact(host: PluginHost): string {
+  const email = host.config.contactEmail;
   return email === '' ? '' : `<h2>Contact</h2>\n<p><a href="mailto:${e(email)}">${e(email)}</a></p>`;
 }
 
-function registrationNote(core: AppCore): string {
-  const { open, approvalRequired, confirmationRequired } = core.config.registrations;
+function registrationNote(host: PluginHost): string {
+  const { open, approvalRequired, confirmationRequired } = host.config.registrations;
   if (!open) return '<p>Sign-ups are closed on this server.</p>';
   const notes = [
     approvalRequired ? 'New accounts wait for approval by the staff of this server.' : '',
@@ -108,21 +98,21 @@ function registrationNote(core: AppCore): string {
   return `<p><a href="${SIGN_UP_PATH}">Create an account</a></p>${notes.map((note) => `\n<p class="hint">${e(note)}</p>`).join('')}`;
 }
 
-function frontPage(core: AppCore, signInUrl: string): ApiResponse {
-  const { config } = core;
-  const rules = rulesList(core);
+function frontPage(host: PluginHost, signInUrl: string): ApiResponse {
+  const { config } = host;
+  const rules = rulesList(host);
   const content = `<p>${e(config.description)}</p>
 <p>This is a Mastodon-compatible server. Use it from any Mastodon app (Elk, Phanpy, Tusky, Ivory …): when the app asks for your server, enter <strong>${e(config.domain)}</strong>.</p>
 <h2>Your account</h2>
 <p><a href="${e(signInUrl)}">Sign in</a></p>
-${registrationNote(core)}
+${registrationNote(host)}
 ${rules === '' ? '' : `<h2>Rules</h2>\n${rules}`}
-${contact(core)}`;
-  return page(core, config.title, content, { documentTitle: config.title });
+${contact(host)}`;
+  return host.web.page(config.title, content, { documentTitle: config.title });
 }
 
-function closedPage(core: AppCore): ApiResponse {
-  return page(core, 'Sign-ups are closed', '<p role="alert">This server does not take new sign-ups at the moment.</p><p><a href="/">Back to the front page</a></p>', {
+function closedPage(host: PluginHost): ApiResponse {
+  return host.web.page('Sign-ups are closed', '<p role="alert">This server does not take new sign-ups at the moment.</p><p><a href="/">Back to the front page</a></p>', {
     status: 403,
   });
 }
@@ -147,17 +137,17 @@ interface SignUpView {
   summary?: string;
 }
 
-function signUpPage(core: AppCore, view: SignUpView, options: { status?: number; cookies?: readonly string[] } = {}): ApiResponse {
-  const { config } = core;
+function signUpPage(host: PluginHost, view: SignUpView, options: { status?: number; cookies?: readonly string[] } = {}): ApiResponse {
+  const { config } = host;
   const form = view.form;
   const errors = view.errors ?? {};
   const approval = config.registrations.approvalRequired;
-  const rules = rulesList(core);
+  const rules = rulesList(host);
   const summary = view.summary === undefined ? '' : `<p class="error" role="alert">${e(view.summary)}</p>`;
   const content = `<p>Create an account on ${e(config.title)} (${e(config.domain)}).</p>
 ${summary}
 <form method="post" action="${SIGN_UP_PATH}" novalidate>
-<input type="hidden" name="${CSRF_FIELD}" value="${e(view.csrfToken)}">
+<input type="hidden" name="${host.web.csrfField}" value="${e(view.csrfToken)}">
 ${field('username', errors, (a) => `<input id="signup_username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required maxlength="30" value="${e(form?.username ?? '')}"${a}>`, `Letters, numbers and underscores. Your handle will be @name@${config.domain}.`)}
 ${field('email', errors, (a) => `<input id="signup_email" name="email" type="email" autocomplete="email" required value="${e(form?.email ?? '')}"${a}>`)}
 ${field('password', errors, (a) => `<input id="signup_password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="72"${a}>`, '8 to 72 characters.')}
@@ -168,7 +158,7 @@ ${agreement(errors, form?.agreement ?? false)}
 <button type="submit">Sign up</button>
 </form>
 <p>Already have an account? <a href="${e(view.signInUrl)}">Sign in</a></p>`;
-  return page(core, 'Sign up', content, options);
+  return host.web.page('Sign up', content, options);
 }
 
 function agreement(errors: FieldErrors, checked: boolean): string {
@@ -178,18 +168,18 @@ function agreement(errors: FieldErrors, checked: boolean): string {
   return `<label class="check" for="signup_agreement"><input id="signup_agreement" name="agreement" type="checkbox" value="1" required${checked ? ' checked' : ''}${attributes}> ${e(LABELS.agreement)}</label>${error}`;
 }
 
-function doneText(core: AppCore): string {
-  const { approvalRequired, confirmationRequired } = core.config.registrations;
+function doneText(host: PluginHost): string {
+  const { approvalRequired, confirmationRequired } = host.config.registrations;
   if (approvalRequired) return 'Your sign-up is waiting for approval by the staff of this server. You can sign in once it is approved.';
   if (confirmationRequired) return 'Your e-mail address has to be confirmed by the staff of this server before you can use your account.';
   return 'Your account is ready: sign in from your Mastodon app, or below.';
 }
 
-function welcomePage(core: AppCore, username: string, signInUrl: string): ApiResponse {
-  const content = `<p role="status">Welcome, <strong>@${e(username)}@${e(core.config.domain)}</strong>. ${e(doneText(core))}</p>
+function welcomePage(host: PluginHost, username: string, signInUrl: string): ApiResponse {
+  const content = `<p role="status">Welcome, <strong>@${e(username)}@${e(host.config.domain)}</strong>. ${e(doneText(host))}</p>
 <p><a href="${e(signInUrl)}">Sign in</a></p>
 <p><a href="/">Back to the front page</a></p>`;
-  return page(core, 'Account created', content);
+  return host.web.page('Account created', content);
 }
 
 /** The 422 of createLocalAccount as messages per form field. */
@@ -204,26 +194,25 @@ function fieldErrorsOf(err: RookeryError): FieldErrors {
 
 // The form's CSRF token is the sign-in pages' (a session's, or a signed double-submit token for
 // a browser without one): showing the form stores nothing.
-async function showSignUp(core: AppCore, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
-  if (!core.config.registrations.open) return closedPage(core);
-  const form = formToken(core, request, await currentSession(core, request.cookies));
-  return signUpPage(core, { csrfToken: form.token, signInUrl }, { cookies: form.cookies });
+async function showSignUp(host: PluginHost, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
+  if (!host.config.registrations.open) return closedPage(host);
+  const form = host.web.formToken(request, await host.web.session(request.cookies));
+  return signUpPage(host, { csrfToken: form.token, signInUrl }, { cookies: form.cookies });
 }
 
-async function submitSignUp(core: AppCore, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
-  const { registrations } = core.config;
-  if (!registrations.open) return closedPage(core);
-  const browser = await currentSession(core, request.cookies);
-  if (!sameOrigin(core, request) || !formPosted(core, request, browser, request.body)) return refusedPage(core);
+async function submitSignUp(host: PluginHost, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
+  const { registrations } = host.config;
+  if (!registrations.open) return closedPage(host);
+  const browser = await host.web.session(request.cookies);
+  if (!sameOrigin(host, request) || !host.web.formPosted(request, browser, request.body)) return host.web.refusedPage();
   const form = formOf(request.body);
-  const token = formToken(core, request, browser);
-  const retry = (errors: FieldErrors, summary: string) => signUpPage(core, { csrfToken: token.token, signInUrl, form, errors, summary }, { status: 422, cookies: token.cookies });
+  const token = host.web.formToken(request, browser);
+  const retry = (errors: FieldErrors, summary: string) => signUpPage(host, { csrfToken: token.token, signInUrl, form, errors, summary }, { status: 422, cookies: token.cookies });
   if (form.password !== '' && form.password !== form.passwordConfirmation) {
     return retry({ password_confirmation: ["doesn't match Password"] }, "Validation failed: Password confirmation doesn't match Password");
   }
   try {
-    await createLocalAccount(
-      core,
+    await host.accounts.signUp(
       {
         username: form.username,
         email: form.email,
@@ -241,7 +230,7 @@ async function submitSignUp(core: AppCore, request: ApiRequest, signInUrl: strin
     if (err instanceof RookeryError && err.status === 422) return retry(fieldErrorsOf(err), err.message);
     throw err;
   }
-  return welcomePage(core, form.username, signInUrl);
+  return welcomePage(host, form.username, signInUrl);
 }
 
 export function frontPlugin(options: FrontPluginOptions = {}): RookeryPlugin {
@@ -249,13 +238,12 @@ export function frontPlugin(options: FrontPluginOptions = {}): RookeryPlugin {
   return {
     name: 'front',
     register(host) {
-      const { core } = host;
       // Same-origin pages: no CORS; open in limited-federation mode (they read nothing private).
       const html = { auth: 'public', scopes: [], cors: false, openInLimitedMode: true } as const;
       const endpoints: Endpoint[] = [
-        { method: 'GET', path: '/', ...html, handle: async () => frontPage(core, signInUrl) },
-        { method: 'GET', path: SIGN_UP_PATH, ...html, handle: (request) => showSignUp(core, request, signInUrl) },
-        { method: 'POST', path: SIGN_UP_PATH, ...html, handle: (request) => submitSignUp(core, request, signInUrl) },
+        { method: 'GET', path: '/', ...html, handle: async () => frontPage(host, signInUrl) },
+        { method: 'GET', path: SIGN_UP_PATH, ...html, handle: (request) => showSignUp(host, request, signInUrl) },
+        { method: 'POST', path: SIGN_UP_PATH, ...html, handle: (request) => submitSignUp(host, request, signInUrl) },
       ];
       for (const endpoint of endpoints) host.addEndpoint(endpoint);
     },

@@ -7,13 +7,7 @@
 // disk by default, served here with their type and long-lived cache headers), and uploads left
 // unattached removed after a day (a delayed job queued with the upload).
 
-import { RookeryError, unprocessable } from '../../core/domain/errors.ts';
-import { isId } from '../../core/domain/ids.ts';
-import type { Id, MediaAttachment, MediaType } from '../../core/domain/model.ts';
-import { present, str, strArray, type Params } from '../../core/domain/params.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
-import { renderMedia } from '../../core/mastodon/entities/media.ts';
-import { json, type ApiRequest, type ApiResponse, type Endpoint, type UploadedFile } from '../../core/mastodon/endpoint/types.ts';
+import { type ApiRequest, type ApiResponse, type Endpoint, type Id, isId, json, type MediaAttachment, type MediaType, type Params, present, renderMedia, RookeryError, type RookeryPlugin, str, strArray, unprocessable, type UploadedFile } from 'rookery/plugin-kit';
 import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processProfileImage } from './process.ts';
 import { probeVideo } from './probe.ts';
 import { sniff, SUPPORTED_MIME_TYPES } from './sniff.ts';
@@ -84,9 +78,8 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
   return {
     name: 'media',
     register(host) {
-      const { core } = host;
       const media = host.storage(mediaStorage);
-      const store = options.store ?? (options.directory ? diskMediaStore({ directory: options.directory, baseUrl: core.config.baseUrl }) : memoryMediaStore({ baseUrl: core.config.baseUrl }));
+      const store = options.store ?? (options.directory ? diskMediaStore({ directory: options.directory, baseUrl: host.config.baseUrl }) : memoryMediaStore({ baseUrl: host.config.baseUrl }));
 
       /** Processes an uploaded image (or keeps a video/audio file as it is) into the row's fields. */
       const process = async (id: Id, data: Uint8Array): Promise<Partial<MediaAttachment>> => {
@@ -128,7 +121,7 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         } catch (error) {
           if (!(error instanceof RookeryError)) throw error;
           // Not an image after all: it stays unprocessed, and the cleanup removes it.
-          core.logger.warn({ media: id, error: error.message }, 'an upload could not be processed');
+          host.logger.warn({ media: id, error: error.message }, 'an upload could not be processed');
           return;
         }
         await media.update(id, fields);
@@ -162,8 +155,8 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         }
         const description = readDescription(params) ?? null;
         const focus = readFocus(str(params, 'focus'));
-        const id = core.ids.next();
-        const now = core.clock.now();
+        const id = host.newId();
+        const now = host.clock.now();
         const row: MediaAttachment = {
           id, accountId: account.id, statusId: null, type: kind.kind === 'image' ? 'image' : kind.kind, url: null, previewUrl: null, remoteUrl: null,
           description, blurhash: null, original: null, small: null, focus, extra: {}, processed: false, createdAt: now,
@@ -244,12 +237,12 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
             if (draft.editing) draft.mediaIds = [];
             return;
           }
-          if (ids.length > core.config.limits.maxMediaAttachments || present(draft.params, 'poll')) throw unprocessable(mediaTexts.tooMany);
+          if (ids.length > host.config.limits.maxMediaAttachments || present(draft.params, 'poll')) throw unprocessable(mediaTexts.tooMany);
           const unique = [...new Set(ids)];
           const found = await media.getMany(unique.filter(isId));
           // Media of a deleted status of the author's are free again: delete and redraft.
           const elsewhere = [...new Set(found.flatMap((m) => (m.statusId !== null && m.statusId !== draft.statusId ? [m.statusId] : [])))];
-          const live = new Set((await core.storage.statuses.getMany(elsewhere)).map((s) => s.id));
+          const live = new Set((await host.system.statuses.getMany(elsewhere)).map((s) => s.id));
           const released = elsewhere.filter((id) => !live.has(id));
           const usable = new Map(
             found.filter((m) => m.accountId === draft.account.id && (m.statusId === null || m.statusId === draft.statusId || released.includes(m.statusId))).map((m) => [m.id, m]),
@@ -294,7 +287,7 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
       // with the profile write), unless the account shows it again by then.
       const removeProfileFile = host.handleJob('remove-profile-file', async (payload) => {
         const { accountId, url } = payload as { accountId: Id; url: string };
-        const account = await core.storage.accounts.get(accountId);
+        const account = await host.accounts.get(accountId);
         if (account !== null && (account.avatarUrl === url || account.headerUrl === url)) return;
         const key = url.slice(url.lastIndexOf('/') + 1);
         if (isMediaKey(key) && key.startsWith(`${accountId}-`)) await store.delete(key);
@@ -320,7 +313,7 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
             } catch {
               throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
             }
-            const url = await store.put(`${draft.account.id}-${param}-${core.ids.next()}.png`, image, 'image/png');
+            const url = await store.put(`${draft.account.id}-${param}-${host.newId()}.png`, image, 'image/png');
             const previous = param === 'avatar' ? draft.account.avatarUrl : draft.account.headerUrl;
             if (param === 'avatar') draft.patch.avatarUrl = url;
             else draft.patch.headerUrl = url;

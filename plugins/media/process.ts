@@ -2,9 +2,9 @@
 // unless asked), the original downscaled to at most 3840×2160 worth of pixels, a small preview
 // (at most 640×360 worth), their sizes, and a blurhash of the preview.
 
+import type { MediaDimensions } from 'rookery/plugin-kit';
 import { encode } from 'blurhash';
 import sharp, { type Metadata } from 'sharp';
-import type { MediaDimensions } from '../../core/domain/model.ts';
 
 const ORIGINAL_MAX_PIXELS = 8_294_400;
 const SMALL_MAX_PIXELS = 230_400;

@@ -6,32 +6,34 @@
 // A remote poll ends the same way (its job stored with it): its local voters are told; its
 // author, on another server, is not (notify never writes for a remote account).
 
-import type { Core } from '../../core/domain/context.ts';
-import { RookeryError, unprocessable } from '../../core/domain/errors.ts';
-import { isId } from '../../core/domain/ids.ts';
-import type { Id, Poll, Status } from '../../core/domain/model.ts';
-import { notify } from '../../core/domain/notifications/notify.ts';
-import { bool, obj, present, str, strArray, type Params } from '../../core/domain/params.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
-import { renderPoll } from '../../core/mastodon/entities/media.ts';
-import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/endpoint/types.ts';
-import { countGraphemes as graphemeLength } from '../../core/domain/text/length.ts';
-import { findVisible } from '../../core/domain/viewer.ts';
-import { localVoteJobs, providePollsApi, voteListeners, type PollVote } from './remote.ts';
+import {
+  bool,
+  countGraphemes as graphemeLength,
+  isId,
+  json,
+  obj,
+  pollsService,
+  present,
+  renderPoll,
+  RookeryError,
+  str,
+  strArray,
+  unprocessable,
+  type ApiRequest,
+  type Endpoint,
+  type Id,
+  type Limits,
+  type Params,
+  type PluginHost,
+  type Poll,
+  type PollVote,
+  type RookeryPlugin,
+  type Status,
+} from 'rookery/plugin-kit';
+import { pollsServiceOf } from './remote.ts';
 import { pollStorage, type PollRepository } from './storage/index.ts';
 
 export { pollStorage, type PollRepository } from './storage/index.ts';
-export {
-  onLocalPollVoted,
-  onPollVote,
-  pollsApi,
-  REMOTE_POLL_LIMITS,
-  type LocalPollVoted,
-  type PollsApi,
-  type PollVote,
-  type RemotePollAttached,
-  type RemotePollInput,
-} from './remote.ts';
 
 export const pollTexts = {
   withMedia: 'Cannot attach more than 4 files',
@@ -57,10 +59,9 @@ export interface PollParams {
 }
 
 /** poll[…] as Mastodon validates it; media_ids with a poll is refused. */
-export function readPollParams(core: Core, params: Params): PollParams {
+export function readPollParams(limits: Limits, params: Params): PollParams {
   if (present(params, 'media_ids')) throw unprocessable(pollTexts.withMedia);
   const poll = obj(params, 'poll') ?? {};
-  const limits = core.config.limits;
   const options = (strArray(poll, 'options') ?? []).map((o) => o.trim());
   const expiresRaw = str(poll, 'expires_in');
   if (options.length < 2) throw unprocessable(pollTexts.tooFew);
@@ -82,19 +83,19 @@ export function pollsPlugin(): RookeryPlugin {
   return {
     name: 'polls',
     register(host) {
-      const { core } = host;
       const polls = host.storage(pollStorage);
       const expireJob = host.handleJob('expire', async (payload) => {
         const { pollId, expiresAt } = payload as { pollId: Id; expiresAt: number };
-        await closePoll(core, polls, pollId, expiresAt);
+        await closePoll(host, polls, pollId, expiresAt);
       });
       // Each local vote, once counted, for the plugins that listen (federation sends a vote on
       // a remote poll to its author): a job, so that a failing listener is retried.
       const votedJob = host.handleJob('voted', async (payload) => {
-        for (const listener of voteListeners(core)) await listener(payload as PollVote);
+        for (const listener of service.voteListeners) await listener(payload as PollVote);
       });
       const expiryJobs = (poll: Poll) => (poll.expiresAt === null ? [] : [{ name: expireJob, payload: { pollId: poll.id, expiresAt: poll.expiresAt }, runAt: poll.expiresAt }]);
-      providePollsApi(core, polls, expiryJobs);
+      const service = pollsServiceOf(host, polls, expiryJobs);
+      host.provide(pollsService, service);
 
       host.onPublish({
         params: ['poll'],
@@ -112,8 +113,8 @@ export function pollsPlugin(): RookeryPlugin {
             }
             return;
           }
-          const wanted = readPollParams(core, draft.params);
-          const now = core.clock.now();
+          const wanted = readPollParams(host.config.limits, draft.params);
+          const now = host.clock.now();
           const expiresAt = now + wanted.expiresIn * 1000;
           let poll: Poll;
           if (current !== null) {
@@ -124,7 +125,7 @@ export function pollsPlugin(): RookeryPlugin {
             if (same) return;
           } else {
             poll = {
-              id: core.ids.next(),
+              id: host.newId(),
               statusId: draft.statusId,
               accountId: draft.account.id,
               options: wanted.options,
@@ -166,13 +167,13 @@ export function pollsPlugin(): RookeryPlugin {
         const id = request.params['id'] ?? '';
         const poll = isId(id) ? await polls.get(id) : null;
         if (poll === null || poll.statusId === null) throw new RookeryError(404, 'Record not found');
-        const { status } = await findVisible(core, request.caller.account, poll.statusId);
+        const { status } = await host.statuses.visible(request.caller.account, poll.statusId);
         if (status.pollId !== poll.id) throw new RookeryError(404, 'Record not found');
         return { poll, status };
       };
       const render = async (poll: Poll, viewerId: Id | null) => {
         const own = viewerId === null ? null : ((await polls.votesBy(viewerId, [poll.id])).get(poll.id) ?? []);
-        return json(renderPoll(poll, core.clock.now(), own));
+        return json(renderPoll(poll, host.clock.now(), own));
       };
       const endpoints: Endpoint[] = [
         {
@@ -198,7 +199,7 @@ export function pollsPlugin(): RookeryPlugin {
             if (raw.length === 0) throw new RookeryError(400, pollTexts.choicesMissing);
             if (raw.length > poll.options.length * 2) throw unprocessable(pollTexts.invalidChoice);
             // VoteValidator's order: ended, the choice, one's own poll, a second vote.
-            if (poll.expiresAt !== null && poll.expiresAt <= core.clock.now()) throw unprocessable(pollTexts.ended);
+            if (poll.expiresAt !== null && poll.expiresAt <= host.clock.now()) throw unprocessable(pollTexts.ended);
             const choices = raw.map((c) => (/^\d+$/.test(c.trim()) ? Number(c.trim()) : -1));
             if (choices.some((c) => c < 0 || c >= poll.options.length)) throw unprocessable(pollTexts.invalidChoice);
             if (poll.accountId === voter.id) throw unprocessable(pollTexts.ownPoll);
@@ -206,8 +207,8 @@ export function pollsPlugin(): RookeryPlugin {
             // What the vote causes is recorded with it: a crash after the vote cannot lose it.
             const vote: PollVote = { pollId: poll.id, statusId: status.id, accountId: voter.id, choices };
             const jobs = [
-              ...(voteListeners(core).length > 0 ? [{ name: votedJob, payload: vote }] : []),
-              ...(status.local ? localVoteJobs(core, { pollId: poll.id, statusId: status.id }) : []),
+              ...(service.voteListeners.length > 0 ? [{ name: votedJob, payload: vote }] : []),
+              ...(status.local ? service.localVoteJobs({ pollId: poll.id, statusId: status.id }) : []),
             ];
             if ((await polls.vote(poll.id, voter.id, choices, { jobs })) === 'already') throw unprocessable(pollTexts.alreadyVoted);
             const updated = (await polls.get(poll.id)) ?? poll;
@@ -217,10 +218,10 @@ export function pollsPlugin(): RookeryPlugin {
       ];
       for (const endpoint of endpoints) host.addEndpoint(endpoint);
       host.configureInstance('polls', {
-        max_options: core.config.limits.maxPollOptions,
-        max_characters_per_option: core.config.limits.maxPollOptionCharacters,
-        min_expiration: core.config.limits.minPollExpiration,
-        max_expiration: core.config.limits.maxPollExpiration,
+        max_options: host.config.limits.maxPollOptions,
+        max_characters_per_option: host.config.limits.maxPollOptionCharacters,
+        min_expiration: host.config.limits.minPollExpiration,
+        max_expiration: host.config.limits.maxPollExpiration,
       });
     },
   };
@@ -228,15 +229,15 @@ export function pollsPlugin(): RookeryPlugin {
 
 /** The poll ended: its voters and its author are told, once (the dedupe key names the poll and
  * the end it was scheduled for; an edit that moved the end queues another job). */
-export async function closePoll(core: Core, polls: PollRepository, pollId: Id, expiresAt: number): Promise<void> {
+async function closePoll(host: PluginHost, polls: PollRepository, pollId: Id, expiresAt: number): Promise<void> {
   const poll = await polls.get(pollId);
   if (poll === null || poll.expiresAt !== expiresAt || poll.statusId === null) return;
-  const status = await core.storage.statuses.get(poll.statusId);
+  const status = await host.system.statuses.get(poll.statusId);
   if (status === null || status.pollId !== poll.id) return;
   const key = `poll:${poll.id}:${expiresAt}`;
   const recipients = [status.accountId, ...(await polls.voters(poll.id))];
   for (const recipientId of new Set(recipients)) {
-    await notify(core, key, { recipientId, type: 'poll', fromAccountId: status.accountId, status, allowSelf: true });
+    await host.system.notify(key, { recipientId, type: 'poll', fromAccountId: status.accountId, status, allowSelf: true });
   }
 }
 

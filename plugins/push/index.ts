@@ -9,14 +9,25 @@
 // The encryption and signing are the web-push library's; the HTTP is the PushTransport's.
 
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  bool,
+  json,
+  notFound,
+  obj,
+  RookeryError,
+  str,
+  unprocessable,
+  type Account,
+  type ApiRequest,
+  type Endpoint,
+  type Id,
+  type Notification,
+  type Params,
+  type PluginSystem,
+  type RookeryConfig,
+  type RookeryPlugin,
+} from 'rookery/plugin-kit';
 import webpush from 'web-push';
-import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/endpoint/types.ts';
-import type { Core } from '../../core/domain/context.ts';
-import { RookeryError, notFound, unprocessable } from '../../core/domain/errors.ts';
-import type { Account, Id, Notification } from '../../core/domain/model.ts';
-import { bool, obj, str, type Params } from '../../core/domain/params.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
-import { presentNotifications } from '../../core/mastodon/present/load.ts';
 import { pushPayload } from './payload.ts';
 import { pushStorage, type PushPolicy, type PushRepository, type PushSubscription, type VapidKeys } from './storage/index.ts';
 import { endpointAllowed, nodePushTransport, type PushTransport } from './transport.ts';
@@ -148,17 +159,17 @@ function tokenSealer(key: Uint8Array) {
   };
 }
 
-function subjectOf(core: Core, given: string | undefined): string {
+function subjectOf(config: RookeryConfig, given: string | undefined): string {
   if (given !== undefined) return given;
-  if (core.config.contactEmail !== '') return `mailto:${core.config.contactEmail}`;
-  if (core.config.baseUrl.startsWith('https:')) return core.config.baseUrl;
-  return `mailto:webmaster@${core.config.domain.replace(/:\d+$/, '')}`;
+  if (config.contactEmail !== '') return `mailto:${config.contactEmail}`;
+  if (config.baseUrl.startsWith('https:')) return config.baseUrl;
+  return `mailto:webmaster@${config.domain.replace(/:\d+$/, '')}`;
 }
 
 /** Whether the subscription wants this notification: its type among the alerts, its sender
  * allowed by the policy (followed: the recipient follows them; follower: they follow the
  * recipient). */
-export async function wants(core: Core, subscription: PushSubscription, notification: Notification): Promise<boolean> {
+export async function wants(relationships: PluginSystem['relationships'], subscription: PushSubscription, notification: Notification): Promise<boolean> {
   if (subscription.alerts[notification.type] !== true) return false;
   switch (subscription.policy) {
     case 'all':
@@ -167,7 +178,7 @@ export async function wants(core: Core, subscription: PushSubscription, notifica
       return false;
     case 'followed':
     case 'follower': {
-      const [facts] = await core.storage.relationships.relationships(notification.accountId, [notification.fromAccountId]);
+      const [facts] = await relationships.relationships(notification.accountId, [notification.fromAccountId]);
       if (facts === undefined) return false;
       return subscription.policy === 'followed' ? facts.following !== null : facts.followedBy;
     }
@@ -180,7 +191,6 @@ export function pushPlugin(options: PushPluginOptions = {}): RookeryPlugin {
   return {
     name: 'push',
     async register(host) {
-      const { core } = host;
       const repo: PushRepository = host.storage(pushStorage);
       const generated = webpush.generateVAPIDKeys();
       const keys = await repo.vapidKeys({ publicKey: generated.publicKey, privateKey: generated.privateKey });
@@ -191,7 +201,7 @@ export function pushPlugin(options: PushPluginOptions = {}): RookeryPlugin {
           : new Uint8Array(hkdfSync('sha256', Buffer.from(keys.privateKey, 'base64url'), new Uint8Array(0), 'rookery push token seal', 32));
       if (sealKey.byteLength !== 32) throw new Error('pushPlugin: tokenKey must be 32 bytes, base64url');
       const sealer = tokenSealer(sealKey);
-      const vapidDetails = { subject: subjectOf(core, options.subject), publicKey: keys.publicKey, privateKey: keys.privateKey };
+      const vapidDetails = { subject: subjectOf(host.config, options.subject), publicKey: keys.publicKey, privateKey: keys.privateKey };
 
       const ownSubscription = async (request: ApiRequest): Promise<PushSubscription> => {
         const token = request.caller.token;
@@ -212,15 +222,15 @@ export function pushPlugin(options: PushPluginOptions = {}): RookeryPlugin {
             const params = { ...request.query, ...request.body };
             const target = subscriptionOf(params, allowLocal);
             const raw = rawToken(request);
-            if (!core.secrets.equal(core.secrets.sha256(raw), token.tokenHash)) throw new Error('the request token is not the one the guard checked');
+            if (!host.secrets.equal(host.secrets.sha256(raw), token.tokenHash)) throw new Error('the request token is not the one the guard checked');
             const subscription: PushSubscription = {
-              id: core.ids.next(),
+              id: host.newId(),
               accountId: account.id,
               tokenId: token.id,
               sealedToken: sealer.seal(raw),
               ...target,
               ...dataOf(params),
-              createdAt: core.clock.now(),
+              createdAt: host.clock.now(),
             };
             await repo.replace(subscription);
             return json(render(subscription, keys));
@@ -269,17 +279,17 @@ export function pushPlugin(options: PushPluginOptions = {}): RookeryPlugin {
           const subscription = await repo.get(subscriptionId);
           if (subscription === null) return;
           const token = sealer.unseal(subscription.sealedToken);
-          const live = token === null ? null : await core.storage.oauth.findTokenByHash(core.secrets.sha256(token));
+          const live = token === null ? null : await host.system.tokens.findTokenByHash(host.secrets.sha256(token));
           if (token === null || live === null || live.revokedAt !== null || live.id !== subscription.tokenId) {
             await repo.delete(subscription.id);
             return;
           }
-          const notification = await core.storage.notifications.get(subscription.accountId, notificationId);
-          const [recipient, user] = await Promise.all([core.storage.accounts.get(subscription.accountId), core.storage.accounts.getUser(subscription.accountId)]);
+          const notification = await host.system.notifications.get(subscription.accountId, notificationId);
+          const [recipient, user] = await Promise.all([host.accounts.get(subscription.accountId), host.system.accounts.getUser(subscription.accountId)]);
           // A disabled login gets nothing (its subscriptions stay, for when it is enabled again).
           if (notification === null || recipient === null || user === null || user.disabled) return;
-          if (!(await wants(core, subscription, notification))) return;
-          const [rendered] = await presentNotifications(core, [notification], recipient);
+          if (!(await wants(host.system.relationships, subscription, notification))) return;
+          const [rendered] = await host.present.notifications([notification], recipient);
           if (rendered === undefined) return;
           const message = JSON.stringify(pushPayload(rendered, token, user.locale));
           const details = webpush.generateRequestDetails({ endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } }, message, {
@@ -306,9 +316,9 @@ export function pushPlugin(options: PushPluginOptions = {}): RookeryPlugin {
         const notification = event.notification;
         const jobs = [];
         for (const subscription of await repo.forAccount(notification.accountId)) {
-          if (await wants(core, subscription, notification)) jobs.push({ name: deliver, payload: { subscriptionId: subscription.id, notificationId: notification.id } });
+          if (await wants(host.system.relationships, subscription, notification)) jobs.push({ name: deliver, payload: { subscriptionId: subscription.id, notificationId: notification.id } });
         }
-        if (jobs.length > 0) await core.enqueue(jobs);
+        if (jobs.length > 0) await host.enqueue(jobs);
       });
 
       // A revoked token takes its subscription with it.

@@ -2,7 +2,7 @@
 // worker or notification extension) — which account it is for (the access token it was
 // subscribed with), which notification, and a title and body to show before they fetch it.
 
-import type { NotificationJson } from '../../core/mastodon/present/load.ts';
+import type { NotificationJson } from 'rookery/plugin-kit';
 
 export interface PushPayload {
   access_token: string;

@@ -5,19 +5,30 @@
 // and however often, the status is published exactly once. A periodic sweep publishes rows whose
 // job was lost (leased through claimDue, so two processes never take the same row).
 
-import type { Core } from '../../core/domain/context.ts';
-import { RookeryError, unprocessable } from '../../core/domain/errors.ts';
-import { isId } from '../../core/domain/ids.ts';
-import type { Id, ScheduledParams, ScheduledStatus, Status, Visibility } from '../../core/domain/model.ts';
-import { bool, obj, page, str, strArray, type Params } from '../../core/domain/params.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
-import { pluginParts } from '../../core/mastodon/present/load.ts';
-import { renderScheduledStatus } from '../../core/mastodon/present/scheduled.ts';
-import { StorageConflict } from '../../core/domain/ports/storage.ts';
-import { json, type ApiRequest, type Endpoint } from '../../core/mastodon/endpoint/types.ts';
-import { linkHeader } from '../../core/mastodon/api/links.ts';
-import { readText, validateText } from '../../core/domain/statuses/compose.ts';
-import { publish } from '../../core/domain/statuses/publish.ts';
+import {
+  bool,
+  isId,
+  json,
+  linkHeader,
+  obj,
+  page,
+  renderScheduledStatus,
+  RookeryError,
+  StorageConflict,
+  str,
+  strArray,
+  unprocessable,
+  type ApiRequest,
+  type Clock,
+  type Endpoint,
+  type Id,
+  type Params,
+  type RookeryPlugin,
+  type ScheduledParams,
+  type ScheduledStatus,
+  type Status,
+  type Visibility,
+} from 'rookery/plugin-kit';
 import { scheduledStorage, type ScheduledStatusRepository } from './storage/index.ts';
 
 export { scheduledStorage, type ScheduledStatusRepository } from './storage/index.ts';
@@ -35,11 +46,11 @@ const TOTAL_LIMIT = 300;
 const DAY = 86_400_000;
 
 /** scheduled_at: undefined when absent; null when in the past (publish at once). */
-function readScheduledAt(core: Core, value: unknown): number | null | undefined {
+function readScheduledAt(clock: Clock, value: unknown): number | null | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const at = typeof value === 'string' ? Date.parse(value) : NaN;
   if (!Number.isFinite(at)) throw unprocessable(scheduledTexts.recordInvalid);
-  const now = core.clock.now();
+  const now = clock.now();
   if (at <= now) return null;
   if (at <= now + MIN_AHEAD) throw unprocessable(scheduledTexts.tooSoon);
   return at;
@@ -88,32 +99,31 @@ export function scheduledPlugin(): RookeryPlugin {
   return {
     name: 'scheduled',
     register(host) {
-      const { core } = host;
       const repo = host.storage(scheduledStorage);
 
       const render = async (row: ScheduledStatus) => {
         // Its media as the media plugin renders them (none without it).
         const probe = { id: row.id, mediaIds: row.params.mediaIds ?? [], pollId: null } as unknown as Status;
-        const parts = row.params.mediaIds === null ? { media_attachments: [] } : await pluginParts(core, probe);
+        const parts = row.params.mediaIds === null ? { media_attachments: [] } : await host.present.pluginParts(probe);
         return renderScheduledStatus(row, parts.media_attachments);
       };
 
       /** Publishes a due row; the row's removal commits with the status, so this is idempotent. */
       const publishRow = async (row: ScheduledStatus): Promise<void> => {
-        const account = await core.storage.accounts.get(row.accountId);
+        const account = await host.accounts.get(row.accountId);
         if (account === null) {
           await repo.delete(row.id);
           return;
         }
-        const user = await core.storage.accounts.getUser(row.accountId);
+        const user = await host.system.accounts.getUser(row.accountId);
         try {
-          const result = await publish(core, { account, user, applicationId: row.params.applicationId }, paramsOf(row.params), row.params.idempotency, { writes: [repo.consume(row.id)] });
-          core.logger.info({ scheduled: row.id, status: result.kind === 'status' ? result.status.id : null }, 'scheduled status published');
+          const result = await host.statuses.publish({ account, user, applicationId: row.params.applicationId }, paramsOf(row.params), row.params.idempotency, { writes: [repo.consume(row.id)] });
+          host.logger.info({ scheduled: row.id, status: result.kind === 'status' ? result.status.id : null }, 'scheduled status published');
         } catch (error) {
           if (error instanceof StorageConflict && error.rule === 'scheduled') return; // published already
           if (error instanceof RookeryError) {
             // What was valid when scheduled no longer is (a reply target deleted …): dropped.
-            core.logger.warn({ scheduled: row.id, error: error.message }, 'a scheduled status could not be published');
+            host.logger.warn({ scheduled: row.id, error: error.message }, 'a scheduled status could not be published');
             await repo.delete(row.id);
             return;
           }
@@ -124,7 +134,7 @@ export function scheduledPlugin(): RookeryPlugin {
         const { id, at } = payload as { id: Id; at: number };
         const row = await repo.get(id);
         // Gone (published, deleted) or moved (a later job publishes it).
-        if (row === null || row.scheduledAt !== at || row.scheduledAt > core.clock.now()) return;
+        if (row === null || row.scheduledAt !== at || row.scheduledAt > host.clock.now()) return;
         await publishRow(row);
       });
       const jobFor = (row: ScheduledStatus) => [{ name: publishJob, payload: { id: row.id, at: row.scheduledAt }, runAt: row.scheduledAt }];
@@ -133,24 +143,24 @@ export function scheduledPlugin(): RookeryPlugin {
         intervalMs: 60_000,
         async run() {
           // Rows a minute overdue whose job was lost (buried after failing): leased, then published.
-          for (const row of await repo.claimDue(core.clock.now() - 60_000, 120_000, 20)) await publishRow(row);
+          for (const row of await repo.claimDue(host.clock.now() - 60_000, 120_000, 20)) await publishRow(row);
         },
       });
 
       host.onPublish({
         params: ['scheduled_at'],
         async prepare(draft) {
-          const at = readScheduledAt(core, draft.params['scheduled_at']);
+          const at = readScheduledAt(host.clock, draft.params['scheduled_at']);
           if (at === undefined || at === null) return; // in the past: published at once
-          validateText(core, readText(draft.params, false), draft.mediaIds.length > 0);
+          host.statuses.validateText(host.statuses.readText(draft.params, false), draft.mediaIds.length > 0);
           await checkLimits(repo, draft.account.id, at, null);
           const row: ScheduledStatus = {
-            id: core.ids.next(),
+            id: host.newId(),
             accountId: draft.account.id,
             scheduledAt: at,
             params: storedParams(draft.params, draft.idempotencyKey, draft.applicationId),
             claimedUntil: null,
-            createdAt: core.clock.now(),
+            createdAt: host.clock.now(),
           };
           await repo.create(row, () => jobFor(row));
           return { divert: await render(row) };
@@ -176,7 +186,7 @@ export function scheduledPlugin(): RookeryPlugin {
             if (account === null) throw new Error('the user guard lets no request through without an account');
             const paging = page({ ...request.query }, 20, 40);
             const rows = await repo.listBy(account.id, paging);
-            const link = rows.length === 0 ? null : linkHeader(core.config, request.path, request.query, { next: rows.length === paging.limit ? (rows.at(-1)?.id ?? null) : null, prev: rows[0]?.id ?? null, prevParam: 'min_id' });
+            const link = rows.length === 0 ? null : linkHeader(host.config, request.path, request.query, { next: rows.length === paging.limit ? (rows.at(-1)?.id ?? null) : null, prev: rows[0]?.id ?? null, prevParam: 'min_id' });
             return json(await Promise.all(rows.map(render)), 200, link ? { link } : undefined);
           },
         },
@@ -188,7 +198,7 @@ export function scheduledPlugin(): RookeryPlugin {
           scopes: WRITE,
           handle: async (request) => {
             const row = await own(request);
-            const at = readScheduledAt(core, { ...request.query, ...request.body }['scheduled_at']);
+            const at = readScheduledAt(host.clock, { ...request.query, ...request.body }['scheduled_at']);
             if (at === undefined) return json(await render(row));
             if (at === null) throw unprocessable(scheduledTexts.tooSoon);
             await checkLimits(repo, row.accountId, at, row);

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { json } from '../../core/mastodon/endpoint/types.ts';
 import type { Logger } from '../../core/domain/ports/logger.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import { harness } from '../helpers/harness.ts';
 
 const logged: { obj: object; msg: string | undefined }[] = [];

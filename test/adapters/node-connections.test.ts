@@ -8,7 +8,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import t from 'tap';
 import { createNodeHandler, limitNodeServer, type NodeHandlerOptions } from '../../adapters/node/index.ts';
 import { json } from '../../core/mastodon/endpoint/types.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import { harness } from '../helpers/harness.ts';
 
 const BIG = 8 * 1024 * 1024;

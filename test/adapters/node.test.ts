@@ -8,7 +8,7 @@ import { createMemoryStorage } from '../../adapters/memory/storage.ts';
 import { createNodeHandler, createNodeRookery } from '../../adapters/node/index.ts';
 import { json } from '../../core/mastodon/endpoint/types.ts';
 import type { Logger } from '../../core/domain/ports/logger.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import { harness } from '../helpers/harness.ts';
 
 const LIMIT = 1024;

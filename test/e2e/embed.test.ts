@@ -97,8 +97,8 @@ async function exercise(t: Test, base: string, homeText = 'My app, now with a Ma
 }
 
 t.before(() => {
-  // npm pack runs prepack (the build): the package ships compiled JavaScript and declarations.
-  run('npm', ['pack', '--pack-destination', work], root);
+  // The package as published (scripts/pack.mjs): compiled JavaScript and declarations.
+  run('npm', ['run', '-s', 'pack', '--', work], root);
   const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
   if (tarball === undefined) throw new Error('npm pack made no tarball');
   mkdirSync(app);

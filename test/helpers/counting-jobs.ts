@@ -1,7 +1,7 @@
 // A plugin as it is, with every queue job it registers counted when it runs here: lets a test
 // with several processes see which of them did the work.
 
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 
 export function countingJobs(plugin: RookeryPlugin, counter: { runs: number }): RookeryPlugin {
   return {

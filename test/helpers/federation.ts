@@ -3,7 +3,7 @@
 
 import type { Test } from 'tap';
 import { federationPlugin, type FederationPluginOptions } from '../../plugins/index.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import { eventually } from './eventually.ts';
 import { harness, type Harness, type TestUser } from './harness.ts';
 

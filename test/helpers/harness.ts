@@ -15,7 +15,7 @@ import type { Account, Application } from '../../core/domain/model.ts';
 import { registerApplication } from '../../core/mastodon/oauth/apps.ts';
 import { issueToken } from '../../core/mastodon/oauth/tokens.ts';
 import type { SignInPort } from '../../core/mastodon/oauth/sign-in-port.ts';
-import type { RookeryPlugin } from '../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import type { EventBus, StreamMessage } from '../../core/domain/ports/bus.ts';
 import type { CounterStore } from '../../core/domain/ports/counters.ts';
 import type { Clock } from '../../core/domain/ports/clock.ts';

@@ -115,8 +115,7 @@ t.test('expiry: the voters and the author get a poll notification, once', async 
     t.same([mine[0]?.type, mine[0]?.status.poll.expired, mine[0]?.account.id], ['poll', true, alice.account.id]);
   }
   // A second run of the job (at-least-once) tells nobody twice.
-  const { closePoll, pollStorage } = await import('../../plugins/polls/index.ts');
-  await closePoll(h.core, h.core.storage.extend(pollStorage), poll.id, Date.parse(poll.expires_at));
+  await h.core.enqueue([{ name: 'polls:expire', payload: { pollId: poll.id, expiresAt: Date.parse(poll.expires_at) } }]);
   await h.rookery.drain();
   t.equal((await notes(bob)).length, 1, 'still one after the job ran again');
 });

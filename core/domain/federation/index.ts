@@ -1,6 +1,23 @@
 // The core side of federation: what the federation plugin calls when activities arrive, with
 // the rules of the matching local operations. Nothing here speaks ActivityPub or does I/O.
 
+import type { Core } from '../context.ts';
+import type { Account, Id, Millis, Status } from '../model.ts';
+import { removeRemoteAccount, upsertRemoteAccount, type RemoteAccountInput } from './accounts.ts';
+import {
+  followAccepted,
+  followRejected,
+  remoteBlock,
+  remoteBoost,
+  remoteFavourite,
+  remoteFollow,
+  remoteUnblock,
+  remoteUnboost,
+  remoteUnfavourite,
+  remoteUnfollow,
+} from './interactions.ts';
+import { deleteRemoteStatus, receiveRemoteStatus, updateRemoteStatus, type RemoteStatusInput } from './statuses.ts';
+
 export { REMOTE_ACCOUNT_LIMITS, removeRemoteAccount, upsertRemoteAccount, type RemoteAccountInput } from './accounts.ts';
 export {
   followAccepted,
@@ -17,3 +34,43 @@ export {
 export { findAccountByUri, findStatusByUri, httpUrl, MAX_URI } from '../remote/lookup.ts';
 export { resolveAccount, resolveUrl, RESOLVE_TIMEOUT_MS } from '../remote/resolve.ts';
 export { deleteRemoteStatus, receiveRemoteStatus, REMOTE_STATUS_LIMITS, updateRemoteStatus, type RemoteStatusInput } from './statuses.ts';
+
+/** The operations above, bound to one core: what the plugin host gives the plugin that speaks
+ * to other servers. */
+export interface FederationOperations {
+  upsertRemoteAccount(input: RemoteAccountInput): Promise<Account>;
+  removeRemoteAccount(uri: string): Promise<boolean>;
+  receiveRemoteStatus(input: RemoteStatusInput): Promise<Status | null>;
+  updateRemoteStatus(input: RemoteStatusInput): Promise<Status | null>;
+  deleteRemoteStatus(uri: string, actorId: Id): Promise<Status | null>;
+  remoteFavourite(accountId: Id, statusId: Id): Promise<Status>;
+  remoteUnfavourite(accountId: Id, statusId: Id): Promise<void>;
+  remoteBoost(accountId: Id, statusId: Id, boostUri: string, createdAt: Millis): Promise<Status>;
+  remoteUnboost(boostUri: string, accountId: Id): Promise<boolean>;
+  remoteFollow(followerId: Id, targetId: Id, followUri: string): Promise<'following' | 'requested'>;
+  remoteUnfollow(followerId: Id, targetId: Id): Promise<void>;
+  followAccepted(localFollowerId: Id, remoteTargetId: Id): Promise<boolean>;
+  followRejected(localFollowerId: Id, remoteTargetId: Id): Promise<void>;
+  remoteBlock(accountId: Id, targetId: Id): Promise<void>;
+  remoteUnblock(accountId: Id, targetId: Id): Promise<void>;
+}
+
+export function federationOperations(core: Core): FederationOperations {
+  return {
+    upsertRemoteAccount: (input) => upsertRemoteAccount(core, input),
+    removeRemoteAccount: (uri) => removeRemoteAccount(core, uri),
+    receiveRemoteStatus: (input) => receiveRemoteStatus(core, input),
+    updateRemoteStatus: (input) => updateRemoteStatus(core, input),
+    deleteRemoteStatus: (uri, actorId) => deleteRemoteStatus(core, uri, actorId),
+    remoteFavourite: (accountId, statusId) => remoteFavourite(core, accountId, statusId),
+    remoteUnfavourite: (accountId, statusId) => remoteUnfavourite(core, accountId, statusId),
+    remoteBoost: (accountId, statusId, boostUri, createdAt) => remoteBoost(core, accountId, statusId, boostUri, createdAt),
+    remoteUnboost: (boostUri, accountId) => remoteUnboost(core, boostUri, accountId),
+    remoteFollow: (followerId, targetId, followUri) => remoteFollow(core, followerId, targetId, followUri),
+    remoteUnfollow: (followerId, targetId) => remoteUnfollow(core, followerId, targetId),
+    followAccepted: (localFollowerId, remoteTargetId) => followAccepted(core, localFollowerId, remoteTargetId),
+    followRejected: (localFollowerId, remoteTargetId) => followRejected(core, localFollowerId, remoteTargetId),
+    remoteBlock: (accountId, targetId) => remoteBlock(core, accountId, targetId),
+    remoteUnblock: (accountId, targetId) => remoteUnblock(core, accountId, targetId),
+  };
+}

@@ -35,7 +35,7 @@ async function applicationName(core: AppCore, carried: Carried): Promise<string 
   return application?.name ?? null;
 }
 
-interface FormToken {
+export interface FormToken {
   token: string;
   cookies: string[];
 }

@@ -1,8 +1,7 @@
 // The preview cards plugin's storage contract, on every engine it supports
 // (test/plugins/storage-contracts.test.ts runs it on memory and SQLite).
 
-import { contractRunner, type ContractTest, type OpenStore } from '../../../adapters/testing/storage-contract.ts';
-import { T0, card, sortedIds } from '../../../adapters/testing/fixtures.ts';
+import { card, contractRunner, type ContractTest, type OpenStore, sortedIds, T0 } from 'rookery/testing';
 import { cardStorage } from './index.ts';
 
 export function cardStorageContract(t: ContractTest, adapterName: string, open: OpenStore): void {

@@ -1,6 +1,6 @@
 // The preview cards plugin's storage extension: one repository per engine.
 
-import type { StorageExtension } from '../../../core/domain/ports/storage.ts';
+import type { StorageExtension } from 'rookery/plugin-kit';
 import { memoryCardRepository } from './memory.ts';
 import { mongoCardRepository } from './mongodb.ts';
 import type { CardRepository } from './port.ts';

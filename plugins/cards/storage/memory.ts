@@ -1,6 +1,5 @@
-import type { Id, PreviewCard } from '../../../core/domain/model.ts';
-import { StorageConflict } from '../../../core/domain/ports/storage.ts';
-import type { MemoryExtensionContext } from '../../../adapters/memory/index.ts';
+import type { MemoryExtensionContext } from 'rookery/memory';
+import { type Id, type PreviewCard, StorageConflict } from 'rookery/plugin-kit';
 import type { CardRepository } from './port.ts';
 
 const clone = <T>(value: T): T => structuredClone(value);

@@ -1,5 +1,5 @@
-import type { Id, PreviewCard } from '../../../core/domain/model.ts';
-import type { IndexDefinition, MongoDoc, MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
+import type { IndexDefinition, MongoDoc, MongoExtensionContext } from 'rookery/mongodb';
+import type { Id, PreviewCard } from 'rookery/plugin-kit';
 import type { CardRepository } from './port.ts';
 
 export const CARDS = 'preview_cards';

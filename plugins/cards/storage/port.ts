@@ -1,8 +1,7 @@
 // The preview cards plugin's repository: one shared card per URL, and which card each status
 // shows. Contract: cards/storage/contract.ts.
 
-import type { Id, PreviewCard } from '../../../core/domain/model.ts';
-import type { Outbox } from '../../../core/domain/ports/queue.ts';
+import type { Id, Outbox, PreviewCard } from 'rookery/plugin-kit';
 
 export interface CardRepository {
   /** Inserts or replaces the card with this url; returns the stored card (its id kept on replace). */

@@ -1,5 +1,5 @@
-import type { Id, PreviewCard } from '../../../core/domain/model.ts';
-import type { SqliteExtensionContext, SqliteParam, SqliteRow } from '../../../adapters/sqlite/index.ts';
+import type { Id, PreviewCard } from 'rookery/plugin-kit';
+import type { SqliteExtensionContext, SqliteParam, SqliteRow } from 'rookery/sqlite';
 import type { CardRepository } from './port.ts';
 
 /** The plugin's own migrations; 1 is the shape core migration 1 created them with. */

@@ -1,8 +1,7 @@
 // The federation plugin's storage contract, on every engine it supports (memory and SQLite in
 // test/plugins/federation/storage.test.ts, MongoDB in the two mongodb test files beside it).
 
-import { contractRunner, type ContractTest, type OpenStore } from '../../../adapters/testing/storage-contract.ts';
-import { T0 } from '../../../adapters/testing/fixtures.ts';
+import { contractRunner, type ContractTest, type OpenStore, T0 } from 'rookery/testing';
 import { federationStorage } from './index.ts';
 
 async function errorOf(promise: Promise<unknown>): Promise<string> {

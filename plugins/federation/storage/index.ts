@@ -1,12 +1,11 @@
 // The federation plugin's storage extension: one set of rows per engine, with the rules (key
 // encoding, expiry, deep-equal compare-and-set, domain canonical form) here, once.
 
-import type { StorageExtension } from '../../../core/domain/ports/storage.ts';
+import type { MemoryExtensionContext } from 'rookery/memory';
+import type { MongoExtensionContext } from 'rookery/mongodb';
+import { type StorageExtension, unprocessable } from 'rookery/plugin-kit';
+import type { SqliteExtensionContext } from 'rookery/sqlite';
 import { coveringDomains, canonicalDomain, domainTexts, MAX_REASON_LENGTH, normalizeDomain } from '../domain-blocks.ts';
-import { unprocessable } from '../../../core/domain/errors.ts';
-import type { MemoryExtensionContext } from '../../../adapters/memory/index.ts';
-import type { MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
-import type { SqliteExtensionContext } from '../../../adapters/sqlite/index.ts';
 import { memoryFederationRows } from './memory.ts';
 import { mongoFederationRows } from './mongodb.ts';
 import type { FederationRepository, FederationRows, KvKeyParts, KvRow } from './port.ts';

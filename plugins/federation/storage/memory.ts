@@ -1,4 +1,4 @@
-import type { MemoryExtensionContext } from '../../../adapters/memory/index.ts';
+import type { MemoryExtensionContext } from 'rookery/memory';
 import type { DomainBlock, FederationRows, KvRow } from './port.ts';
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);

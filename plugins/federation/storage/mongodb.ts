@@ -1,4 +1,4 @@
-import type { IndexDefinition, MongoDoc, MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
+import type { IndexDefinition, MongoDoc, MongoExtensionContext } from 'rookery/mongodb';
 import type { DomainBlock, FederationRows, KvRow } from './port.ts';
 
 export const FEDERATION_KV = 'federation_kv';

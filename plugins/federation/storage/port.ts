@@ -6,7 +6,7 @@
 // next sweep. `list(prefix)` matches whole key parts: ['a'] lists ['a'] and ['a', …], never
 // ['ab']. Domain blocks: see ../domain-blocks.ts. Contract: federation/storage/contract.ts.
 
-import type { Millis } from '../../../core/domain/model.ts';
+import type { Millis } from 'rookery/plugin-kit';
 
 export type KvKeyParts = readonly string[];
 

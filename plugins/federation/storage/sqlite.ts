@@ -1,4 +1,4 @@
-import type { SqliteExtensionContext, SqliteRow } from '../../../adapters/sqlite/index.ts';
+import type { SqliteExtensionContext, SqliteRow } from 'rookery/sqlite';
 import type { DomainBlock, FederationRows, KvRow } from './port.ts';
 
 /** The plugin's own migrations; version n is [n - 1]. Never edit a released one. The kv table

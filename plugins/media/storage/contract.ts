@@ -2,9 +2,8 @@
 // with the core's status writes (run by test/plugins/storage-contracts.test.ts on memory and
 // SQLite). Checks of the port's comments, with exact values, on a fresh store per test.
 
-import { contractRunner, idsOf, rejectsConflict, type ContractTest, type OpenStore } from '../../../adapters/testing/storage-contract.ts';
-import { POST, T0, edit, media, replyTo, status } from '../../../adapters/testing/fixtures.ts';
-import { StorageConflict, type StorageWrite } from '../../../core/domain/ports/storage.ts';
+import { StorageConflict, type StorageWrite } from 'rookery/plugin-kit';
+import { contractRunner, type ContractTest, edit, idsOf, media, type OpenStore, POST, rejectsConflict, replyTo, status, T0 } from 'rookery/testing';
 import { mediaStorage } from './index.ts';
 
 /** A write of the same store as `sibling` whose check fails: what another plugin's refusal

@@ -1,6 +1,6 @@
 // The media plugin's storage extension: one repository per engine.
 
-import type { StorageExtension } from '../../../core/domain/ports/storage.ts';
+import type { StorageExtension } from 'rookery/plugin-kit';
 import { memoryMediaRepository } from './memory.ts';
 import { mongoMediaRepository } from './mongodb.ts';
 import type { MediaRepository } from './port.ts';

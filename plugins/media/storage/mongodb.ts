@@ -1,6 +1,5 @@
-import type { Id, MediaAttachment } from '../../../core/domain/model.ts';
-import { StorageConflict } from '../../../core/domain/ports/storage.ts';
-import type { IndexDefinition, MongoDoc, MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
+import type { IndexDefinition, MongoDoc, MongoExtensionContext } from 'rookery/mongodb';
+import { type Id, type MediaAttachment, StorageConflict } from 'rookery/plugin-kit';
 import type { MediaPatch, MediaRepository } from './port.ts';
 
 export const MEDIA_COLLECTION = 'media_attachments';

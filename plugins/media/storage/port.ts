@@ -1,9 +1,7 @@
 // The media plugin's repository: uploads (MediaAttachment), attached to statuses atomically with
 // the status write. Contract: media/storage/contract.ts, run on every engine it supports.
 
-import type { Id, MediaAttachment, Millis } from '../../../core/domain/model.ts';
-import type { Outbox } from '../../../core/domain/ports/queue.ts';
-import type { StorageWrite } from '../../../core/domain/ports/storage.ts';
+import type { Id, MediaAttachment, Millis, Outbox, StorageWrite } from 'rookery/plugin-kit';
 
 export type MediaPatch = Partial<Pick<MediaAttachment, 'description' | 'focus' | 'url' | 'previewUrl' | 'blurhash' | 'original' | 'small' | 'extra' | 'processed' | 'type'>>;
 

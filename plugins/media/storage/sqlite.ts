@@ -1,6 +1,5 @@
-import type { MediaAttachment } from '../../../core/domain/model.ts';
-import { StorageConflict } from '../../../core/domain/ports/storage.ts';
-import type { SqliteExtensionContext, SqliteRow } from '../../../adapters/sqlite/index.ts';
+import { type MediaAttachment, StorageConflict } from 'rookery/plugin-kit';
+import type { SqliteExtensionContext, SqliteRow } from 'rookery/sqlite';
 import type { MediaRepository } from './port.ts';
 
 /** The plugin's own migrations. 1 is the table core migration 1 created before media became a

@@ -1,9 +1,8 @@
 // The polls plugin's storage contract, on every engine it supports, with the core's status
 // writes (test/plugins/storage-contracts.test.ts runs it on memory and SQLite).
 
-import { contractRunner, count, idsOf, must, rejectsConflict, type ContractTest, type OpenStore } from '../../../adapters/testing/storage-contract.ts';
-import { POST, T0, poll, status } from '../../../adapters/testing/fixtures.ts';
-import { StorageConflict, type StorageWrite } from '../../../core/domain/ports/storage.ts';
+import { StorageConflict, type StorageWrite } from 'rookery/plugin-kit';
+import { contractRunner, type ContractTest, count, idsOf, must, type OpenStore, poll, POST, rejectsConflict, status, T0 } from 'rookery/testing';
 import { pollStorage } from './index.ts';
 
 const HOUR = 3_600_000;

@@ -1,6 +1,6 @@
 // The polls plugin's storage extension: one repository per engine.
 
-import type { StorageExtension } from '../../../core/domain/ports/storage.ts';
+import type { StorageExtension } from 'rookery/plugin-kit';
 import { memoryPollRepository } from './memory.ts';
 import { mongoPollRepository } from './mongodb.ts';
 import type { PollRepository } from './port.ts';

@@ -1,5 +1,5 @@
-import type { Id, Poll } from '../../../core/domain/model.ts';
-import type { IndexDefinition, MongoDoc, MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
+import type { IndexDefinition, MongoDoc, MongoExtensionContext } from 'rookery/mongodb';
+import type { Id, Poll } from 'rookery/plugin-kit';
 import type { PollRepository } from './port.ts';
 
 export const POLLS = 'polls';

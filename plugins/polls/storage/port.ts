@@ -1,9 +1,7 @@
 // The polls plugin's repository: polls, inserted (or replaced by an edit) atomically with the
 // status they belong to, and their votes. Contract: polls/storage/contract.ts.
 
-import type { Id, Poll } from '../../../core/domain/model.ts';
-import type { NewJob } from '../../../core/domain/ports/queue.ts';
-import type { StorageWrite } from '../../../core/domain/ports/storage.ts';
+import type { Id, NewJob, Poll, StorageWrite } from 'rookery/plugin-kit';
 
 export interface PollRepository {
   get(id: Id): Promise<Poll | null>;

@@ -1,5 +1,5 @@
-import type { Poll } from '../../../core/domain/model.ts';
-import type { SqliteExtensionContext, SqliteRow } from '../../../adapters/sqlite/index.ts';
+import type { Poll } from 'rookery/plugin-kit';
+import type { SqliteExtensionContext, SqliteRow } from 'rookery/sqlite';
 import type { PollRepository } from './port.ts';
 
 /** The plugin's own migrations; 1 is the shape core migration 1 created them with. */

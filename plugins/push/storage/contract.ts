@@ -1,8 +1,8 @@
 // The push plugin's storage contract, on every engine it supports
 // (test/plugins/storage-contracts.test.ts runs it on memory and SQLite).
 
-import { contractRunner, type ContractTest, type OpenStore } from '../../../adapters/testing/storage-contract.ts';
-import type { Id } from '../../../core/domain/model.ts';
+import type { Id } from 'rookery/plugin-kit';
+import { contractRunner, type ContractTest, type OpenStore } from 'rookery/testing';
 import { pushStorage, type PushSubscription } from './index.ts';
 
 function subscription(id: Id, accountId: Id, tokenId: Id, o: Partial<PushSubscription> = {}): PushSubscription {

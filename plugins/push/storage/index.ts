@@ -1,6 +1,6 @@
 // The push plugin's storage extension: one repository per engine.
 
-import type { StorageExtension } from '../../../core/domain/ports/storage.ts';
+import type { StorageExtension } from 'rookery/plugin-kit';
 import { memoryPushRepository } from './memory.ts';
 import type { PushRepository } from './port.ts';
 import { sqlitePushRepository } from './sqlite.ts';

@@ -1,5 +1,5 @@
-import type { Id } from '../../../core/domain/model.ts';
-import type { MemoryExtensionContext } from '../../../adapters/memory/index.ts';
+import type { MemoryExtensionContext } from 'rookery/memory';
+import type { Id } from 'rookery/plugin-kit';
 import type { PushRepository, PushSubscription, VapidKeys } from './port.ts';
 
 const copy = (s: PushSubscription): PushSubscription => structuredClone(s);

@@ -1,7 +1,7 @@
 // The push plugin's repository: Web Push subscriptions, one per access token, and the
 // instance's VAPID key pair, made once and then kept. Contract: push/storage/contract.ts.
 
-import type { Id, Millis } from '../../../core/domain/model.ts';
+import type { Id, Millis } from 'rookery/plugin-kit';
 
 export type PushPolicy = 'all' | 'followed' | 'follower' | 'none';
 

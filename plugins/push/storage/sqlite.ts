@@ -1,4 +1,4 @@
-import type { SqliteExtensionContext, SqliteRow } from '../../../adapters/sqlite/index.ts';
+import type { SqliteExtensionContext, SqliteRow } from 'rookery/sqlite';
 import type { PushPolicy, PushRepository, PushSubscription } from './port.ts';
 
 /** The plugin's own migrations; never edit a released one. */

@@ -1,9 +1,8 @@
 // The scheduled statuses plugin's storage contract, on every engine it supports
 // (test/plugins/storage-contracts.test.ts runs it on memory and SQLite).
 
-import { contractRunner, idsOf, rejectsConflict, type ContractTest, type OpenStore } from '../../../adapters/testing/storage-contract.ts';
-import { POST, T0, scheduled, status } from '../../../adapters/testing/fixtures.ts';
-import type { Id } from '../../../core/domain/model.ts';
+import type { Id } from 'rookery/plugin-kit';
+import { contractRunner, type ContractTest, idsOf, type OpenStore, POST, rejectsConflict, scheduled, status, T0 } from 'rookery/testing';
 import { scheduledStorage } from './index.ts';
 
 const HOUR = 3_600_000;

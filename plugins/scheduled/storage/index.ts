@@ -1,6 +1,6 @@
 // The scheduled statuses plugin's storage extension: one repository per engine.
 
-import type { StorageExtension } from '../../../core/domain/ports/storage.ts';
+import type { StorageExtension } from 'rookery/plugin-kit';
 import { memoryScheduledRepository } from './memory.ts';
 import { mongoScheduledRepository } from './mongodb.ts';
 import type { ScheduledStatusRepository } from './port.ts';

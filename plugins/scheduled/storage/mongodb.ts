@@ -1,6 +1,5 @@
-import type { Id, Millis, ScheduledParams, ScheduledStatus } from '../../../core/domain/model.ts';
-import { StorageConflict } from '../../../core/domain/ports/storage.ts';
-import type { IndexDefinition, MongoDoc, MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
+import type { IndexDefinition, MongoDoc, MongoExtensionContext } from 'rookery/mongodb';
+import { type Id, type Millis, type ScheduledParams, type ScheduledStatus, StorageConflict } from 'rookery/plugin-kit';
 import type { ScheduledStatusRepository } from './port.ts';
 
 export const SCHEDULED = 'scheduled_statuses';

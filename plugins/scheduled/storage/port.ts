@@ -2,9 +2,7 @@
 // its row inside the status's own transaction (`consume`), so it is published exactly once
 // whoever runs the job and however often. Contract: scheduled/storage/contract.ts.
 
-import type { Id, Millis, ScheduledStatus } from '../../../core/domain/model.ts';
-import type { Outbox } from '../../../core/domain/ports/queue.ts';
-import type { Page, StorageWrite } from '../../../core/domain/ports/storage.ts';
+import type { Id, Millis, Outbox, Page, ScheduledStatus, StorageWrite } from 'rookery/plugin-kit';
 
 export interface ScheduledStatusRepository {
   /** Inserts it (StorageConflict 'id' when the id is taken), with its outbox's jobs. */

@@ -1,6 +1,5 @@
-import type { ScheduledStatus } from '../../../core/domain/model.ts';
-import { StorageConflict } from '../../../core/domain/ports/storage.ts';
-import type { SqliteExtensionContext, SqliteRow } from '../../../adapters/sqlite/index.ts';
+import { type ScheduledStatus, StorageConflict } from 'rookery/plugin-kit';
+import type { SqliteExtensionContext, SqliteRow } from 'rookery/sqlite';
 import type { ScheduledStatusRepository } from './port.ts';
 
 /** The plugin's own migrations; 1 is the shape core migration 1 created them with. */

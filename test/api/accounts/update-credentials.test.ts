@@ -7,7 +7,7 @@
 import sharp from 'sharp';
 import t from 'tap';
 import type { DomainEvent } from '../../../core/domain/events/events.ts';
-import type { RookeryPlugin } from '../../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../../core/mastodon/host/types.ts';
 import { mediaPlugin, memoryMediaStore } from '../../../plugins/media/index.ts';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { multipart, type Part } from '../../helpers/multipart.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
 import { json } from '../../../core/mastodon/endpoint/types.ts';
-import type { RookeryPlugin } from '../../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../../core/mastodon/host/types.ts';
 import { post } from '../../helpers/api.ts';
 import { harness } from '../../helpers/harness.ts';
 import { authorizeQuery, Browser, CALLBACK, forms, registerApp } from '../../helpers/oauth.ts';

@@ -2,7 +2,7 @@
 
 import t from 'tap';
 import { harness } from '../../helpers/harness.ts';
-import type { RookeryPlugin } from '../../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../../core/mastodon/host/types.ts';
 import { json } from '../../../core/mastodon/endpoint/types.ts';
 import { follow, ids, post, remoteAccount } from '../../helpers/api.ts';
 

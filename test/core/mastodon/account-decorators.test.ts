@@ -6,7 +6,7 @@
 import t from 'tap';
 import { createMemoryStorage } from '../../../adapters/memory/index.ts';
 import type { Account } from '../../../core/domain/model.ts';
-import type { RookeryPlugin } from '../../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../../core/mastodon/host/types.ts';
 import { harness, record } from '../../helpers/harness.ts';
 import { counted } from '../../helpers/stores.ts';
 

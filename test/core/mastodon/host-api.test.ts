@@ -1,9 +1,9 @@
 // What an embedding app gets from the package root (core/index.ts, published as `rookery`):
-// accounts and tokens from code for a host with its own sign-up, and the plugin kit
-// (presenters and visibility lookups) used by a plugin endpoint over HTTP.
+// accounts and tokens from code for a host with its own sign-up, and the plugin host's reads
+// under the visibility rules and its presenters, used by a plugin endpoint over HTTP.
 
 import t from 'tap';
-import { canView, factsOf, filterVisible, findVisible, json, presentAccounts, presentStatus, presentStatuses, RookeryError, viewerFacts, type RookeryPlugin } from '../../../core/index.ts';
+import { json, RookeryError, type RookeryPlugin } from '../../../core/index.ts';
 import { harness } from '../../helpers/harness.ts';
 
 async function refusal(run: () => Promise<unknown>): Promise<{ status: number; message: string }> {
@@ -42,11 +42,10 @@ t.test('rookery.accounts.create and rookery.tokens.issue', async (t) => {
   t.same(await refusal(() => h.rookery.tokens.issue(account.id, [])), { status: 422, message: 'A token needs at least one scope' });
 });
 
-t.test('the plugin kit: visibility lookups and presenters from the package root', async (t) => {
+t.test('the plugin host: visibility lookups and presenters', async (t) => {
   const kit: RookeryPlugin = {
     name: 'kit',
     register(host) {
-      const { core } = host;
       host.addEndpoint({
         method: 'GET',
         path: '/api/v1/kit/:id',
@@ -54,14 +53,13 @@ t.test('the plugin kit: visibility lookups and presenters from the package root'
         scopes: ['read'],
         async handle(request) {
           const viewer = request.caller.account;
-          const { status } = await findVisible(core, viewer, request.params['id'] ?? '');
-          const all = await core.storage.statuses.getMany([status.id]);
-          const facts = await viewerFacts(core, viewer, [status.accountId]);
+          const { status } = await host.statuses.visible(viewer, request.params['id'] ?? '');
+          const all = await host.system.statuses.getMany([status.id]);
           return json({
-            one: (await presentStatus(core, status, viewer)).id,
-            many: (await presentStatuses(core, await filterVisible(core, viewer, all), viewer)).length,
-            author: (await presentAccounts(core, [status.accountId]))[0]?.username,
-            canView: canView(status, factsOf(facts, viewer, status.accountId)),
+            one: (await host.present.status(status, viewer)).id,
+            many: (await host.present.statuses(await host.statuses.filterVisible(viewer, all), viewer)).length,
+            author: (await host.present.accounts([status.accountId]))[0]?.username,
+            canView: (await host.statuses.getVisible(viewer, [status.id])).length === 1,
           });
         },
       });

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { json } from '../../../core/mastodon/endpoint/types.ts';
 import { obj, strArray } from '../../../core/domain/params.ts';
-import type { RookeryPlugin } from '../../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../../core/mastodon/host/types.ts';
 import { harness } from '../../helpers/harness.ts';
 import type { MediaAttachment } from '../../../core/domain/model.ts';
 import { renderMedia } from '../../../core/mastodon/entities/media.ts';
@@ -113,8 +113,8 @@ t.test('event listeners run after the write committed; their failures do not fai
   const listener: RookeryPlugin = {
     name: 'test-listener',
     register(host) {
-      host.on('status.created', async (event, core) => {
-        const stored = await core.storage.statuses.get(event.status.id);
+      host.on('status.created', async (event) => {
+        const stored = await host.system.statuses.get(event.status.id);
         seen.push(stored === null ? 'not committed' : `committed ${stored.text}`);
       });
       host.on('status.created', async () => {

@@ -54,11 +54,11 @@ t.test('blurhash and focal point survive serialisation and signing', async (t) =
   const received = await Create.fromJsonLd(json, { documentLoader, contextLoader: documentLoader });
   const object = await received.getObject({ documentLoader, contextLoader: documentLoader });
   t.ok(object !== null);
-  const media = await remoteMediaOf(h.core, object as NonNullable<typeof object>, json);
+  const media = await remoteMediaOf(() => h.core.ids.next(), object as NonNullable<typeof object>, json);
   t.match(media, [
     { url: 'https://a.example/media/1.png', description: 'a red square', width: 64, height: 48, blurhash: BLURHASH, focus: { x: 0.5, y: -0.25 } },
     { url: 'https://a.example/media/2.png', blurhash: null, focus: null },
   ]);
-  const alone = await remoteMediaOf(h.core, object as NonNullable<typeof object>);
+  const alone = await remoteMediaOf(() => h.core.ids.next(), object as NonNullable<typeof object>);
   t.match(alone[0], { url: 'https://a.example/media/1.png', blurhash: null, focus: null }, 'the embedded object alone has lost them: the JSON as received is read');
 });

@@ -5,7 +5,7 @@
 import sharp from 'sharp';
 import t from 'tap';
 import type { KvStore } from '@fedify/fedify';
-import type { PluginHost } from '../../../core/mastodon/plugin-host.ts';
+import type { PluginHost } from '../../../core/mastodon/host/types.ts';
 import { federationStores } from '../../../plugins/federation/index.ts';
 import { mediaPlugin } from '../../../plugins/index.ts';
 import { eventually } from '../../helpers/eventually.ts';

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { pollsPlugin } from '../../../plugins/index.ts';
 import { updateRemoteStatus } from '../../../core/domain/federation/index.ts';
-import { pollsApi } from '../../../plugins/polls/index.ts';
+import { pollsService } from '../../../core/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { drainAll, federatingInstances, followAcross, type PollJson } from '../../helpers/federation.ts';
 import type { Harness } from '../../helpers/harness.ts';
@@ -54,7 +54,7 @@ t.test('a poll crosses servers: options, votes, edits', async (t) => {
 
   // The same account voting again from its server (another option, or the same Note again).
   const remoteBob = ((await a.request('GET', `/api/v1/accounts/${alice.account.id}/followers`, { token: alice.token })).json as { id: string }[])[0];
-  const polls = pollsApi(a.core);
+  const polls = a.rookery.service(pollsService);
   t.ok(polls && remoteBob);
   t.equal(await polls?.remoteVote(posted.id, remoteBob?.id ?? '', 'tea'), 'refused', 'a second vote of a single-choice poll is refused');
   t.equal(await polls?.remoteVote(posted.id, remoteBob?.id ?? '', 'coffee'), 'refused', 'the same vote again counts nothing');
@@ -93,7 +93,7 @@ t.test('a poll crosses servers: options, votes, edits', async (t) => {
   t.equal(updated.poll?.id, onB.poll?.id, 'the same poll on B, replaced');
 
   // What a sender states is bounded: 20 options of 500 characters at most, counts as stated.
-  const pollsOnB = pollsApi(b.core);
+  const pollsOnB = b.rookery.service(pollsService);
   if (pollsOnB === null) throw new Error('the polls plugin is installed on B');
   const options = Array.from({ length: 25 }, (_, i) => ({ title: `${i} `.padEnd(600, 'x'), votes: i }));
   await updateRemoteStatus(b.core, {

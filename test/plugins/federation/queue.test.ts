@@ -12,7 +12,7 @@ import t from 'tap';
 import { openMongoStorageOn } from '../../../adapters/mongodb/storage.ts';
 import { createRedisQueue } from '../../../adapters/redis/index.ts';
 import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
-import type { RookeryPlugin } from '../../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../../core/mastodon/host/types.ts';
 import type { JobQueue } from '../../../core/domain/ports/queue.ts';
 import type { Storage } from '../../../core/domain/ports/storage.ts';
 import { FEDERATION_MAX_ATTEMPTS, federationBackoff, queueTexts, rookeryMessageQueue, type RookeryMessageQueue } from '../../../plugins/federation/queue.ts';

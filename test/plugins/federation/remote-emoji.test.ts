@@ -129,13 +129,13 @@ t.test('the decorators: one read for the remote ones, none for local ones; an ed
   await keepStatusEmojis(repo, remote.uri ?? '', [{ shortcode: 'blobcat', url: 'https://remote.example/emoji/blobcat.png' }]);
   await keepAccountEmojis(repo, eve.uri ?? '', [{ shortcode: 'eve', url: 'https://remote.example/emoji/eve.png' }]);
 
-  const statuses = remoteStatusEmojiDecorator(repo, h.core.clock);
+  const statuses = remoteStatusEmojiDecorator(repo, h.core.clock, h.core.storage.statuses);
   const rendered = async (s: typeof remote) => {
     const json = { emojis: [] } as unknown as StatusJson;
-    statuses.render(s, await statuses.load([s], null, h.core), json, { now: 0, signedIn: false });
+    statuses.render(s, await statuses.load([s], null), json, { now: 0, signedIn: false });
     return json.emojis;
   };
-  const loaded = await statuses.load([remote, plain, own], null, h.core);
+  const loaded = await statuses.load([remote, plain, own], null);
   t.strictSame(reads, [2], 'one read, for the two remote statuses');
   const jsonOf = (s: typeof remote) => {
     const json = { emojis: [] } as unknown as StatusJson;
@@ -146,14 +146,14 @@ t.test('the decorators: one read for the remote ones, none for local ones; an ed
   t.strictSame(jsonOf(plain), [], 'none kept: []');
   t.strictSame(jsonOf(own), [], 'local: []');
   reads.length = 0;
-  await statuses.load([own], null, h.core);
+  await statuses.load([own], null);
   t.strictSame(reads, [], 'only local statuses: no read at all');
   await keepStatusEmojis(repo, remote.uri ?? '', []);
   t.strictSame(await rendered(remote), [], 'an edit without emojis clears them');
 
   const accounts = remoteAccountEmojiDecorator(repo, h.core.clock);
   reads.length = 0;
-  const byAccount = await accounts.load([eve, mallory, local], h.core);
+  const byAccount = await accounts.load([eve, mallory, local]);
   t.strictSame(reads, [2], 'one read, for the two remote accounts');
   const accountJson = (a: typeof eve) => {
     const json = { emojis: [] } as unknown as AccountJson;
@@ -164,6 +164,6 @@ t.test('the decorators: one read for the remote ones, none for local ones; an ed
   t.strictSame(accountJson(mallory), []);
   t.strictSame(accountJson(local), []);
   reads.length = 0;
-  await accounts.load([local], h.core);
+  await accounts.load([local]);
   t.strictSame(reads, [], 'only local accounts: no read at all');
 });

@@ -28,7 +28,7 @@ t.test('remote attachments, bounded and checked', async (t) => {
       { type: 'Document', url: 'https://remote.example/e.png', mediaType: 'image/png' },
     ],
   });
-  const media = await remoteMediaOf(h.core, note);
+  const media = await remoteMediaOf(() => h.core.ids.next(), note);
   t.equal(media.length, 4, 'at most four');
   t.same(media.map((m) => m.url), ['https://remote.example/a.png', 'https://remote.example/b.mp4', 'https://remote.example/c.png', 'https://remote.example/d.png'], 'no javascript: URL');
   t.match(media[0], { type: 'image', width: 640, height: 480, blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj', focus: { x: 0.5, y: -0.25 } });
@@ -40,13 +40,13 @@ t.test('remote attachments, bounded and checked', async (t) => {
   const remote = status(author, { uri: 'https://remote.example/notes/1', local: false });
   await keepRemoteMedia(kv, remote.uri ?? '', media);
   const decorator = remoteMediaDecorator(kv);
-  const loaded = await decorator.load([remote], null, h.core);
+  const loaded = await decorator.load([remote], null);
   const json = { media_attachments: [] } as unknown as StatusJson;
   decorator.render(remote, loaded, json, { now: Date.now(), signedIn: false });
   t.equal(json.media_attachments.length, 4);
   t.match(json.media_attachments[0], { type: 'image', url: 'https://remote.example/a.png', remote_url: 'https://remote.example/a.png', blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj', meta: { original: { width: 640, height: 480 }, focus: { x: 0.5, y: -0.25 } } });
   await keepRemoteMedia(kv, remote.uri ?? '', []);
   const none = { media_attachments: [] } as unknown as StatusJson;
-  decorator.render(remote, await decorator.load([remote], null, h.core), none, { now: Date.now(), signedIn: false });
+  decorator.render(remote, await decorator.load([remote], null), none, { now: Date.now(), signedIn: false });
   t.same(none.media_attachments, [], 'an edit without media clears them');
 });

@@ -18,7 +18,7 @@ import {
   remoteUnfollow,
   upsertRemoteAccount,
 } from '../../../../core/domain/federation/index.ts';
-import type { RookeryPlugin } from '../../../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../../../core/mastodon/host/types.ts';
 import { post } from '../../../helpers/api.ts';
 import { harness } from '../../../helpers/harness.ts';
 

@@ -15,7 +15,7 @@ import {
   type RemoteAccountInput,
   type RemoteStatusInput,
 } from '../../../../core/domain/federation/index.ts';
-import type { RookeryPlugin } from '../../../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../../../core/mastodon/host/types.ts';
 import { follow, ids, post } from '../../../helpers/api.ts';
 import { harness } from '../../../helpers/harness.ts';
 

@@ -4,18 +4,17 @@
 // "fetches" from a table and stores through core/federation, as the federation plugin will.
 
 import t from 'tap';
-import type { Core } from '../../../../core/domain/context.ts';
-import { receiveRemoteStatus, resolveAccount, upsertRemoteAccount } from '../../../../core/domain/federation/index.ts';
+import { resolveAccount } from '../../../../core/domain/federation/index.ts';
 import type { Account } from '../../../../core/domain/model.ts';
-import type { RookeryPlugin } from '../../../../core/mastodon/plugin-host.ts';
+import type { PluginHost, RookeryPlugin } from '../../../../core/mastodon/host/types.ts';
 import { post } from '../../../helpers/api.ts';
 import { harness } from '../../../helpers/harness.ts';
 
 const asked: string[] = [];
 let mode: 'answer' | 'fail' | 'hang' = 'answer';
 
-async function store(core: Core, username: string): Promise<Account> {
-  return upsertRemoteAccount(core, {
+async function store(host: PluginHost, username: string): Promise<Account> {
+  return host.system.federation.upsertRemoteAccount({
     uri: `https://far.example/users/${username}`,
     url: `https://far.example/@${username}`,
     username,
@@ -40,14 +39,14 @@ const resolverPlugin: RookeryPlugin = {
         if (mode === 'fail') throw new Error('remote down');
         if (mode === 'hang') return new Promise<never>(() => undefined);
         const [username, domain] = acct.split('@');
-        return domain === 'far.example' && username !== undefined && username.startsWith('z') ? store(host.core, username) : null;
+        return domain === 'far.example' && username !== undefined && username.startsWith('z') ? store(host, username) : null;
       },
       async url(url) {
         asked.push(url);
-        if (url === 'https://far.example/@zack') return { account: await store(host.core, 'zack') };
+        if (url === 'https://far.example/@zack') return { account: await store(host, 'zack') };
         if (url === 'https://far.example/@zack/1') {
-          const author = await store(host.core, 'zack');
-          const status = await receiveRemoteStatus(host.core, {
+          const author = await store(host, 'zack');
+          const status = await host.system.federation.receiveRemoteStatus({
             uri: 'https://far.example/users/zack/statuses/1',
             url,
             authorId: author.id,

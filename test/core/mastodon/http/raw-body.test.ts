@@ -4,7 +4,7 @@
 
 import t from 'tap';
 import { json, type Endpoint } from '../../../../core/mastodon/endpoint/types.ts';
-import type { RookeryPlugin } from '../../../../core/mastodon/plugin-host.ts';
+import type { RookeryPlugin } from '../../../../core/mastodon/host/types.ts';
 import { harness } from '../../../helpers/harness.ts';
 
 const LIMIT = 1024;
