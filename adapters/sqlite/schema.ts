@@ -1,6 +1,10 @@
-// The schema, as numbered migrations applied on open inside one write transaction (so two
-// processes opening a new file at once cannot both apply them). schema_migrations records every
-// version applied; never edit a released migration, append a new one.
+// The core's schema, as numbered migrations applied on open inside one write transaction (so
+// two processes opening a new file at once cannot both apply them). schema_migrations records
+// every version applied; never edit a released migration, append a new one. The one exception
+// was made once, on purpose: version 1 used to create the plugins' tables too (media, polls,
+// scheduled statuses, cards); each plugin's own migration 1 creates the same table IF NOT EXISTS,
+// so a file made before keeps them as they are and a new file gets them from the plugins
+// installed. The core's migrations create only the core's tables.
 //
 // Conventions: ids are INTEGER (64-bit), timestamps INTEGER epoch ms, booleans 0/1, arrays and
 // objects that are never queried JSON TEXT. What is queried (mentions, tags, marks, follows,
@@ -10,7 +14,7 @@
 import type { Db } from './db.ts';
 
 export const MIGRATIONS: readonly string[] = [
-  // 1: everything the storage port needs.
+  // 1: the tables of the storage port (the plugins' tables are their own: see above).
   `
   CREATE TABLE accounts (
     id INTEGER PRIMARY KEY,
@@ -297,84 +301,6 @@ export const MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL
   ) STRICT;
 
-  CREATE TABLE media_attachments (
-    id INTEGER PRIMARY KEY,
-    account_id INTEGER NOT NULL,
-    status_id INTEGER,
-    type TEXT NOT NULL,
-    url TEXT,
-    preview_url TEXT,
-    remote_url TEXT,
-    description TEXT,
-    blurhash TEXT,
-    original TEXT,
-    small TEXT,
-    focus TEXT,
-    extra TEXT NOT NULL,
-    processed INTEGER NOT NULL,
-    created_at INTEGER NOT NULL
-  ) STRICT;
-  CREATE INDEX media_attachments_status ON media_attachments (status_id);
-
-  CREATE TABLE polls (
-    id INTEGER PRIMARY KEY,
-    status_id INTEGER,
-    account_id INTEGER NOT NULL,
-    options TEXT NOT NULL,
-    votes TEXT NOT NULL,
-    multiple INTEGER NOT NULL,
-    hide_totals INTEGER NOT NULL,
-    expires_at INTEGER,
-    votes_count INTEGER NOT NULL,
-    voters_count INTEGER NOT NULL,
-    created_at INTEGER NOT NULL
-  ) STRICT;
-
-  CREATE TABLE poll_votes (
-    poll_id INTEGER NOT NULL REFERENCES polls (id),
-    account_id INTEGER NOT NULL,
-    choices TEXT NOT NULL,
-    PRIMARY KEY (poll_id, account_id)
-  ) STRICT, WITHOUT ROWID;
-  CREATE INDEX poll_votes_account ON poll_votes (account_id, poll_id);
-
-  CREATE TABLE scheduled_statuses (
-    id INTEGER PRIMARY KEY,
-    account_id INTEGER NOT NULL,
-    scheduled_at INTEGER NOT NULL,
-    params TEXT NOT NULL,
-    claimed_until INTEGER,
-    created_at INTEGER NOT NULL
-  ) STRICT;
-  CREATE INDEX scheduled_statuses_account ON scheduled_statuses (account_id, scheduled_at);
-  CREATE INDEX scheduled_statuses_due ON scheduled_statuses (scheduled_at, id);
-
-  CREATE TABLE preview_cards (
-    id INTEGER PRIMARY KEY,
-    url TEXT NOT NULL UNIQUE,
-    title TEXT NOT NULL,
-    description TEXT NOT NULL,
-    type TEXT NOT NULL,
-    author_name TEXT NOT NULL,
-    author_url TEXT NOT NULL,
-    provider_name TEXT NOT NULL,
-    provider_url TEXT NOT NULL,
-    html TEXT NOT NULL,
-    width REAL NOT NULL,
-    height REAL NOT NULL,
-    image TEXT,
-    image_description TEXT NOT NULL,
-    embed_url TEXT NOT NULL,
-    blurhash TEXT,
-    language TEXT,
-    published_at INTEGER,
-    fetched_at INTEGER NOT NULL
-  ) STRICT;
-
-  CREATE TABLE status_cards (
-    status_id INTEGER PRIMARY KEY,
-    card_id INTEGER NOT NULL
-  ) STRICT;
   `,
   // 2: refresh tokens (opt-in) belong to the access token they were issued with.
   `
