@@ -14,7 +14,7 @@ import type { Storage } from '../../core/domain/ports/storage.ts';
 import type { SignInPort } from '../../core/mastodon/oauth/sign-in-port.ts';
 import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import { createRookery, type Rookery, type RookeryOptions } from '../../core/mastodon/rookery.ts';
-import { createInProcessBus } from '../memory/bus.ts';
+import { createInProcessBus } from '../../core/domain/bus.ts';
 import { systemClock } from './clock.ts';
 import { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
 

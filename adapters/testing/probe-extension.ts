@@ -1,9 +1,8 @@
 // A storage extension for the contract suite: it records, in its own storage, the writes it was
 // asked to apply, and logs the order of checks and applies. It shows what a plugin's storage
-// needs of an adapter (adapters that are not memory, SQLite or MongoDB skip the tests that use it).
+// needs of an adapter (adapters that are not SQLite or MongoDB skip the tests that use it).
 
 import { randomUUID } from 'node:crypto';
-import type { MemoryExtensionContext } from '../memory/storage.ts';
 import type { MongoExtensionContext } from '../mongodb/storage.ts';
 import type { SqliteExtensionContext } from '../sqlite/storage.ts';
 import { StorageConflict, type StorageExtension, type StorageWrite } from '../../core/domain/ports/storage.ts';
@@ -20,28 +19,6 @@ export interface ProbeOptions {
 export interface ProbeRepository {
   write(key: string, options?: ProbeOptions): StorageWrite;
   written(): Promise<string[]>;
-}
-
-function memoryProbe(context: MemoryExtensionContext): ProbeRepository {
-  const rows = (context.state['rows'] ??= []) as string[];
-  return {
-    write(key, options = {}) {
-      return context.prepare({
-        check() {
-          options.seen?.push(`check ${key}`);
-          if (options.fail) throw new StorageConflict('probe');
-        },
-        apply() {
-          options.seen?.push(`apply ${key}`);
-          if (options.async) return Promise.resolve() as unknown as void;
-          rows.push(key);
-        },
-      });
-    },
-    async written() {
-      return [...rows];
-    },
-  };
 }
 
 function sqliteProbe(context: SqliteExtensionContext): ProbeRepository {
@@ -95,5 +72,5 @@ function mongoProbe(context: MongoExtensionContext): ProbeRepository {
 
 export const probeStorage: StorageExtension<ProbeRepository> = {
   name: 'contract-probe',
-  engines: { memory: memoryProbe, sqlite: sqliteProbe, mongodb: mongoProbe },
+  engines: { sqlite: sqliteProbe, mongodb: mongoProbe },
 };

@@ -2,7 +2,7 @@
 // handler of the channel before it resolves; a handler that throws (or rejects) cannot break
 // publish or keep the other handlers from running.
 
-import type { EventBus, StreamHandler, StreamMessage } from '../../core/domain/ports/bus.ts';
+import type { EventBus, StreamHandler, StreamMessage } from './ports/bus.ts';
 
 interface Subscription {
   handler: StreamHandler;

@@ -1,9 +1,10 @@
-// An embedder's own Rookery plugin, written against the package's exports only (`rookery`,
-// `rookery/memory`, `rookery/sqlite`): a digest of the instance's recent public posts.
+// An embedder's own Rookery plugin, written against the package's exports only
+// (`rookery/plugin-kit`, and the storage context of `rookery/sqlite`): a digest of the
+// instance's recent public posts.
 // - It listens to events: every new public, local, top-level status is recorded in the
 //   plugin's own storage (`status.created`, run as a job after the write committed, at least
 //   once: recording twice changes nothing), and a deleted one leaves it (`status.deleted`).
-// - It owns that storage: a repository per engine (memory and SQLite, with its own table),
+// - It owns that storage: a repository per engine it supports (SQLite, with its own table),
 //   handed out by `host.storage(extension)`.
 // - It adds an endpoint, GET /api/v1/digest, that answers Mastodon Statuses (rendered by the
 //   core's presenter, so media, polls and cards of other plugins appear too), showing each
@@ -11,7 +12,6 @@
 // - It tells the host app through a callback of its own options.
 
 import { json, RookeryError, type Id, type RookeryPlugin, type Status, type StorageExtension } from 'rookery/plugin-kit';
-import type { MemoryExtensionContext } from 'rookery/memory';
 import type { SqliteExtensionContext } from 'rookery/sqlite';
 
 export interface DigestEntry {
@@ -26,26 +26,6 @@ export interface DigestRepository {
   remove(statusId: Id): Promise<void>;
   /** Newest first. */
   latest(limit: number): Promise<DigestEntry[]>;
-}
-
-const newestFirst = (a: DigestEntry, b: DigestEntry) => (BigInt(b.statusId) > BigInt(a.statusId) ? 1 : BigInt(b.statusId) < BigInt(a.statusId) ? -1 : 0);
-
-function memoryDigest(context: MemoryExtensionContext): DigestRepository {
-  const entries = (context.state['entries'] ??= new Map<Id, DigestEntry>()) as Map<Id, DigestEntry>;
-  return {
-    async add(entry, keep) {
-      if (entries.has(entry.statusId)) return false;
-      entries.set(entry.statusId, { ...entry });
-      for (const old of [...entries.values()].sort(newestFirst).slice(keep)) entries.delete(old.statusId);
-      return true;
-    },
-    async remove(statusId) {
-      entries.delete(statusId);
-    },
-    async latest(limit) {
-      return [...entries.values()].sort(newestFirst).slice(0, limit).map((e) => ({ ...e }));
-    },
-  };
 }
 
 function sqliteDigest(context: SqliteExtensionContext): DigestRepository {
@@ -79,7 +59,7 @@ function sqliteDigest(context: SqliteExtensionContext): DigestRepository {
 
 export const digestStorage: StorageExtension<DigestRepository> = {
   name: 'digest',
-  engines: { memory: memoryDigest, sqlite: sqliteDigest },
+  engines: { sqlite: sqliteDigest },
 };
 
 export interface DigestOptions {

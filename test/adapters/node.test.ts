@@ -4,7 +4,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { createMemoryStorage } from '../../adapters/memory/storage.ts';
+import { createMemoryStorage } from '../../adapters/memory/index.ts';
 import { createNodeHandler, createNodeRookery } from '../../adapters/node/index.ts';
 import { json } from '../../core/mastodon/endpoint/types.ts';
 import type { Logger } from '../../core/domain/ports/logger.ts';

@@ -1,20 +1,17 @@
-// The job queue contract on every queue this repository has: the in-process one, the memory
-// store's own, SQLite's (a file shared by two connections, and reopened), and Redis's (the
-// shared server, a key prefix per test; a second client, and a client opened anew).
+// The job queue contract on every queue this repository has: the memory store's own (SQLite in
+// memory), SQLite's (a file shared by two connections, and reopened), and Redis's (the shared
+// server, a key prefix per test; a second client, and a client opened anew).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { createInProcessQueue } from '../../adapters/memory/jobs.ts';
 import { createMemoryStorage } from '../../adapters/memory/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import type { Storage } from '../../core/domain/ports/storage.ts';
 import { queueContract } from '../../adapters/testing/index.ts';
 import { createRedisQueue, type RedisQueue } from '../../adapters/redis/index.ts';
 import { dropPrefix, SHARED_REDIS, testPrefix } from '../helpers/redis.ts';
-
-queueContract(t, 'in-process queue', async () => ({ queue: createInProcessQueue(), cleanup: async () => {} }));
 
 queueContract(t, 'memory store', async () => {
   const storage = createMemoryStorage();

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { createInProcessBus } from '../../adapters/memory/bus.ts';
+import { createInProcessBus } from '../../core/domain/bus.ts';
 import { createNodeSecrets } from '../../adapters/node/secrets.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { resolveConfig } from '../../core/domain/config.ts';

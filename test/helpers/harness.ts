@@ -4,8 +4,8 @@
 import { createServer, type Server as NodeServer } from 'node:http';
 import Hapi from '@hapi/hapi';
 import { rookeryHapi, type RookeryHapiOptions } from '../../adapters/hapi/index.ts';
-import { createInProcessBus } from '../../adapters/memory/bus.ts';
-import { createMemoryStorage } from '../../adapters/memory/storage.ts';
+import { createInProcessBus } from '../../core/domain/bus.ts';
+import { createMemoryStorage } from '../../adapters/memory/index.ts';
 import { createNodeHandler } from '../../adapters/node/handler.ts';
 import { createNodeSecrets } from '../../adapters/node/secrets.ts';
 import { createLocalAccount, type NewLocalAccount } from '../../core/domain/accounts/create.ts';

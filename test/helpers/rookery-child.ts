@@ -8,7 +8,7 @@
 // running it without tap's loader); it prints "ready" once it can take commands.
 
 import { createInterface } from 'node:readline';
-import { createInProcessBus } from '../../adapters/memory/bus.ts';
+import { createInProcessBus } from '../../core/domain/bus.ts';
 import { createNodeSecrets } from '../../adapters/node/secrets.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { resolveConfig } from '../../core/domain/config.ts';

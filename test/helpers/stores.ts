@@ -1,18 +1,12 @@
-// Stores for contract suites: memory, a SQLite file (reopen and a second connection), and a
-// private SQLite :memory: database.
+// Stores for contract suites: a SQLite file (reopen and a second connection), and a private
+// SQLite :memory: database.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMemoryStorage } from '../../adapters/memory/index.ts';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import type { OpenStore } from '../../adapters/testing/index.ts';
 import type { Storage } from '../../core/domain/ports/storage.ts';
-
-export const openMemory: OpenStore = async () => {
-  const storage = createMemoryStorage();
-  return { storage, cleanup: () => storage.close() };
-};
 
 /** A SQLite file per call in a directory removed by `teardown`. */
 export function sqliteFiles(teardown: (fn: () => void) => void): OpenStore {

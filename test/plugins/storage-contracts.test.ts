@@ -6,10 +6,10 @@ import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
 import { pollStorageContract } from '../../plugins/polls/storage/contract.ts';
 import { pushStorageContract } from '../../plugins/push/storage/contract.ts';
 import { scheduledStorageContract } from '../../plugins/scheduled/storage/contract.ts';
-import { openMemory, openSqliteMemory, sqliteFiles } from '../helpers/stores.ts';
+import { openSqliteMemory, sqliteFiles } from '../helpers/stores.ts';
 
 const file = sqliteFiles((fn) => t.teardown(fn));
-for (const [name, open] of [['memory', openMemory], ['sqlite file', file], ['sqlite :memory:', openSqliteMemory]] as const) {
+for (const [name, open] of [['sqlite file', file], ['sqlite :memory:', openSqliteMemory]] as const) {
   mediaStorageContract(t, name, open);
   pollStorageContract(t, name, open);
   scheduledStorageContract(t, name, open);

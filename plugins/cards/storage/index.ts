@@ -1,7 +1,6 @@
 // The preview cards plugin's storage extension: one repository per engine.
 
 import type { StorageExtension } from 'rookery/plugin-kit';
-import { memoryCardRepository } from './memory.ts';
 import { mongoCardRepository } from './mongodb.ts';
 import type { CardRepository } from './port.ts';
 import { sqliteCardRepository } from './sqlite.ts';
@@ -10,5 +9,5 @@ export type { CardRepository } from './port.ts';
 
 export const cardStorage: StorageExtension<CardRepository> = {
   name: 'cards',
-  engines: { memory: memoryCardRepository, sqlite: sqliteCardRepository, mongodb: mongoCardRepository },
+  engines: { sqlite: sqliteCardRepository, mongodb: mongoCardRepository },
 };

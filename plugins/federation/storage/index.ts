@@ -1,12 +1,10 @@
 // The federation plugin's storage extension: one set of rows per engine, with the rules (key
 // encoding, expiry, deep-equal compare-and-set, domain canonical form) here, once.
 
-import type { MemoryExtensionContext } from 'rookery/memory';
 import type { MongoExtensionContext } from 'rookery/mongodb';
 import { type StorageExtension, unprocessable } from 'rookery/plugin-kit';
 import type { SqliteExtensionContext } from 'rookery/sqlite';
 import { coveringDomains, canonicalDomain, domainTexts, MAX_REASON_LENGTH, normalizeDomain } from '../domain-blocks.ts';
-import { memoryFederationRows } from './memory.ts';
 import { mongoFederationRows } from './mongodb.ts';
 import type { FederationRepository, FederationRows, KvKeyParts, KvRow } from './port.ts';
 import { sqliteFederationRows } from './sqlite.ts';
@@ -113,7 +111,6 @@ export function federationRepository(rows: FederationRows): FederationRepository
 export const federationStorage: StorageExtension<FederationRepository> = {
   name: 'federation',
   engines: {
-    memory: (context: MemoryExtensionContext) => federationRepository(memoryFederationRows(context)),
     sqlite: (context: SqliteExtensionContext) => federationRepository(sqliteFederationRows(context)),
     mongodb: (context: MongoExtensionContext) => federationRepository(mongoFederationRows(context)),
   },

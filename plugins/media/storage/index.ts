@@ -1,7 +1,6 @@
 // The media plugin's storage extension: one repository per engine.
 
 import type { StorageExtension } from 'rookery/plugin-kit';
-import { memoryMediaRepository } from './memory.ts';
 import { mongoMediaRepository } from './mongodb.ts';
 import type { MediaRepository } from './port.ts';
 import { sqliteMediaRepository } from './sqlite.ts';
@@ -10,5 +9,5 @@ export type { MediaPatch, MediaRepository } from './port.ts';
 
 export const mediaStorage: StorageExtension<MediaRepository> = {
   name: 'media',
-  engines: { memory: memoryMediaRepository, sqlite: sqliteMediaRepository, mongodb: mongoMediaRepository },
+  engines: { sqlite: sqliteMediaRepository, mongodb: mongoMediaRepository },
 };

@@ -1,7 +1,6 @@
 // The polls plugin's storage extension: one repository per engine.
 
 import type { StorageExtension } from 'rookery/plugin-kit';
-import { memoryPollRepository } from './memory.ts';
 import { mongoPollRepository } from './mongodb.ts';
 import type { PollRepository } from './port.ts';
 import { sqlitePollRepository } from './sqlite.ts';
@@ -10,5 +9,5 @@ export type { PollRepository } from './port.ts';
 
 export const pollStorage: StorageExtension<PollRepository> = {
   name: 'polls',
-  engines: { memory: memoryPollRepository, sqlite: sqlitePollRepository, mongodb: mongoPollRepository },
+  engines: { sqlite: sqlitePollRepository, mongodb: mongoPollRepository },
 };

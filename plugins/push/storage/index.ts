@@ -1,7 +1,6 @@
 // The push plugin's storage extension: one repository per engine.
 
 import type { StorageExtension } from 'rookery/plugin-kit';
-import { memoryPushRepository } from './memory.ts';
 import type { PushRepository } from './port.ts';
 import { sqlitePushRepository } from './sqlite.ts';
 
@@ -9,5 +8,5 @@ export type { PushPolicy, PushRepository, PushSubscription, VapidKeys } from './
 
 export const pushStorage: StorageExtension<PushRepository> = {
   name: 'push',
-  engines: { memory: memoryPushRepository, sqlite: sqlitePushRepository },
+  engines: { sqlite: sqlitePushRepository },
 };

@@ -1,7 +1,6 @@
 // The scheduled statuses plugin's storage extension: one repository per engine.
 
 import type { StorageExtension } from 'rookery/plugin-kit';
-import { memoryScheduledRepository } from './memory.ts';
 import { mongoScheduledRepository } from './mongodb.ts';
 import type { ScheduledStatusRepository } from './port.ts';
 import { sqliteScheduledRepository } from './sqlite.ts';
@@ -10,5 +9,5 @@ export type { ScheduledStatusRepository } from './port.ts';
 
 export const scheduledStorage: StorageExtension<ScheduledStatusRepository> = {
   name: 'scheduled',
-  engines: { memory: memoryScheduledRepository, sqlite: sqliteScheduledRepository, mongodb: mongoScheduledRepository },
+  engines: { sqlite: sqliteScheduledRepository, mongodb: mongoScheduledRepository },
 };

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { createMemoryStorage } from '../../../adapters/memory/storage.ts';
+import { createMemoryStorage } from '../../../adapters/memory/index.ts';
 import { createNodeHandler, createNodeRookery } from '../../../adapters/node/index.ts';
 import { createRedisBus, createRedisQueue } from '../../../adapters/redis/index.ts';
 import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';

@@ -5,7 +5,7 @@
 // publishing on the bus, before they answer.
 
 import t from 'tap';
-import { createInProcessBus } from '../../../adapters/memory/bus.ts';
+import { createInProcessBus } from '../../../core/domain/bus.ts';
 import { createMemoryStorage } from '../../../adapters/memory/index.ts';
 import type { EventBus } from '../../../core/domain/ports/bus.ts';
 import { harness } from '../../helpers/harness.ts';

@@ -3,7 +3,7 @@
 // channels they must not.
 
 import t from 'tap';
-import { createInProcessBus } from '../../../adapters/memory/bus.ts';
+import { createInProcessBus } from '../../../core/domain/bus.ts';
 import type { EventBus, StreamMessage } from '../../../core/domain/ports/bus.ts';
 import { harness, record, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { BOOST_WINDOW } from '../../../core/domain/feeds.ts';

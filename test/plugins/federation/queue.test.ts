@@ -35,7 +35,7 @@ interface Setup {
 }
 
 const engines: Record<string, () => Promise<Setup>> = {
-  memory: async () => ({}),
+  'sqlite :memory:': async () => ({}),
   sqlite: async () => ({ storage: openSqliteStorage({ path: join(dir, `q${(n += 1)}.sqlite3`) }) }),
   'mongodb (stand-in)': async () => {
     const database = `fedqueue_${(n += 1)}`;
@@ -204,7 +204,7 @@ for (const engine of Object.keys(engines)) {
 }
 
 t.test('messages must be plain JSON; ordering keys and sizes are bounded', async (t) => {
-  const x = await withQueue('memory');
+  const x = await withQueue('sqlite :memory:');
   t.teardown(() => x.close());
   await t.rejects(x.q.enqueue({ big: 1n }), new TypeError(queueTexts.notJson));
   await t.rejects(x.q.enqueue(undefined), new TypeError(queueTexts.notJson));

@@ -2,9 +2,9 @@
 
 import t from 'tap';
 import { federationStorageContract } from '../../../plugins/federation/storage/contract.ts';
-import { openMemory, openSqliteMemory, sqliteFiles } from '../../helpers/stores.ts';
+import { openSqliteMemory, sqliteFiles } from '../../helpers/stores.ts';
 
 const file = sqliteFiles((fn) => t.teardown(fn));
-for (const [name, open] of [['memory', openMemory], ['sqlite file', file], ['sqlite :memory:', openSqliteMemory]] as const) {
+for (const [name, open] of [['sqlite file', file], ['sqlite :memory:', openSqliteMemory]] as const) {
   federationStorageContract(t, name, open);
 }

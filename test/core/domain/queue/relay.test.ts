@@ -3,7 +3,7 @@
 // enqueued, and the worker drains it along with the jobs.
 
 import t from 'tap';
-import { createInProcessQueue } from '../../../../adapters/memory/jobs.ts';
+import { createMemoryStorage } from '../../../../adapters/memory/index.ts';
 import { createRedisQueue } from '../../../../adapters/redis/index.ts';
 import { silentLogger } from '../../../../core/domain/ports/logger.ts';
 import type { Job, JobQueue } from '../../../../core/domain/ports/queue.ts';
@@ -11,6 +11,17 @@ import { JobRegistry } from '../../../../core/domain/queue/registry.ts';
 import { createRelay } from '../../../../core/domain/queue/relay.ts';
 import { createWorker } from '../../../../core/domain/queue/worker.ts';
 import { dropPrefix, SHARED_REDIS, testPrefix } from '../../../helpers/redis.ts';
+
+/** A job queue of its own: the one of a store in memory (closed when the file's tests end). */
+const stores: { close(): Promise<void> }[] = [];
+t.teardown(async () => {
+  for (const store of stores) await store.close();
+});
+function queueInMemory(): JobQueue {
+  const store = createMemoryStorage();
+  stores.push(store);
+  return store.jobs;
+}
 
 class ManualClock {
   at = 1_700_000_000_000;
@@ -25,8 +36,8 @@ async function everything(queue: JobQueue, at: number): Promise<Job[]> {
 
 t.test('jobs move in order; a key is relayed one job at a time, so its order holds', async (t) => {
   const clock = new ManualClock();
-  const from = createInProcessQueue();
-  const to = createInProcessQueue();
+  const from = queueInMemory();
+  const to = queueInMemory();
   await from.enqueue(
     [
       { name: 'a', payload: { n: 1 }, orderingKey: 'k1' },
@@ -64,7 +75,7 @@ t.test('jobs move in order; a key is relayed one job at a time, so its order hol
 
 t.test('a relay that fails to enqueue completes nothing: the batch is sent again after its lease', async (t) => {
   const clock = new ManualClock();
-  const from = createInProcessQueue();
+  const from = queueInMemory();
   const prefix = testPrefix('relay');
   t.teardown(() => dropPrefix(prefix));
   const gone = await createRedisQueue({ url: SHARED_REDIS, prefix });
@@ -85,8 +96,8 @@ t.test('a relay that fails to enqueue completes nothing: the batch is sent again
 
 t.test("the worker relays before it claims, and drain covers the store's outbox", async (t) => {
   const clock = new ManualClock();
-  const outbox = createInProcessQueue();
-  const queue = createInProcessQueue();
+  const outbox = queueInMemory();
+  const queue = queueInMemory();
   const registry = new JobRegistry();
   const ran: string[] = [];
   registry.register('step', async (payload) => {

@@ -2,13 +2,24 @@
 // events of one status are handled in order even when a handler fails on the way.
 
 import t from 'tap';
-import { createInProcessQueue } from '../../../../adapters/memory/jobs.ts';
+import { createMemoryStorage } from '../../../../adapters/memory/index.ts';
 import type { DomainEvent, RecordedEvent } from '../../../../core/domain/events/events.ts';
 import type { Status } from '../../../../core/domain/model.ts';
 import type { Logger } from '../../../../core/domain/ports/logger.ts';
 import type { JobQueue } from '../../../../core/domain/ports/queue.ts';
 import { JobRegistry } from '../../../../core/domain/queue/registry.ts';
 import { createWorker, type Worker } from '../../../../core/domain/queue/worker.ts';
+
+/** A job queue of its own: the one of a store in memory (closed when the file's tests end). */
+const stores: { close(): Promise<void> }[] = [];
+t.teardown(async () => {
+  for (const store of stores) await store.close();
+});
+function queueInMemory(): JobQueue {
+  const store = createMemoryStorage();
+  stores.push(store);
+  return store.jobs;
+}
 
 /** Time moves only when the test says so. */
 class ManualClock {
@@ -30,7 +41,7 @@ interface Setup {
 }
 
 function setup(): Setup {
-  const queue = createInProcessQueue();
+  const queue = queueInMemory();
   const registry = new JobRegistry();
   const clock = new ManualClock();
   const logged: Setup['logged'] = [];
