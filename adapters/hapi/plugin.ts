@@ -8,6 +8,8 @@ import { frontTexts } from '../../core/mastodon/http/front.ts';
 import type { RawHead, RawResponse } from '../../core/mastodon/http/types.ts';
 import type { Rookery } from '../../core/mastodon/rookery.ts';
 import { streamingRoutes, type HapiStreamingOptions } from './sse.ts';
+import { SSE_OPTIONS } from '../node/sse.ts';
+import { checkOptions, option } from '../../core/domain/options.ts';
 
 export interface RookeryHapiOptions {
   rookery: Rookery;
@@ -44,7 +46,12 @@ function reply(h: ResponseToolkit, raw: RawResponse) {
 export const rookeryHapi: Plugin<RookeryHapiOptions> = {
   name: 'rookery',
   version: '0.1.0',
-  register(server, { rookery, streaming = true }) {
+  register(server, options) {
+    checkOptions('rookeryHapi', options, {
+      rookery: option.required({ what: 'a Rookery (createRookery, createNodeRookery)', test: (v) => typeof v === 'object' && v !== null && typeof (v as { http?: { handle?: unknown } }).http?.handle === 'function' }),
+      streaming: option.either(option.boolean(), option.object('rookeryHapi', SSE_OPTIONS)),
+    });
+    const { rookery, streaming = true } = options;
     const { http } = rookery;
     if (streaming !== false) {
       const sse = streamingRoutes(rookery, streaming === true ? {} : streaming);

@@ -36,6 +36,7 @@ import {
 import { statusRepository } from './statuses.ts';
 import * as values from './values.ts';
 import type { Doc, StoredDoc } from './values.ts';
+import { checkOptions, option, type OptionSpec } from '../../core/domain/options.ts';
 
 export interface MongoStorageOptions {
   /** A MongoDB connection string (mongodb:// or mongodb+srv://) of a replica set or sharded cluster. */
@@ -129,7 +130,15 @@ export interface MongoExtensionContext {
 
 const DAY = 24 * 3_600_000;
 
+const OPTIONS: OptionSpec = {
+  url: option.required({ what: 'a mongodb:// or mongodb+srv:// URL', test: (v) => typeof v === 'string' && /^mongodb(\+srv)?:\/\//.test(v) }),
+  database: option.nonEmptyString('a database name'),
+  clientOptions: { what: 'an object', test: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) },
+  idempotencyRetentionMs: option.integer(3_600_000, 365 * DAY),
+};
+
 export async function openMongoStorage(options: MongoStorageOptions): Promise<Storage> {
+  checkOptions('openMongoStorage', options, OPTIONS);
   const client = new MongoClient(options.url, options.clientOptions);
   await client.connect();
   try {

@@ -16,7 +16,8 @@ import { frontTexts } from '../../core/mastodon/http/front.ts';
 import type { HttpFront, RawHead, RawResponse } from '../../core/mastodon/http/types.ts';
 import type { Logger } from '../../core/domain/ports/logger.ts';
 import type { Rookery } from '../../core/mastodon/rookery.ts';
-import { createSseStreams, isStreamingPath, type SseOptions } from './sse.ts';
+import { createSseStreams, isStreamingPath, SSE_OPTIONS, type SseOptions } from './sse.ts';
+import { checkOptions, option, type OptionSpec } from '../../core/domain/options.ts';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
@@ -128,7 +129,14 @@ async function serve(http: HttpFront, head: RawHead, limit: number | 'ignore', r
   write(req, res, response, limits);
 }
 
+const HANDLER_OPTIONS: OptionSpec = {
+  streaming: option.either(option.boolean(), option.object('createNodeHandler', SSE_OPTIONS)),
+  maxBufferedBytes: option.integer(1024, 1024 * 1024 * 1024),
+  writeTimeoutMs: option.integer(1, 3_600_000),
+};
+
 export function createNodeHandler(rookery: Rookery, options: NodeHandlerOptions = {}): NodeHandler {
+  checkOptions('createNodeHandler', options, HANDLER_OPTIONS);
   const { http } = rookery;
   const limits: Limits = {
     maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,

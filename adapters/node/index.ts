@@ -14,9 +14,12 @@ import type { Storage } from '../../core/domain/ports/storage.ts';
 import type { SignInPort } from '../../core/mastodon/oauth/sign-in-port.ts';
 import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import { createRookery, type Rookery, type RookeryOptions } from '../../core/mastodon/rookery.ts';
+import { PORT_OPTIONS } from '../../core/mastodon/create-core.ts';
+import { WORKER_TUNING } from '../../core/domain/queue/worker.ts';
 import { createInProcessBus } from '../../core/domain/bus.ts';
 import { systemClock } from './clock.ts';
-import { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
+import { createNodeSecrets, SECRETS_OPTIONS, type NodeSecretsOptions } from './secrets.ts';
+import { checkOptions, option, type OptionRule, type OptionSpec } from '../../core/domain/options.ts';
 
 export { systemClock } from './clock.ts';
 export { createNodeHandler, DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WRITE_TIMEOUT_MS, type NodeHandler, type NodeHandlerOptions } from './handler.ts';
@@ -47,7 +50,20 @@ export interface NodeRookeryOptions {
   counters?: CounterStore;
 }
 
-export function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery> {
+const NODE_ROOKERY_OPTIONS: OptionSpec = {
+  ...PORT_OPTIONS,
+  // resolveConfig checks what the configuration holds.
+  config: option.required({ what: 'an object', test: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) }),
+  storage: option.required(PORT_OPTIONS['storage'] as OptionRule),
+  plugins: option.arrayOf(option.implementing('a plugin (name, register)', ['register']), 'an array of plugins'),
+  secrets: option.object('createNodeRookery', SECRETS_OPTIONS),
+  worker: option.either(option.boolean(), option.object('createNodeRookery', WORKER_TUNING)),
+  signIn: option.implementing('a SignInPort (currentAccountId, signInUrl)', ['currentAccountId', 'signInUrl']),
+  counters: option.implementing('a CounterStore (add)', ['add']),
+};
+
+export async function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery> {
+  checkOptions('createNodeRookery', options, NODE_ROOKERY_OPTIONS);
   const deps: Parameters<typeof createRookery>[0] = {
     config: resolveConfig(options.config),
     storage: options.storage,

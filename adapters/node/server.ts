@@ -7,6 +7,7 @@ import type { Server, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Rookery } from '../../core/mastodon/rookery.ts';
+import { checkOptions, option } from '../../core/domain/options.ts';
 
 export interface NodeServerLimits {
   /** The request's headers must arrive within this (default 10 s). */
@@ -30,6 +31,12 @@ const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Re
 
 /** Applies the limits and answers node's own refusals with {"error": …}. */
 export function limitNodeServer(server: Server, rookery: Rookery, limits: NodeServerLimits = {}): Server {
+  checkOptions('limitNodeServer', limits, {
+    headersTimeoutMs: option.integer(1, 3_600_000),
+    requestTimeoutMs: option.integer(1, 3_600_000),
+    keepAliveTimeoutMs: option.integer(1, 3_600_000),
+    idleTimeoutMs: option.integer(1, 3_600_000),
+  });
   server.headersTimeout = limits.headersTimeoutMs ?? 10_000;
   server.requestTimeout = limits.requestTimeoutMs ?? 30_000;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? 5_000;

@@ -17,6 +17,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import SseChannel from 'sse-channel';
 import type { Rookery } from '../../core/mastodon/rookery.ts';
 import type { StreamConnection } from '../../core/mastodon/streaming/hub.ts';
+import { option, type OptionSpec } from '../../core/domain/options.ts';
+
+export const SSE_OPTIONS: OptionSpec = {
+  heartbeatMs: option.integer(1, 3_600_000),
+  maxBufferedBytes: option.integer(1024, 1024 * 1024 * 1024),
+};
 
 export interface SseOptions {
   /** Heartbeat interval (default 15 s, as Mastodon). */

@@ -17,7 +17,8 @@
 
 import type { EventBus, StreamHandler, StreamMessage } from '../../core/domain/ports/bus.ts';
 import { silentLogger } from '../../core/domain/ports/logger.ts';
-import { closeConnection, DEFAULT_PREFIX, openConnection, runScript, script, within, type RedisClient, type RedisConnectionOptions } from './connection.ts';
+import { CONNECTION_OPTIONS, closeConnection, DEFAULT_PREFIX, openConnection, runScript, script, within, type RedisClient, type RedisConnectionOptions } from './connection.ts';
+import { ConfigError, checkOptions, option } from '../../core/domain/options.ts';
 
 export interface RedisBusOptions extends RedisConnectionOptions {
   /** Lifetime of a presence key (default 1080 s, Mastodon's). */
@@ -66,10 +67,10 @@ function isMessage(value: unknown): value is StreamMessage {
 export async function createRedisBus(options: RedisBusOptions = {}): Promise<RedisBus> {
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   const logger = options.logger ?? silentLogger;
+  checkOptions('createRedisBus', options, { ...CONNECTION_OPTIONS, presenceTtlSeconds: option.integer(1, 86_400), presenceRefreshMs: option.integer(1, 86_400_000) });
   const ttl = options.presenceTtlSeconds ?? 1080;
   const refreshMs = options.presenceRefreshMs ?? 360_000;
-  if (!Number.isInteger(ttl) || ttl < 1) throw new Error('presenceTtlSeconds must be a positive integer');
-  if (!(refreshMs > 0) || refreshMs >= ttl * 1000) throw new Error('presenceRefreshMs must be positive and shorter than the presence TTL');
+  if (refreshMs >= ttl * 1000) throw new ConfigError(`createRedisBus: "presenceRefreshMs" must be shorter than the presence TTL (${ttl} s), got ${refreshMs}`);
 
   const commands = await openConnection(options, 'bus');
   let subscriber: RedisClient;

@@ -5,6 +5,15 @@
 import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
 import { silentLogger, type Logger } from '../../core/domain/ports/logger.ts';
+import { option, type OptionSpec } from '../../core/domain/options.ts';
+
+/** The options every Redis part takes (bus, queue, counters, id nodes). */
+export const CONNECTION_OPTIONS: OptionSpec = {
+  url: { what: 'a redis:// or rediss:// URL', test: (v) => typeof v === 'string' && /^rediss?:\/\//.test(v) },
+  prefix: option.string(),
+  logger: option.implementing('a Logger', ['info', 'warn', 'error']),
+  connectTimeoutMs: option.integer(1, 600_000),
+};
 
 export interface RedisConnectionOptions {
   /** `redis://[[user]:password@]host[:port][/db]` (default redis://127.0.0.1:6379). */

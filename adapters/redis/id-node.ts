@@ -6,7 +6,8 @@
 
 import { randomBytes } from 'node:crypto';
 import { ID_NODES } from '../../core/domain/ids.ts';
-import { closeConnection, DEFAULT_PREFIX, openConnection, runScript, script, type RedisConnectionOptions } from './connection.ts';
+import { CONNECTION_OPTIONS, closeConnection, DEFAULT_PREFIX, openConnection, runScript, script, type RedisConnectionOptions } from './connection.ts';
+import { checkOptions, option } from '../../core/domain/options.ts';
 
 export interface IdNodeOptions extends RedisConnectionOptions {
   /** How long a number stays held after its process stopped renewing it (default 600 s). */
@@ -33,6 +34,7 @@ end
 return 0`);
 
 export async function reserveIdNode(options: IdNodeOptions = {}): Promise<IdNodeLease> {
+  checkOptions('reserveIdNode', options, { ...CONNECTION_OPTIONS, ttlSeconds: option.integer(10, 86_400) });
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   const ttl = options.ttlSeconds ?? 600;
   const client = await openConnection(options, 'id-node');

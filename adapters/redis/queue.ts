@@ -24,7 +24,8 @@
 
 import type { Millis } from '../../core/domain/model.ts';
 import type { DeadJob, Job, JobQueue, NewJob } from '../../core/domain/ports/queue.ts';
-import { closeConnection, DEFAULT_PREFIX, openConnection, runScript, script, type RedisClient, type RedisConnectionOptions } from './connection.ts';
+import { CONNECTION_OPTIONS, closeConnection, DEFAULT_PREFIX, openConnection, runScript, script, type RedisClient, type RedisConnectionOptions } from './connection.ts';
+import { checkOptions } from '../../core/domain/options.ts';
 
 export type RedisQueueOptions = RedisConnectionOptions;
 
@@ -227,6 +228,7 @@ function millis(value: number, what: string): string {
 const ID = /^[1-9][0-9]{0,15}$/;
 
 export async function createRedisQueue(options: RedisQueueOptions = {}): Promise<RedisQueue> {
+  checkOptions('createRedisQueue', options, CONNECTION_OPTIONS);
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   const base = `${prefix}jobs:`;
   const keys = [`${base}seq`, `${base}ready`, `${base}timed`, `${base}count`, `${base}dead`];

@@ -5,7 +5,8 @@
 // requests are served uncounted (and that is logged once per outage) rather than refused.
 
 import type { CounterStore } from '../../core/domain/ports/counters.ts';
-import { closeConnection, DEFAULT_PREFIX, openConnection, type RedisClient, type RedisConnectionOptions } from './connection.ts';
+import { CONNECTION_OPTIONS, closeConnection, DEFAULT_PREFIX, openConnection, type RedisClient, type RedisConnectionOptions } from './connection.ts';
+import { checkOptions, option } from '../../core/domain/options.ts';
 
 export interface RedisCountersOptions extends RedisConnectionOptions {
   /** A connected client of your own instead of `url` (it stays yours: close() leaves it open). */
@@ -16,6 +17,7 @@ export interface RedisCountersOptions extends RedisConnectionOptions {
 
 /** Counters under `<prefix>rate:`. */
 export async function createRedisCounters(options: RedisCountersOptions = {}): Promise<CounterStore> {
+  checkOptions('createRedisCounters', options, { ...CONNECTION_OPTIONS, client: option.implementing('a Redis client', ['sendCommand']), timeoutMs: option.integer(1, 60_000) });
   const prefix = `${options.prefix ?? DEFAULT_PREFIX}rate:`;
   const own = options.client === undefined;
   const client = options.client ?? (await openConnection(options, 'rate-limits'));

@@ -18,6 +18,7 @@ import { enqueueIn, jobQueue, writeWithOutbox } from './jobs.ts';
 import { migrate, migrateExtension } from './schema.ts';
 import { statusRepository } from './statuses.ts';
 import { RowCache } from './cache.ts';
+import { checkOptions, option, type OptionSpec } from '../../core/domain/options.ts';
 
 export interface SqliteStorageOptions {
   /** A file path, or ':memory:' for a private in-memory database. */
@@ -72,7 +73,13 @@ export interface SqliteExtensionContext {
   cache<K, V>(tables: string | readonly string[], max: number, copy: (value: V) => V): RowCache<K, V>;
 }
 
+const OPTIONS: OptionSpec = {
+  path: option.required(option.nonEmptyString('a file path or ":memory:"')),
+  synchronous: option.oneOf(['full', 'normal']),
+};
+
 export function openSqliteStorage(options: SqliteStorageOptions): Storage {
+  checkOptions('openSqliteStorage', options, OPTIONS);
   const db = openDb({ path: options.path, synchronous: options.synchronous });
   try {
     migrate(db);

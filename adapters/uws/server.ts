@@ -10,6 +10,7 @@ import { queryOf } from './http.ts';
 import { loadUws } from './load.ts';
 import { SseStream } from './sse.ts';
 import { websocketBehavior, type WsClient, type WsContext } from './websocket.ts';
+import { checkOptions, option, type OptionSpec } from '../../core/domain/options.ts';
 
 export interface StreamingServerOptions {
   /** 0 lets the system pick a free port (see StreamingServer.port). */
@@ -54,7 +55,19 @@ function isUpgrade(req: HttpRequest): boolean {
 
 /** Starts the streaming server. Throws, with what the machine needs, when uWebSockets.js
  * cannot load, and when the port cannot be listened on: there is no fallback transport. */
+const SERVER_OPTIONS: OptionSpec = {
+  port: option.required(option.integer(0, 65_535)),
+  host: option.nonEmptyString('an address'),
+  heartbeatMs: option.integer(1, 3_600_000),
+  pingMs: option.integer(1, 3_600_000),
+  maxBackpressure: option.integer(1024, 1024 * 1024 * 1024),
+  maxPayloadLength: option.integer(16, 16 * 1024 * 1024),
+  maxSubscriptions: option.integer(1, 100_000),
+  logger: option.implementing('a Logger', ['debug', 'info', 'warn', 'error']),
+};
+
 export async function startStreamingServer(rookery: Rookery, options: StreamingServerOptions): Promise<StreamingServer> {
+  checkOptions('startStreamingServer', options, SERVER_OPTIONS);
   const uws = loadUws();
   const host = options.host ?? DEFAULTS.host;
   const logger = options.logger ?? rookery.core.logger;

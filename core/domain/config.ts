@@ -3,6 +3,7 @@
 // change the configuration under a running core.
 
 import { parseCidr } from './ip.ts';
+import { ConfigError, checkOptions, describeValue, option, type OptionSpec } from './options.ts';
 
 export interface Limits {
   readonly maxCharacters: number;
@@ -87,52 +88,14 @@ export type ConfigInput = Partial<Omit<RookeryConfig, 'registrations' | 'limits'
   limits?: Partial<Limits>;
 };
 
-/** A configuration option that is unknown, missing or of the wrong shape. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(`Invalid config: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './options.ts';
 
 const DEFAULT_RESERVED = Object.freeze(['admin', 'administrator', 'mod', 'moderator', 'root', 'support', 'help', 'webmaster', 'postmaster', 'abuse', 'security', 'ssladmin', 'hostmaster']);
-
-const TOP_LEVEL = new Set(['domain', 'baseUrl', 'streamingUrl', 'title', 'description', 'contactEmail', 'limitedFederation', 'registrations', 'reservedUsernames', 'rules', 'limits', 'refreshTokens', 'rateLimits', 'trustedProxies']);
 const DEFAULT_TRUSTED_PROXIES = Object.freeze(['127.0.0.0/8', '::1']);
-const REGISTRATION_KEYS = new Set(['open', 'approvalRequired', 'confirmationRequired']);
-const LIMIT_KEYS = new Set(Object.keys(defaultLimits));
 /** A host name or address with an optional port: no scheme, path, query, user or spaces. */
 const HOST = /^[^\s/?#@]+$/;
 
-type Input = Record<string, unknown>;
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  return Array.isArray(value) ? 'an array' : typeof value;
-}
-
-function isObject(value: unknown): value is Input {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function onlyKnown(input: Input, known: ReadonlySet<string>, prefix: string): void {
-  for (const key of Object.keys(input)) if (!known.has(key)) throw new ConfigError(`unknown option "${prefix}${key}"`);
-}
-
-function optional<T>(input: Input, name: string, label: string, check: (value: unknown) => value is T, what: string, fallback: T): T {
-  const value = input[name];
-  if (value === undefined) return fallback;
-  if (!check(value)) throw new ConfigError(`"${label}" must be ${what}, got ${describe(value)}`);
-  return value;
-}
-
 const isString = (value: unknown): value is string => typeof value === 'string';
-const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
-const isTextList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => isString(item) && item.trim() !== '');
-const isRangeList = (value: unknown): value is string[] => isStringList(value) && value.every((item) => parseCidr(item) !== null);
 
 function urlWithScheme(value: string, schemes: readonly string[]): boolean {
   let url: URL;
@@ -144,70 +107,53 @@ function urlWithScheme(value: string, schemes: readonly string[]): boolean {
   return schemes.includes(url.protocol) && url.host !== '' && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
 }
 
-function domainOf(input: Input): string {
-  const domain = input['domain'];
-  if (domain === undefined) throw new ConfigError('"domain" is required');
-  if (typeof domain !== 'string') throw new ConfigError(`"domain" must be a string, got ${describe(domain)}`);
-  if (!HOST.test(domain)) throw new ConfigError(`"domain" must be a host name without scheme or path (e.g. social.example), got ${describe(domain)}`);
-  return domain;
-}
-
-function baseUrlOf(input: Input, domain: string): string {
-  const given = optional(input, 'baseUrl', 'baseUrl', isString, 'a string', `https://${domain}`);
-  const baseUrl = given.replace(/\/+$/, '');
-  if (!urlWithScheme(baseUrl, ['http:', 'https:'])) throw new ConfigError(`"baseUrl" must be an http:// or https:// URL without query or fragment, got ${describe(given)}`);
-  return baseUrl;
-}
-
-function streamingUrlOf(input: Input): string | null {
-  const value = input['streamingUrl'];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || !urlWithScheme(value, ['ws:', 'wss:'])) throw new ConfigError(`"streamingUrl" must be a ws:// or wss:// URL or null, got ${describe(value)}`);
-  return value.replace(/\/+$/, '');
-}
-
-function registrationsOf(input: Input): RookeryConfig['registrations'] {
-  const value = input['registrations'] ?? {};
-  if (!isObject(value)) throw new ConfigError(`"registrations" must be an object, got ${describe(value)}`);
-  onlyKnown(value, REGISTRATION_KEYS, 'registrations.');
-  return Object.freeze({
-    open: optional(value, 'open', 'registrations.open', isBoolean, 'a boolean', true),
-    approvalRequired: optional(value, 'approvalRequired', 'registrations.approvalRequired', isBoolean, 'a boolean', false),
-    confirmationRequired: optional(value, 'confirmationRequired', 'registrations.confirmationRequired', isBoolean, 'a boolean', false),
-  });
-}
-
-function limitsOf(input: Input): Limits {
-  const value = input['limits'] ?? {};
-  if (!isObject(value)) throw new ConfigError(`"limits" must be an object, got ${describe(value)}`);
-  onlyKnown(value, LIMIT_KEYS, 'limits.');
-  const limits: Record<string, number> = { ...defaultLimits };
-  for (const key of Object.keys(value)) limits[key] = optional(value, key, `limits.${key}`, isCount, 'a non-negative integer', 0);
-  return Object.freeze(limits as unknown as Limits);
-}
+const SPEC: OptionSpec = {
+  domain: option.required(option.string()),
+  baseUrl: option.string(),
+  streamingUrl: { what: 'a ws:// or wss:// URL or null', test: (v) => v === null || (isString(v) && urlWithScheme(v.replace(/\/+$/, ''), ['ws:', 'wss:'])) },
+  title: option.string(),
+  description: option.string(),
+  contactEmail: option.string(),
+  limitedFederation: option.boolean(),
+  registrations: option.object('', { open: option.boolean(), approvalRequired: option.boolean(), confirmationRequired: option.boolean() }),
+  reservedUsernames: option.arrayOf(option.string(), 'an array of strings'),
+  rules: option.arrayOf(option.nonEmptyString(), 'an array of non-empty strings'),
+  limits: option.object('', Object.fromEntries(Object.keys(defaultLimits).map((key) => [key, option.integer(0, Number.MAX_SAFE_INTEGER, 'a non-negative integer')]))),
+  refreshTokens: option.boolean(),
+  rateLimits: option.boolean(),
+  trustedProxies: option.arrayOf({ what: 'an IP address or CIDR range', test: (v) => isString(v) && parseCidr(v) !== null }, 'an array of IP addresses or CIDR ranges'),
+};
 
 /** Checks every option, fills in defaults (https://<domain> as the base URL, open registrations
  * without e-mail confirmation) and returns a deeply frozen configuration. */
 export function resolveConfig(input: ConfigInput): RookeryConfig {
   const raw: unknown = input;
-  if (!isObject(raw)) throw new ConfigError(`expected an object, got ${describe(raw)}`);
-  onlyKnown(raw, TOP_LEVEL, '');
-  const domain = domainOf(raw);
-  const reserved = optional(raw, 'reservedUsernames', 'reservedUsernames', isStringList, 'an array of strings', DEFAULT_RESERVED);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`expected an object, got ${describeValue(raw)}`);
+  checkOptions('', raw, SPEC);
+  const given = raw as ConfigInput;
+  const domain = given.domain;
+  if (!HOST.test(domain)) throw new ConfigError(`"domain" must be a host name without scheme or path (e.g. social.example), got ${describeValue(domain)}`);
+  const baseUrl = (given.baseUrl ?? `https://${domain}`).replace(/\/+$/, '');
+  if (!urlWithScheme(baseUrl, ['http:', 'https:'])) throw new ConfigError(`"baseUrl" must be an http:// or https:// URL without query or fragment, got ${describeValue(given.baseUrl)}`);
+  const registrations = given.registrations ?? {};
   return Object.freeze({
     domain,
-    baseUrl: baseUrlOf(raw, domain),
-    streamingUrl: streamingUrlOf(raw),
-    title: optional(raw, 'title', 'title', isString, 'a string', 'Rookery'),
-    description: optional(raw, 'description', 'description', isString, 'a string', 'A Mastodon-compatible server powered by Rookery.'),
-    contactEmail: optional(raw, 'contactEmail', 'contactEmail', isString, 'a string', ''),
-    limitedFederation: optional(raw, 'limitedFederation', 'limitedFederation', isBoolean, 'a boolean', false),
-    registrations: registrationsOf(raw),
-    reservedUsernames: Object.freeze([...reserved]),
-    rules: Object.freeze(optional(raw, 'rules', 'rules', isTextList, 'an array of non-empty strings', []).map((rule) => rule.trim())),
-    limits: limitsOf(raw),
-    refreshTokens: optional(raw, 'refreshTokens', 'refreshTokens', isBoolean, 'a boolean', false),
-    rateLimits: optional(raw, 'rateLimits', 'rateLimits', isBoolean, 'a boolean', true),
-    trustedProxies: Object.freeze([...optional(raw, 'trustedProxies', 'trustedProxies', isRangeList, 'an array of IP addresses or CIDR ranges', DEFAULT_TRUSTED_PROXIES)]),
+    baseUrl,
+    streamingUrl: isString(given.streamingUrl) ? given.streamingUrl.replace(/\/+$/, '') : null,
+    title: given.title ?? 'Rookery',
+    description: given.description ?? 'A Mastodon-compatible server powered by Rookery.',
+    contactEmail: given.contactEmail ?? '',
+    limitedFederation: given.limitedFederation ?? false,
+    registrations: Object.freeze({
+      open: registrations.open ?? true,
+      approvalRequired: registrations.approvalRequired ?? false,
+      confirmationRequired: registrations.confirmationRequired ?? false,
+    }),
+    reservedUsernames: Object.freeze([...(given.reservedUsernames ?? DEFAULT_RESERVED)]),
+    rules: Object.freeze((given.rules ?? []).map((rule) => rule.trim())),
+    limits: Object.freeze({ ...defaultLimits, ...given.limits }),
+    refreshTokens: given.refreshTokens ?? false,
+    rateLimits: given.rateLimits ?? true,
+    trustedProxies: Object.freeze([...(given.trustedProxies ?? DEFAULT_TRUSTED_PROXIES)]),
   });
 }

@@ -2,7 +2,8 @@
 
 import type { RookeryConfig } from '../domain/config.ts';
 import type { AppCore } from './context.ts';
-import { smallIds, snowflakeIds, type IdGenerator, type IdNode } from '../domain/ids.ts';
+import { ID_NODES, smallIds, snowflakeIds, type IdGenerator, type IdNode } from '../domain/ids.ts';
+import { option, type OptionSpec } from '../domain/options.ts';
 import { HookRegistry } from './host/registry.ts';
 import type { EventBus } from '../domain/ports/bus.ts';
 import type { Clock } from '../domain/ports/clock.ts';
@@ -11,6 +12,18 @@ import type { JobQueue } from '../domain/ports/queue.ts';
 import type { Secrets } from '../domain/ports/secrets.ts';
 import type { Storage } from '../domain/ports/storage.ts';
 import { JobRegistry } from '../domain/queue/registry.ts';
+
+/** The ports a Rookery is composed of, as its options are checked (createRookery, and the
+ * adapters that compose one for you). */
+export const PORT_OPTIONS: OptionSpec = {
+  storage: option.implementing('a Storage (rookery/sqlite, rookery/postgres, rookery/mongodb …)', ['extend', 'close']),
+  bus: option.implementing('an EventBus (publish, subscribe, close)', ['publish', 'subscribe', 'close']),
+  clock: option.implementing('a Clock (now)', ['now']),
+  logger: option.implementing('a Logger (debug, info, warn, error)', ['debug', 'info', 'warn', 'error']),
+  ids: option.implementing('an IdGenerator (next)', ['next']),
+  idNode: option.integer(0, ID_NODES - 1),
+  queue: option.implementing('a JobQueue', ['enqueue', 'claim', 'complete', 'retry', 'bury']),
+};
 
 export interface CoreDeps {
   config: RookeryConfig;

@@ -10,7 +10,8 @@ import { statusEndpoints } from './api/statuses.ts';
 import { supportingEndpoints } from './api/supporting.ts';
 import type { Caller, Endpoint, TokenLookup } from './endpoint/types.ts';
 import type { AppCore } from './context.ts';
-import { createCore, type CoreDeps } from './create-core.ts';
+import { createCore, PORT_OPTIONS, type CoreDeps } from './create-core.ts';
+import { checkOptions, option, type OptionRule, type OptionSpec } from '../domain/options.ts';
 import { hostAccounts, hostTokens, type HostAccounts, type HostTokens } from './host-api.ts';
 import { createHttpFront } from './http/front.ts';
 import type { HttpFront } from './http/types.ts';
@@ -23,7 +24,7 @@ import { NOTIFYING_EVENTS, notificationHandler } from '../domain/notifications/h
 import { STREAMED_EVENTS, streamHandler } from './streaming/fanout.ts';
 import { profileHandler } from '../domain/accounts/profile.ts';
 import { createRelay } from '../domain/queue/relay.ts';
-import { createWorker, type WorkerOptions } from '../domain/queue/worker.ts';
+import { createWorker, WORKER_TUNING, type WorkerOptions } from '../domain/queue/worker.ts';
 import { createMemoryCounters } from '../domain/counters.ts';
 import type { CounterStore } from '../domain/ports/counters.ts';
 import { createRateLimiter } from './rate-limits.ts';
@@ -76,7 +77,21 @@ function uniqueRoutes(endpoints: readonly Endpoint[]): Endpoint[] {
   });
 }
 
+const ROOKERY_OPTIONS: OptionSpec = {
+  ...PORT_OPTIONS,
+  config: option.required({ what: 'a configuration made by resolveConfig', test: (v) => typeof v === 'object' && v !== null && Object.isFrozen(v) && typeof (v as { domain?: unknown }).domain === 'string' }),
+  storage: option.required(PORT_OPTIONS['storage'] as OptionRule),
+  bus: option.required(PORT_OPTIONS['bus'] as OptionRule),
+  clock: option.required(PORT_OPTIONS['clock'] as OptionRule),
+  secrets: option.required(option.implementing('Secrets (sha256, equal, randomToken, sign, random16)', ['sha256', 'equal', 'randomToken', 'sign', 'random16'])),
+  plugins: option.arrayOf(option.implementing('a plugin (name, register)', ['register']), 'an array of plugins'),
+  worker: option.either(option.boolean(), option.object('createRookery', WORKER_TUNING)),
+  signIn: option.implementing('a SignInPort (currentAccountId, signInUrl)', ['currentAccountId', 'signInUrl']),
+  counters: option.implementing('a CounterStore (add)', ['add']),
+};
+
 export async function createRookery(options: RookeryOptions): Promise<Rookery> {
+  checkOptions('createRookery', options, ROOKERY_OPTIONS);
   const { core, registry, onJobs } = createCore(options);
   core.jobs.subscribe('notifications', NOTIFYING_EVENTS, notificationHandler(core));
   core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));

@@ -3,6 +3,7 @@
 // or otherwise not public, and the connection goes to the address that was checked (so a second
 // DNS answer cannot swap it). Bounded: total time, body size, number of redirects.
 
+import { checkOptions, option, type OptionSpec } from 'rookery/plugin-kit';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -54,7 +55,15 @@ export function isPrivateAddress(address: string): boolean {
   return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00 || lower.startsWith('64:ff9b:') || lower.startsWith('2001:db8:');
 }
 
+export const FETCHER_OPTIONS: OptionSpec = {
+  timeoutMs: option.integer(1, 600_000),
+  maxBytes: option.integer(1024, 100 * 1024 * 1024),
+  maxRedirects: option.integer(0, 20),
+  allowPrivateAddresses: option.either(option.boolean(), option.function()),
+};
+
 export function nodeFetcher(options: FetcherOptions = {}): PageFetcher {
+  checkOptions('nodeFetcher', options, FETCHER_OPTIONS);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxBytes = options.maxBytes ?? 1_048_576;
   const maxRedirects = options.maxRedirects ?? 3;

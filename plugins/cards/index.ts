@@ -5,8 +5,20 @@
 // Status, a `status.update` goes out when it arrives (recorded with the attach write), and
 // operation 17 (GET /api/v1/statuses/:id/card) answers it.
 
-import { extractEntities, json, renderCard, type Id, type PreviewCard, type RookeryConfig, type RookeryPlugin, type Status } from 'rookery/plugin-kit';
-import { nodeFetcher, type FetcherOptions, type PageFetcher } from './fetcher.ts';
+import {
+  checkOptions,
+  extractEntities,
+  json,
+  option,
+  renderCard,
+  type Id,
+  type OptionSpec,
+  type PreviewCard,
+  type RookeryConfig,
+  type RookeryPlugin,
+  type Status,
+} from 'rookery/plugin-kit';
+import { FETCHER_OPTIONS, nodeFetcher, type FetcherOptions, type PageFetcher } from './fetcher.ts';
 import { cardFromPage } from './parse.ts';
 import { cardStorage } from './storage/index.ts';
 
@@ -41,7 +53,13 @@ export function firstEligibleUrl(config: Pick<RookeryConfig, 'domain' | 'baseUrl
   return null;
 }
 
+const OPTIONS: OptionSpec = {
+  fetcher: option.implementing('a PageFetcher (fetch)', ['fetch']),
+  fetch: option.object('cardsPlugin', FETCHER_OPTIONS),
+};
+
 export function cardsPlugin(options: CardsPluginOptions = {}): RookeryPlugin {
+  checkOptions('cardsPlugin', options, OPTIONS);
   return {
     name: 'cards',
     register(host) {

@@ -7,7 +7,7 @@
 // own storage and job queue. `allowPrivateAddress` is for tests only: without it nothing
 // private, loopback or link-local is ever fetched.
 
-import type { PluginHost, RookeryPlugin } from 'rookery/plugin-kit';
+import { checkOptions, option, type OptionSpec, type PluginHost, type RookeryPlugin } from 'rookery/plugin-kit';
 import { buildFederation, type FederationParts } from './federation.ts';
 import { forgetRemoteStatusParts, incoming } from './incoming.ts';
 import { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
@@ -43,12 +43,17 @@ export interface FederationPluginOptions {
   pollUpdateDelayMs?: number;
 }
 
+const OPTIONS: OptionSpec = {
+  allowPrivateAddress: option.boolean(),
+  stores: option.function(),
+  inboxConcurrency: option.integer(1, 100_000),
+  fetchTimeoutMs: option.integer(1, 600_000),
+  pollUpdateDelayMs: option.integer(0, 86_400_000),
+};
+
 export function federationPlugin(options: FederationPluginOptions = {}): RookeryPlugin {
+  checkOptions('federationPlugin', options, OPTIONS);
   const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY, fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS, pollUpdateDelayMs = POLL_UPDATE_DELAY_MS } = options;
-  for (const [name, value] of [['inboxConcurrency', inboxConcurrency], ['fetchTimeoutMs', fetchTimeoutMs]] as const) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`federationPlugin: ${name} must be a positive integer`);
-  }
-  if (!Number.isSafeInteger(pollUpdateDelayMs) || pollUpdateDelayMs < 0) throw new TypeError('federationPlugin: pollUpdateDelayMs must be a whole number of milliseconds, 0 or more');
   return {
     name: 'federation',
     register(host) {

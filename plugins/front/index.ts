@@ -9,7 +9,19 @@
 // for approval, e-mail confirmation leaves it unconfirmed. It does not sign the person in: they
 // sign in from their app, through /oauth/authorize, like everyone else.
 
-import { escapeHtml as e, RookeryError, str, type ApiRequest, type ApiResponse, type Endpoint, type Params, type PluginHost, type RookeryPlugin } from 'rookery/plugin-kit';
+import {
+  checkOptions,
+  escapeHtml as e,
+  option,
+  RookeryError,
+  str,
+  type ApiRequest,
+  type ApiResponse,
+  type Endpoint,
+  type Params,
+  type PluginHost,
+  type RookeryPlugin,
+} from 'rookery/plugin-kit';
 
 export interface FrontPluginOptions {
   /** Where the "Sign in" link goes (default Rookery's own /auth/sign_in). */
@@ -234,6 +246,7 @@ async function submitSignUp(host: PluginHost, request: ApiRequest, signInUrl: st
 }
 
 export function frontPlugin(options: FrontPluginOptions = {}): RookeryPlugin {
+  checkOptions('frontPlugin', options, { signInUrl: option.nonEmptyString('a URL or a path') });
   const signInUrl = options.signInUrl ?? '/auth/sign_in';
   return {
     name: 'front',

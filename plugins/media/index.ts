@@ -7,7 +7,28 @@
 // disk by default, served here with their type and long-lived cache headers), and uploads left
 // unattached removed after a day (a delayed job queued with the upload).
 
-import { type ApiRequest, type ApiResponse, type Endpoint, type Id, isId, json, type MediaAttachment, type MediaType, type Params, present, renderMedia, RookeryError, type RookeryPlugin, str, strArray, unprocessable, type UploadedFile } from 'rookery/plugin-kit';
+import {
+  checkOptions,
+  isId,
+  json,
+  option,
+  present,
+  renderMedia,
+  RookeryError,
+  str,
+  strArray,
+  unprocessable,
+  type ApiRequest,
+  type ApiResponse,
+  type Endpoint,
+  type Id,
+  type MediaAttachment,
+  type MediaType,
+  type OptionSpec,
+  type Params,
+  type RookeryPlugin,
+  type UploadedFile,
+} from 'rookery/plugin-kit';
 import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processProfileImage } from './process.ts';
 import { probeVideo } from './probe.ts';
 import { sniff, SUPPORTED_MIME_TYPES } from './sniff.ts';
@@ -74,7 +95,13 @@ function readDescription(params: Params): string | null | undefined {
   return value === '' ? null : value;
 }
 
+const OPTIONS: OptionSpec = {
+  store: option.implementing('a MediaStore (put, get, delete)', ['put', 'get', 'delete']),
+  directory: option.nonEmptyString('a directory path'),
+};
+
 export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
+  checkOptions('mediaPlugin', options, OPTIONS);
   return {
     name: 'media',
     register(host) {

@@ -8,6 +8,7 @@
 
 import {
   bool,
+  checkOptions,
   countGraphemes as graphemeLength,
   isId,
   json,
@@ -79,7 +80,9 @@ export function readPollParams(limits: Limits, params: Params): PollParams {
 const READ = ['read', 'read:statuses'];
 const WRITE = ['write', 'write:statuses'];
 
-export function pollsPlugin(): RookeryPlugin {
+/** It takes no options (an object with any is refused, so that a misspelt one is not ignored). */
+export function pollsPlugin(options: Record<string, never> = {}): RookeryPlugin {
+  checkOptions('pollsPlugin', options, {});
   return {
     name: 'polls',
     register(host) {

@@ -11,9 +11,11 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import {
   bool,
+  checkOptions,
   json,
   notFound,
   obj,
+  option,
   RookeryError,
   str,
   unprocessable,
@@ -22,6 +24,7 @@ import {
   type Endpoint,
   type Id,
   type Notification,
+  type OptionSpec,
   type Params,
   type PluginSystem,
   type RookeryConfig,
@@ -185,7 +188,15 @@ export async function wants(relationships: PluginSystem['relationships'], subscr
   }
 }
 
+const OPTIONS: OptionSpec = {
+  transport: option.implementing('a PushTransport (send)', ['send']),
+  allowLocalEndpoints: option.boolean(),
+  tokenKey: { what: '32 bytes in base64url', test: (v) => typeof v === 'string' && /^[A-Za-z0-9_-]{43}$/.test(v) },
+  subject: { what: 'a mailto: or https: URL', test: (v) => typeof v === 'string' && /^(mailto:|https:\/\/)\S+$/.test(v) },
+};
+
 export function pushPlugin(options: PushPluginOptions = {}): RookeryPlugin {
+  checkOptions('pushPlugin', options, OPTIONS);
   const allowLocal = options.allowLocalEndpoints ?? false;
   const transport = options.transport ?? nodePushTransport({ allowLocalEndpoints: allowLocal });
   return {
@@ -199,7 +210,6 @@ export function pushPlugin(options: PushPluginOptions = {}): RookeryPlugin {
         options.tokenKey !== undefined
           ? Buffer.from(options.tokenKey, 'base64url')
           : new Uint8Array(hkdfSync('sha256', Buffer.from(keys.privateKey, 'base64url'), new Uint8Array(0), 'rookery push token seal', 32));
-      if (sealKey.byteLength !== 32) throw new Error('pushPlugin: tokenKey must be 32 bytes, base64url');
       const sealer = tokenSealer(sealKey);
       const vapidDetails = { subject: subjectOf(host.config, options.subject), publicKey: keys.publicKey, privateKey: keys.privateKey };
 

@@ -7,6 +7,7 @@
 
 import {
   bool,
+  checkOptions,
   isId,
   json,
   linkHeader,
@@ -95,7 +96,9 @@ function paramsOf(p: ScheduledParams): Params {
   return params;
 }
 
-export function scheduledPlugin(): RookeryPlugin {
+/** It takes no options (an object with any is refused, so that a misspelt one is not ignored). */
+export function scheduledPlugin(options: Record<string, never> = {}): RookeryPlugin {
+  checkOptions('scheduledPlugin', options, {});
   return {
     name: 'scheduled',
     register(host) {

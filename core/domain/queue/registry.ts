@@ -5,6 +5,7 @@
 import type { DomainEventType, RecordedEvent } from '../events/events.ts';
 import { orderingKeyOf } from '../events/events.ts';
 import type { Job, NewJob } from '../ports/queue.ts';
+import { checkOptions, option, type OptionSpec } from '../options.ts';
 
 export type JobHandler = (payload: unknown, job: Job) => Promise<void>;
 
@@ -32,13 +33,19 @@ export function defaultBackoff(attempt: number): number {
   return Math.min(3_600_000, 1000 * 2 ** (attempt - 1));
 }
 
+const JOB_OPTIONS: OptionSpec = {
+  maxAttempts: option.integer(1, 1000),
+  backoff: option.function(),
+  timeoutMs: option.integer(1, 86_400_000),
+};
+
 export class JobRegistry {
   readonly #jobs = new Map<string, RegisteredJob>();
   readonly #subscribers = new Map<DomainEventType, string[]>();
 
   register(name: string, handler: JobHandler, options: JobOptions = {}): void {
     if (this.#jobs.has(name)) throw new Error(`a job handler named "${name}" is already registered`);
-    if (options.timeoutMs !== undefined && !(Number.isSafeInteger(options.timeoutMs) && options.timeoutMs > 0)) throw new TypeError(`job "${name}": timeoutMs must be a positive integer`);
+    checkOptions(`job "${name}"`, options, JOB_OPTIONS);
     this.#jobs.set(name, { handler, maxAttempts: options.maxAttempts ?? 8, backoff: options.backoff ?? defaultBackoff, timeoutMs: options.timeoutMs ?? null });
   }
 

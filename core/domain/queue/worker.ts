@@ -14,6 +14,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { Job, JobQueue } from '../ports/queue.ts';
 import { defaultBackoff, type JobRegistry } from './registry.ts';
 import type { Relay } from './relay.ts';
+import { checkOptions, option, type OptionSpec } from '../options.ts';
 
 /** Runs of a job nobody here handles before it goes to the dead letters. */
 const UNKNOWN_JOB_ATTEMPTS = 5;
@@ -73,12 +74,27 @@ function describe(err: unknown): string {
   return String(err).slice(0, 2000);
 }
 
+/** What RookeryOptions.worker may tune. */
+export const WORKER_TUNING: OptionSpec = {
+  batch: option.integer(1, 10_000),
+  leaseMs: option.integer(1, 86_400_000),
+  pollMs: option.integer(1, 3_600_000),
+  jobTimeoutMs: option.integer(1, 86_400_000),
+};
+
+const WORKER_OPTIONS: OptionSpec = {
+  ...WORKER_TUNING,
+  queue: option.required(option.implementing('a JobQueue', ['enqueue', 'claim', 'complete'])),
+  registry: option.required(option.implementing('a JobRegistry', ['get'])),
+  clock: option.required(option.implementing('a Clock', ['now'])),
+  logger: option.required(option.implementing('a Logger', ['info', 'warn', 'error'])),
+  relay: option.either({ what: 'null', test: (v) => v === null }, option.implementing('a Relay', ['pass', 'nextDue'])),
+  freshen: option.function(),
+};
+
 export function createWorker(options: WorkerOptions): Worker {
+  checkOptions('worker', options, WORKER_OPTIONS);
   const { queue, registry, clock, logger } = options;
-  for (const name of ['batch', 'leaseMs', 'pollMs', 'jobTimeoutMs'] as const) {
-    const value = options[name];
-    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) throw new TypeError(`worker: ${name} must be a positive integer`);
-  }
   const batch = options.batch ?? 64;
   const leaseMs = options.leaseMs ?? 60_000;
   const jobTimeoutMs = options.jobTimeoutMs ?? 30_000;

@@ -77,6 +77,9 @@ export { accountUri, accountUrl, acct, statusUri, statusUrl, tagUrl } from '../.
 export { countGraphemes, escapeHtml, extractEntities, normalizeTag } from '../../domain/text/index.ts';
 export { compareIds, isId } from '../../domain/ids.ts';
 
+// A plugin's own options, checked as the core checks its configuration.
+export { checkOptions, ConfigError, option, type OptionRule, type OptionSpec } from '../../domain/options.ts';
+
 // The model, the configuration and the ports a plugin's storage implements against.
 export type * from '../../domain/model.ts';
 export type { Limits, RookeryConfig } from '../../domain/config.ts';

@@ -105,11 +105,12 @@ t.test('a key server that never answers holds an inbox request only as long as t
 
 t.test('the bounds must be positive integers', async (t) => {
   for (const value of [0, -1, 1.5, Number.NaN]) {
-    t.throws(() => federationPlugin({ inboxConcurrency: value }), new TypeError('federationPlugin: inboxConcurrency must be a positive integer'));
-    t.throws(() => federationPlugin({ fetchTimeoutMs: value }), new TypeError('federationPlugin: fetchTimeoutMs must be a positive integer'));
+    t.throws(() => federationPlugin({ inboxConcurrency: value }), { name: 'ConfigError', message: `Invalid config: federationPlugin: "inboxConcurrency" must be a whole number from 1 to 100000, got ${value}` });
+    t.throws(() => federationPlugin({ fetchTimeoutMs: value }), { name: 'ConfigError', message: `Invalid config: federationPlugin: "fetchTimeoutMs" must be a whole number from 1 to 600000, got ${value}` });
   }
   for (const value of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-    t.throws(() => federationPlugin({ pollUpdateDelayMs: value }), new TypeError('federationPlugin: pollUpdateDelayMs must be a whole number of milliseconds, 0 or more'));
+    t.throws(() => federationPlugin({ pollUpdateDelayMs: value }), { name: 'ConfigError', message: `Invalid config: federationPlugin: "pollUpdateDelayMs" must be a whole number from 0 to 86400000, got ${value}` });
   }
+  t.throws(() => federationPlugin({ allowPrivateAddresses: true } as never), { name: 'ConfigError', message: 'Invalid config: federationPlugin: unknown option "allowPrivateAddresses"' }, 'a misspelt option is refused, not ignored');
   t.doesNotThrow(() => federationPlugin({ pollUpdateDelayMs: 0 }), 'no delay is allowed');
 });

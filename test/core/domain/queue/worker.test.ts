@@ -187,10 +187,12 @@ t.test('a run that never ends is given up on after its time limit: the pass goes
 t.test('worker and job options are checked', async (t) => {
   const { queue, registry, clock } = setup();
   const logger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-  for (const name of ['batch', 'leaseMs', 'pollMs', 'jobTimeoutMs']) {
+  const ranges: Record<string, string> = { batch: '1 to 10000', leaseMs: '1 to 86400000', pollMs: '1 to 3600000', jobTimeoutMs: '1 to 86400000' };
+  for (const [name, range] of Object.entries(ranges)) {
     for (const value of [0, -5, 1.5, Number.NaN]) {
-      t.throws(() => createWorker({ queue, registry, clock, logger, [name]: value }), new TypeError(`worker: ${name} must be a positive integer`));
+      t.throws(() => createWorker({ queue, registry, clock, logger, [name]: value }), { name: 'ConfigError', message: `Invalid config: worker: "${name}" must be a whole number from ${range}, got ${value}` });
     }
   }
-  t.throws(() => registry.register('x', async () => {}, { timeoutMs: 0 }), new TypeError('job "x": timeoutMs must be a positive integer'));
+  t.throws(() => createWorker({ queue, registry, clock, logger, batchSize: 5 } as never), { name: 'ConfigError', message: 'Invalid config: worker: unknown option "batchSize"' });
+  t.throws(() => registry.register('x', async () => {}, { timeoutMs: 0 }), { name: 'ConfigError', message: 'Invalid config: job "x": "timeoutMs" must be a whole number from 1 to 86400000, got 0' });
 });
