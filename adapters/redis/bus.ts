@@ -12,7 +12,7 @@
 //   listening read those keys, so no process renders for a channel nobody listens to anywhere.
 // - After Redis restarts (or the connection drops), the client reconnects and subscribes again
 //   by itself; this bus then sets its presence keys again (a restart may have emptied them) and
-//   tells onReconnect listeners that messages may have been missed (core/streaming reloads what
+//   tells onReconnect listeners that messages may have been missed (core/mastodon/streaming reloads what
 //   it caches per account: an invalidation published during the outage is lost).
 
 import type { EventBus, StreamHandler, StreamMessage } from '../../core/domain/ports/bus.ts';

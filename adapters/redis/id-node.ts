@@ -1,5 +1,5 @@
 // A number of its own (0–63) for each process that writes to a shared store, so that the ids
-// they make never collide (core/ids.ts). Each number is a Redis key held with a lifetime and
+// they make never collide (core/domain/ids.ts). Each number is a Redis key held with a lifetime and
 // renewed while the process lives; a process that dies without releasing it frees it when the
 // lifetime runs out. Processes start their search at a shared counter, so consecutive starts
 // take different numbers without trying the taken ones first.

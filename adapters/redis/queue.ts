@@ -1,4 +1,4 @@
-// The job queue port (core/ports/queue.ts) over Redis, with the contract's semantics: leases
+// The job queue port (core/domain/ports/queue.ts) over Redis, with the contract's semantics: leases
 // that run out when a worker dies, delays, retries that keep their place, ordering keys held
 // through retries, dead letters. Every operation that changes the queue is one Lua script, so
 // it is atomic however many workers claim at once.

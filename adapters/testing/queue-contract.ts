@@ -1,5 +1,5 @@
-// The job queue contract (core/ports/queue.ts): one suite every queue must pass — the memory
-// store's and the in-process queue, SQLite's, and any other (Redis, MongoDB). Like the storage
+// The job queue contract (core/domain/ports/queue.ts): one suite every queue must pass — every
+// store's own (SQLite's, PostgreSQL's, MongoDB's) and any other (Redis). Like the storage
 // contract it ships as `rookery/testing`:
 //
 //   import t from 'tap';
@@ -154,7 +154,7 @@ export function queueContract(t: ContractTest, adapterName: string, open: OpenQu
 
   it('jobs survive a restart', async (t, handle) => {
     if (handle.reopen === undefined) {
-      t.pass('in-memory queue: nothing to reopen');
+      t.pass('a queue that lives in memory: nothing to reopen');
       return;
     }
     await handle.queue.enqueue([{ name: 'kept', payload: { a: 1 }, orderingKey: 'k', runAt: T0 + 5 }], T0);

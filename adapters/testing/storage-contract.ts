@@ -1,5 +1,5 @@
 // The storage contract: one suite that every storage adapter must pass (memory, SQLite, and
-// any future one such as MongoDB). It checks the comments of core/ports/storage.ts, line by
+// any future one such as MongoDB). It checks the comments of core/domain/ports/storage.ts, line by
 // line, with exact values, against a fresh store per test.
 //
 // An adapter's test file calls storageContract(t, name, open). `open` returns a handle with:

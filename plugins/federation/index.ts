@@ -1,7 +1,7 @@
 // The federation plugin: ActivityPub on Fedify 2.3.6. WebFinger, host-meta, actors with their
 // keys, statuses at their `uri`, collections and inboxes, all served as core endpoints (so by
 // every transport); outgoing activities from the domain events of local accounts; incoming
-// activities handed to the core's federation API (core/federation); the resolver the core asks
+// activities handed to the domain's federation operations (host.system.federation); the resolver the core asks
 // for remote handles and URLs; the operator's domain blocks; the media and custom emoji of
 // remote statuses and accounts (decorators). Fedify's KV store and queue are on the instance's
 // own storage and job queue. `allowPrivateAddress` is for tests only: without it nothing

@@ -84,7 +84,7 @@ export async function remoteAccount(h: Harness, username: string, domain = 'far.
 
 /** `count` public statuses of `user`, written straight to the store with no event (no stream,
  * notification or job hears of them): filler that moves older entries of the home feeds that
- * show `user`'s statuses out of the window a boost's de-duplication looks at (core/feeds.ts). */
+ * show `user`'s statuses out of the window a boost's de-duplication looks at (core/domain/feeds.ts). */
 export async function quietStatuses(h: Harness, user: TestUser, count: number): Promise<Status[]> {
   const written: Status[] = [];
   for (let i = 0; i < count; i += 1) {

@@ -1,4 +1,4 @@
-// The expected visibility matrix, shared by the pure policy test (test/core/policy.test.ts)
+// The expected visibility matrix, shared by the pure policy test (test/core/domain/policy.test.ts)
 // and the same matrix over HTTP (test/api/statuses/visibility.test.ts): one table, two levels.
 // Each cell is "200" or "<status> <error text>".
 

@@ -24,7 +24,7 @@
 // - Plugin-owned storage. A feature plugin (media, polls, scheduled statuses, cards …) brings
 //   its own repository through `extend`: one factory per engine, given that engine's extension
 //   context (each adapter exports its context type: the SQLite one runs the plugin's own
-//   migrations, the memory one hands out a private state bag). A plugin's repository may
+//   migrations on the plugin's own tables). A plugin's repository may
 //   prepare StorageWrites: work that must commit atomically with a status being created or
 //   edited (attach media, insert a poll, remove the scheduled row it came from). The adapter
 //   runs every `check` before it writes anything, then its own write, then every `apply`, all
@@ -157,7 +157,7 @@ export interface DeletedStatus {
 /** Work a plugin's repository prepared, to commit atomically with a status write (see the top
  * of this file). `store` is the identity of the store it was prepared for; `tx` is what the
  * engine hands its writes (SQLite: the Db inside its transaction). On SQLite both run
- * synchronously inside BEGIN IMMEDIATE, and a returned promise is an error; so on memory. */
+ * synchronously inside BEGIN IMMEDIATE, and a returned promise is an error. */
 export interface StorageWrite {
   readonly store: object;
   check?(tx: unknown): void | Promise<void>;
@@ -430,7 +430,7 @@ export interface Storage {
   filters: FilterRepository;
   markers: MarkerRepository;
   oauth: OAuthRepository;
-  /** Which engine this store runs on ('memory', 'sqlite', 'mongodb' …): the key of the factory
+  /** Which engine this store runs on ('sqlite', 'postgres', 'mongodb' …): the key of the factory
    * `extend` picks. */
   readonly engine: string;
   /** A plugin's repository on this store, made once per extension (a second call returns the
@@ -448,7 +448,7 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-/** For adapters whose transactions are synchronous (SQLite, memory): runs the `check` (or
+/** For adapters whose transactions are synchronous (SQLite): runs the `check` (or
  * `apply`) of every write, in order, refusing a write prepared for another store and a
  * returned promise (which would run outside the transaction). */
 export function runWritesSync(writes: readonly StorageWrite[] | undefined, store: object, phase: 'check' | 'apply', tx: unknown): void {

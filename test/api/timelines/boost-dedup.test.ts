@@ -1,6 +1,6 @@
 // The home feed's de-duplication of boosts, in the REST home timeline and in the home stream
 // alike: a boost whose original, or another boost of the same original, is among the 40 feed
-// entries just before it is left out (core/feeds.ts; docs/behaviour.md, "Home feed").
+// entries just before it is left out (core/domain/feeds.ts; docs/behaviour.md, "Home feed").
 
 import t from 'tap';
 import { BOOST_WINDOW } from '../../../core/domain/feeds.ts';
