@@ -5,10 +5,11 @@ import { memoryCardRepository } from './memory.ts';
 import { mongoCardRepository } from './mongodb.ts';
 import type { CardRepository } from './port.ts';
 import { sqliteCardRepository } from './sqlite.ts';
+import { postgresCardRepository } from './postgres.ts';
 
 export type { CardRepository } from './port.ts';
 
 export const cardStorage: StorageExtension<CardRepository> = {
   name: 'cards',
-  engines: { memory: memoryCardRepository, sqlite: sqliteCardRepository, mongodb: mongoCardRepository },
+  engines: { memory: memoryCardRepository, sqlite: sqliteCardRepository, mongodb: mongoCardRepository, postgres: postgresCardRepository },
 };

@@ -7,10 +7,12 @@ import { unprocessable } from '../../../core/errors.ts';
 import type { MemoryExtensionContext } from '../../../adapters/memory/index.ts';
 import type { MongoExtensionContext } from '../../../adapters/mongodb/index.ts';
 import type { SqliteExtensionContext } from '../../../adapters/sqlite/index.ts';
+import type { PostgresExtensionContext } from '../../../adapters/postgres/index.ts';
 import { memoryFederationRows } from './memory.ts';
 import { mongoFederationRows } from './mongodb.ts';
 import type { FederationRepository, FederationRows, KvKeyParts, KvRow } from './port.ts';
 import { sqliteFederationRows } from './sqlite.ts';
+import { postgresFederationRows } from './postgres.ts';
 
 export type { DomainBlock, FederationRepository, KvEntry, KvKeyParts } from './port.ts';
 
@@ -117,5 +119,6 @@ export const federationStorage: StorageExtension<FederationRepository> = {
     memory: (context: MemoryExtensionContext) => federationRepository(memoryFederationRows(context)),
     sqlite: (context: SqliteExtensionContext) => federationRepository(sqliteFederationRows(context)),
     mongodb: (context: MongoExtensionContext) => federationRepository(mongoFederationRows(context)),
+    postgres: (context: PostgresExtensionContext) => federationRepository(postgresFederationRows(context)),
   },
 };
