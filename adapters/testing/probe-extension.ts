@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { MemoryExtensionContext } from '../memory/storage.ts';
 import type { MongoExtensionContext } from '../mongodb/storage.ts';
 import type { SqliteExtensionContext } from '../sqlite/storage.ts';
+import { postgresProbe } from './probe-postgres.ts';
 import { StorageConflict, type StorageExtension, type StorageWrite } from '../../core/ports/storage.ts';
 
 export interface ProbeOptions {
@@ -95,5 +96,5 @@ function mongoProbe(context: MongoExtensionContext): ProbeRepository {
 
 export const probeStorage: StorageExtension<ProbeRepository> = {
   name: 'contract-probe',
-  engines: { memory: memoryProbe, sqlite: sqliteProbe, mongodb: mongoProbe },
+  engines: { memory: memoryProbe, sqlite: sqliteProbe, mongodb: mongoProbe, postgres: postgresProbe },
 };
