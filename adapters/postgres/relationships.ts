@@ -1,8 +1,12 @@
-// Follows, requests, blocks, mutes and domain blocks. Each write is one statement: the row (an
-// INSERT … ON CONFLICT DO NOTHING that waits for a concurrent insert of the same pair) and the
-// counters it moves, summed per account in one UPDATE. "Add or update options" writes try the
-// insert, else update the row; when a concurrent insert committed after the statement began, it
-// is visible to neither, and the statement runs again (it changed nothing).
+// Follows, requests, blocks, mutes and domain blocks. Each write is one statement: the row and
+// the counters it moves, summed per account in one UPDATE.
+//
+// A follow and a follow request of one pair are one row (pending: a request), so the pair's
+// unique constraint keeps them exclusive: a request and an acceptance racing meet on that row,
+// whichever comes second waits for the first and then sees it (INSERT … ON CONFLICT DO UPDATE
+// works on the newest version). Mutes are "insert, else update the row": when a concurrent
+// insert committed after the statement began, it is visible to neither part and the statement
+// runs again (it changed nothing).
 
 import type { RelationshipFacts, RelationshipRepository } from '../../core/ports/storage.ts';
 import type { Block, Follow, FollowRequest, Mute } from '../../core/model.ts';
@@ -79,27 +83,30 @@ export function relationshipRepository(db: Db): RelationshipRepository {
   return {
     async follow(f, outbox) {
       const params = [key(f.id), key(f.accountId), key(f.targetAccountId), f.showReblogs, f.notify, languagesText(f.languages), f.createdAt];
+      // A new row, or the pending request turned into the follow (with this follow's id and
+      // time), or the follow's options updated; the counters move unless it was a follow.
       const statement = `
-        WITH request AS (
-          DELETE FROM follow_requests WHERE account_id = $2 AND target_account_id = $3
-        ), ins AS (
-          INSERT INTO follows (${FOLLOW_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (account_id, target_account_id) DO NOTHING RETURNING 1
-        ), upd AS (
-          UPDATE follows SET show_reblogs = $4, notify = $5, languages = $6
-          WHERE account_id = $2 AND target_account_id = $3 AND NOT EXISTS (SELECT 1 FROM ins) RETURNING 1
+        WITH written AS (
+          INSERT INTO follows (${FOLLOW_COLUMNS}, pending, created_by_write) VALUES ($1, $2, $3, $4, $5, $6, $7, false, true)
+          ON CONFLICT (account_id, target_account_id) DO UPDATE SET
+            id = CASE WHEN follows.pending THEN excluded.id ELSE follows.id END,
+            created_at = CASE WHEN follows.pending THEN excluded.created_at ELSE follows.created_at END,
+            show_reblogs = excluded.show_reblogs, notify = excluded.notify, languages = excluded.languages,
+            created_by_write = follows.pending, pending = false
+          RETURNING created_by_write
         ), counted AS (
           UPDATE accounts SET following_count = following_count + (id = $2)::int, followers_count = followers_count + (id = $3)::int
-          WHERE id IN ($2, $3) AND EXISTS (SELECT 1 FROM ins)
+          WHERE id IN ($2, $3) AND (SELECT created_by_write FROM written)
         )
-        SELECT EXISTS (SELECT 1 FROM ins) AS inserted, EXISTS (SELECT 1 FROM upd) AS updated`;
-      return writeWithOutbox(db, outbox, async (sql) => ((await upsertPair(sql, statement, params)) ? 'created' : 'updated'));
+        SELECT created_by_write AS created FROM written`;
+      return writeWithOutbox(db, outbox, async (sql) => ((await sql.row(statement, params))?.['created'] === true ? 'created' : 'updated'));
     },
     async unfollow(accountId, targetId, outbox) {
       const pair = pairParams(accountId, targetId);
       return writeWithOutbox(db, outbox, async (sql) => {
         if (pair === null) return false;
         const r = await sql.row(
-          `WITH removed AS (DELETE FROM follows WHERE account_id = $1 AND target_account_id = $2 RETURNING account_id, target_account_id), ${UNCOUNT_FOLLOWS}
+          `WITH removed AS (DELETE FROM follows WHERE account_id = $1 AND target_account_id = $2 AND NOT pending RETURNING account_id, target_account_id), ${UNCOUNT_FOLLOWS}
            SELECT count(*) AS n FROM removed`,
           pair,
         );
@@ -109,40 +116,35 @@ export function relationshipRepository(db: Db): RelationshipRepository {
     async getFollow(accountId, targetId) {
       const pair = pairParams(accountId, targetId);
       if (pair === null) return null;
-      const r = await db.row(`SELECT ${FOLLOW_COLUMNS} FROM follows WHERE account_id = $1 AND target_account_id = $2`, pair);
+      const r = await db.row(`SELECT ${FOLLOW_COLUMNS} FROM follows WHERE account_id = $1 AND target_account_id = $2 AND NOT pending`, pair);
       return r ? followFromRow(r) : null;
     },
     async requestFollow(r: FollowRequest, outbox) {
       const params = [key(r.id), key(r.accountId), key(r.targetAccountId), r.showReblogs, r.notify, languagesText(r.languages), r.createdAt];
-      // A follow makes it 'exists' with nothing written; else a new request, or the request's
-      // options updated.
+      // A new request, or the request's options updated; a follow of the pair is left alone.
       const statement = `
-        WITH following AS (
-          SELECT 1 FROM follows WHERE account_id = $2 AND target_account_id = $3
-        ), ins AS (
-          INSERT INTO follow_requests (${FOLLOW_COLUMNS}) SELECT $1::bigint, $2::bigint, $3::bigint, $4::boolean, $5::boolean, $6::text, $7::bigint WHERE NOT EXISTS (SELECT 1 FROM following)
-          ON CONFLICT (account_id, target_account_id) DO NOTHING RETURNING 1
-        ), upd AS (
-          UPDATE follow_requests SET show_reblogs = $4, notify = $5, languages = $6
-          WHERE account_id = $2 AND target_account_id = $3 AND NOT EXISTS (SELECT 1 FROM ins) AND NOT EXISTS (SELECT 1 FROM following) RETURNING 1
-        )
-        SELECT EXISTS (SELECT 1 FROM ins) AS inserted, EXISTS (SELECT 1 FROM upd) OR EXISTS (SELECT 1 FROM following) AS updated`;
-      return writeWithOutbox(db, outbox, async (sql) => ((await upsertPair(sql, statement, params)) ? 'created' : 'exists'));
+        INSERT INTO follows (${FOLLOW_COLUMNS}, pending, created_by_write) VALUES ($1, $2, $3, $4, $5, $6, $7, true, true)
+        ON CONFLICT (account_id, target_account_id) DO UPDATE SET
+          show_reblogs = excluded.show_reblogs, notify = excluded.notify, languages = excluded.languages, created_by_write = false
+        WHERE follows.pending
+        RETURNING created_by_write AS created`;
+      return writeWithOutbox(db, outbox, async (sql) => ((await sql.row(statement, params))?.['created'] === true ? 'created' : 'exists'));
     },
     async cancelFollowRequest(accountId, targetId, outbox) {
-      return writeWithOutbox(db, outbox, (sql) => deletePair(sql, 'follow_requests', accountId, targetId));
+      const pair = pairParams(accountId, targetId);
+      return writeWithOutbox(db, outbox, async (sql) => pair !== null && (await sql.run('DELETE FROM follows WHERE account_id = $1 AND target_account_id = $2 AND pending', pair)) > 0);
     },
     async followRequestsTo(targetId, page) {
       const p = new Params();
-      return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follow_requests`, `target_account_id = ${p.id(targetId)}`, 'id', page, (r) => followFromRow(r));
+      return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `target_account_id = ${p.id(targetId)} AND pending`, 'id', page, (r) => followFromRow(r));
     },
     async followersOf(targetId, page) {
       const p = new Params();
-      return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `target_account_id = ${p.id(targetId)}`, 'id', page, (r) => followFromRow(r));
+      return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `target_account_id = ${p.id(targetId)} AND NOT pending`, 'id', page, (r) => followFromRow(r));
     },
     async followingOf(accountId, page) {
       const p = new Params();
-      return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `account_id = ${p.id(accountId)}`, 'id', page, (r) => followFromRow(r));
+      return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `account_id = ${p.id(accountId)} AND NOT pending`, 'id', page, (r) => followFromRow(r));
     },
     async localFollowers(targetId) {
       const t = lookupKey(targetId);
@@ -150,25 +152,25 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       const rows = await db.rows(
         `SELECT ${FOLLOW_COLUMNS.split(', ').map((c) => `f.${c}`).join(', ')} FROM follows f
          JOIN accounts a ON a.id = f.account_id AND a.domain IS NULL
-         WHERE f.target_account_id = $1 ORDER BY f.id DESC`,
+         WHERE f.target_account_id = $1 AND NOT f.pending ORDER BY f.id DESC`,
         [t],
       );
       return rows.map((r) => followFromRow(r));
     },
     async block(b, outbox) {
       const params = [key(b.id), key(b.accountId), key(b.targetAccountId), b.createdAt];
-      // The block, and (only when it is new) the follows and requests both ways with their counters.
+      // The block, and (only when it is new) the follows and requests both ways, with the
+      // follows' counters.
       const statement = `
         WITH added AS (
           INSERT INTO blocks (id, account_id, target_account_id, created_at) VALUES ($1, $2, $3, $4)
           ON CONFLICT (account_id, target_account_id) DO NOTHING RETURNING 1
-        ), removed AS (
+        ), dropped AS (
           DELETE FROM follows WHERE ((account_id = $2 AND target_account_id = $3) OR (account_id = $3 AND target_account_id = $2))
             AND EXISTS (SELECT 1 FROM added)
-          RETURNING account_id, target_account_id
-        ), requests AS (
-          DELETE FROM follow_requests WHERE ((account_id = $2 AND target_account_id = $3) OR (account_id = $3 AND target_account_id = $2))
-            AND EXISTS (SELECT 1 FROM added)
+          RETURNING account_id, target_account_id, pending
+        ), removed AS (
+          SELECT account_id, target_account_id FROM dropped WHERE NOT pending
         ), ${UNCOUNT_FOLLOWS}
         SELECT EXISTS (SELECT 1 FROM added) AS added`;
       return writeWithOutbox(db, outbox, async (sql) => (await sql.row(statement, params))?.['added'] === true);
@@ -214,14 +216,14 @@ export function relationshipRepository(db: Db): RelationshipRepository {
              r.notify AS r_notify, r.languages AS r_languages, r.created_at AS r_created_at,
              m.id AS m_id, m.account_id AS m_account_id, m.target_account_id AS m_target_account_id, m.notifications AS m_notifications,
              m.expires_at AS m_expires_at, m.created_at AS m_created_at,
-             EXISTS (SELECT 1 FROM follows x WHERE x.account_id = t.id AND x.target_account_id = $1) AS followed_by,
-             EXISTS (SELECT 1 FROM follow_requests x WHERE x.account_id = t.id AND x.target_account_id = $1) AS requested_by,
+             EXISTS (SELECT 1 FROM follows x WHERE x.account_id = t.id AND x.target_account_id = $1 AND NOT x.pending) AS followed_by,
+             EXISTS (SELECT 1 FROM follows x WHERE x.account_id = t.id AND x.target_account_id = $1 AND x.pending) AS requested_by,
              EXISTS (SELECT 1 FROM blocks x WHERE x.account_id = $1 AND x.target_account_id = t.id) AS blocking,
              EXISTS (SELECT 1 FROM blocks x WHERE x.account_id = t.id AND x.target_account_id = $1) AS blocked_by,
              EXISTS (SELECT 1 FROM accounts a JOIN domain_blocks d ON d.account_id = $1 AND d.domain = lower(a.domain) WHERE a.id = t.id) AS domain_blocking
            FROM unnest($2::bigint[]) AS t(id)
-           LEFT JOIN follows f ON f.account_id = $1 AND f.target_account_id = t.id
-           LEFT JOIN follow_requests r ON r.account_id = $1 AND r.target_account_id = t.id
+           LEFT JOIN follows f ON f.account_id = $1 AND f.target_account_id = t.id AND NOT f.pending
+           LEFT JOIN follows r ON r.account_id = $1 AND r.target_account_id = t.id AND r.pending
            LEFT JOIN mutes m ON m.account_id = $1 AND m.target_account_id = t.id`,
           [me, others],
         );

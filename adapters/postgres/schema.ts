@@ -162,30 +162,25 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX conversation_mutes_conversation ON conversation_mutes (conversation_id, account_id);
 
+  -- Follows and follow requests share one row per pair (pending: a request), so that a follow
+  -- and a request of one pair exclude each other under the pair's unique constraint, with no
+  -- lock to take first. created_by_write: whether the write that last touched the row made it a
+  -- new follow or request (what an upsert's RETURNING can say of the row it replaced).
   CREATE TABLE follows (
     id bigint PRIMARY KEY,
     account_id bigint NOT NULL,
     target_account_id bigint NOT NULL,
+    pending boolean NOT NULL,
     show_reblogs boolean NOT NULL,
     notify boolean NOT NULL,
     languages text,
     created_at bigint NOT NULL,
+    created_by_write boolean NOT NULL,
     CONSTRAINT follows_pair UNIQUE (account_id, target_account_id)
   );
-  CREATE INDEX follows_account ON follows (account_id, id);
-  CREATE INDEX follows_target ON follows (target_account_id, id);
-
-  CREATE TABLE follow_requests (
-    id bigint PRIMARY KEY,
-    account_id bigint NOT NULL,
-    target_account_id bigint NOT NULL,
-    show_reblogs boolean NOT NULL,
-    notify boolean NOT NULL,
-    languages text,
-    created_at bigint NOT NULL,
-    CONSTRAINT follow_requests_pair UNIQUE (account_id, target_account_id)
-  );
-  CREATE INDEX follow_requests_target ON follow_requests (target_account_id, id);
+  CREATE INDEX follows_account ON follows (account_id, id) WHERE NOT pending;
+  CREATE INDEX follows_target ON follows (target_account_id, id) WHERE NOT pending;
+  CREATE INDEX follow_requests_target ON follows (target_account_id, id) WHERE pending;
 
   CREATE TABLE blocks (
     id bigint PRIMARY KEY,

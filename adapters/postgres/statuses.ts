@@ -115,7 +115,7 @@ function queryCondition(p: Params, q: StatusQuery): string {
   if (q.authorId !== undefined) parts.push(`s.account_id = ${p.id(q.authorId)}`);
   if (q.homeOf !== undefined) {
     const home = p.id(q.homeOf);
-    parts.push(`(s.account_id = ${home} OR s.account_id IN (SELECT f.target_account_id FROM follows f WHERE f.account_id = ${home}))`);
+    parts.push(`(s.account_id = ${home} OR s.account_id IN (SELECT f.target_account_id FROM follows f WHERE f.account_id = ${home} AND NOT f.pending))`);
   }
   if (q.listId !== undefined) parts.push(`s.account_id IN (SELECT lm.account_id FROM list_members lm WHERE lm.list_id = ${p.id(q.listId)})`);
   if (q.tag !== undefined) parts.push(`EXISTS (SELECT 1 FROM status_tags t WHERE t.status_id = s.id AND t.tag = ${p.add(q.tag)})`);

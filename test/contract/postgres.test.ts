@@ -11,16 +11,21 @@ import pg from 'pg';
 import { openPostgresStorage, SCHEMA_VERSION, type PostgresStorageOptions } from '../../adapters/postgres/index.ts';
 import { MIGRATIONS } from '../../adapters/postgres/schema.ts';
 import { queueContract, storageContract, type OpenQueue, type OpenStore } from '../../adapters/testing/index.ts';
-import { IdSeq, POST, account, status } from '../../adapters/testing/fixtures.ts';
+import { IdSeq, POST, T0, account, application, code, follow, mark, poll, scheduled, status } from '../../adapters/testing/fixtures.ts';
+import type { Id } from '../../core/model.ts';
+import type { Job } from '../../core/ports/queue.ts';
 import type { Storage } from '../../core/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
 import { federationStorageContract } from '../../plugins/federation/storage/contract.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
 import { mediaStorage } from '../../plugins/media/storage/index.ts';
 import { pollStorageContract } from '../../plugins/polls/storage/contract.ts';
+import { pollStorage } from '../../plugins/polls/storage/index.ts';
 import { pushStorageContract } from '../../plugins/push/storage/contract.ts';
 import { scheduledStorageContract } from '../../plugins/scheduled/storage/contract.ts';
+import { scheduledStorage } from '../../plugins/scheduled/storage/index.ts';
 import { testPostgres } from '../helpers/postgres.ts';
+import { PIN_MAX, hammer, type HammerResult, type HammerSetup } from './sqlite-hammer.ts';
 
 const server = await testPostgres((fn) => t.teardown(fn));
 
@@ -132,7 +137,7 @@ t.test('postgres: the core creates only its own tables', async (t) => {
     tables.map((r) => r['tablename']),
     [
       'access_tokens', 'accounts', 'applications', 'authorization_codes', 'blocks', 'bookmarks', 'conversation_mutes', 'dead_jobs', 'domain_blocks',
-      'extension_migrations', 'favourites', 'filters', 'follow_requests', 'follows', 'idempotency_keys', 'jobs', 'list_members', 'lists', 'markers',
+      'extension_migrations', 'favourites', 'filters', 'follows', 'idempotency_keys', 'jobs', 'list_members', 'lists', 'markers',
       'mutes', 'notifications', 'pins', 'schema_migrations', 'status_edits', 'status_mentions', 'status_tags', 'statuses', 'users', 'web_sessions',
     ],
     'no media, polls, scheduled, cards, push or federation table',
@@ -222,4 +227,184 @@ t.test('postgres: text it cannot hold (U+0000) is refused as a 422, and lookups 
   } finally {
     await handle.cleanup();
   }
+});
+
+function must<T>(value: T | null | undefined): T {
+  if (value === null || value === undefined) throw new Error('expected a value');
+  return value;
+}
+
+t.test('postgres: atomic across two pools hammering one database', async (t) => {
+  // The SQLite adapter's hammer (sqlite-hammer.ts), on two independent pools at once: they flip
+  // the same favourites, follows, boosts and pins, bump one marker and race for once-only
+  // things; every counter must then equal what exists, and every once-only thing happen once.
+  const stores = await storesOnFreshSchema();
+  t.teardown(stores.cleanup);
+  const storage = await stores.openOne();
+  const other = await stores.openOne();
+  const seq = new IdSeq();
+  const newAccount = async (): Promise<Id> => {
+    const a = account(seq.next());
+    await storage.accounts.create(a);
+    return a.id;
+  };
+  const authorId = await newAccount();
+  const cyclingFanIds: Id[] = [];
+  for (let i = 0; i < 4; i += 1) cyclingFanIds.push(await newAccount());
+  const voterIds: Id[] = [];
+  for (let i = 0; i < 60; i += 1) voterIds.push(await newAccount());
+  const s = status(seq.next(), authorId);
+  const p = poll(seq.next(), authorId, s.id);
+  await storage.statuses.create({ ...s, pollId: p.id }, POST, { writes: [storage.extend(pollStorage).store(p)] });
+  const app = application(seq.next());
+  await storage.oauth.createApplication(app);
+  const codeHashes: string[] = [];
+  for (let i = 0; i < 60; i += 1) {
+    const c = code(seq.next(), app.id, authorId);
+    await storage.oauth.createCode(c);
+    codeHashes.push(c.codeHash);
+  }
+  const scheduledCount = 60;
+  for (let i = 0; i < scheduledCount; i += 1) await storage.extend(scheduledStorage).create(scheduled(seq.next(), authorId, T0 + i));
+  const pinTargetIds: Id[] = [];
+  for (let i = 0; i < 4; i += 1) {
+    const target = status(seq.next(), authorId);
+    await storage.statuses.create(target, POST);
+    pinTargetIds.push(target.id);
+  }
+  const idempotencyKeys = Array.from({ length: 60 }, (_, i) => `key-${i}`);
+  const rounds = 120;
+  const setup: HammerSetup = { authorId, statusId: s.id, pollId: p.id, cyclingFanIds, pinTargetIds, voterIds, codeHashes, idempotencyKeys, rounds, idBase: seq.next() };
+
+  const startAt = Date.now();
+  const [mine, theirs] = await Promise.all([hammer(storage, setup, 'parent', startAt), hammer(other, setup, 'child', startAt)]);
+  const both = (k: keyof HammerResult) => (mine[k] as number) + (theirs[k] as number);
+  const won = (r: HammerResult) => r.favouriteAdded + r.favouriteRemoved + r.followAdded + r.followRemoved + r.boostAdded + r.boostRemoved + r.codes.length + r.claimed.length + r.voted + r.created;
+  t.ok(won(mine) > 0 && won(theirs) > 0, 'both pools won contested decisions: their transactions really interleaved');
+
+  const st = must(await storage.statuses.get(s.id));
+  const author = must(await storage.accounts.get(authorId));
+  const fans = await storage.accounts.getMany(cyclingFanIds);
+  const favourites = await storage.interactions.favouritesOf(s.id, { limit: 100 });
+  const favourited = both('favouriteAdded') - both('favouriteRemoved');
+  t.strictSame([st.favouritesCount, favourites.length], [favourited, favourited], 'favouritesCount = adds - removes = favourites stored');
+  const followers = await storage.relationships.followersOf(authorId, { limit: 100 });
+  const followed = both('followAdded') - both('followRemoved');
+  t.strictSame([author.followersCount, followers.length], [followed, followed], 'followersCount = follows - unfollows = follows stored');
+  const following = new Set(followers.map((f) => f.accountId));
+  t.strictSame(fans.map((f) => f.followingCount), fans.map((f) => (following.has(f.id) ? 1 : 0)), "each fan's followingCount matches its follow");
+  const boosts = await storage.statuses.reblogs(s.id, ['public'], { limit: 100 });
+  const boosted = both('boostAdded') - both('boostRemoved');
+  t.strictSame([st.reblogsCount, boosts.length], [boosted, boosted], 'reblogsCount = boosts - unboosts = live boosts');
+  const boosters = new Set(boosts.map((b) => b.accountId));
+  t.equal(boosters.size, boosts.length, 'at most one live boost per fan');
+  t.strictSame(fans.map((f) => f.statusesCount), fans.map((f) => (boosters.has(f.id) ? 1 : 0)), "each fan's statusesCount matches its live boost");
+  const pins = await storage.interactions.pinsBy(authorId);
+  t.ok(pins.length <= PIN_MAX, `never more than ${PIN_MAX} pins (${pins.length})`);
+  t.equal(pins.length, both('pinAdded') - both('pinRemoved'), 'pins stored = pins added - pins removed');
+  const versions = [...mine.markerVersions, ...theirs.markerVersions].sort((x, y) => x - y);
+  t.strictSame(versions, Array.from({ length: 2 * rounds }, (_, i) => i), 'marker versions 0..2*rounds-1, none repeated');
+  const pl = must(await storage.extend(pollStorage).get(p.id));
+  t.strictSame([both('voted'), pl.votersCount, pl.votesCount, pl.votes.reduce((x, y) => x + y, 0)], Array(4).fill(voterIds.length), 'one vote per voter, poll counts exact');
+  const codes = [...mine.codes, ...theirs.codes];
+  t.strictSame([codes.length, new Set(codes).size], [codeHashes.length, codeHashes.length], 'every code consumed exactly once');
+  const claimed = [...mine.claimed, ...theirs.claimed];
+  t.strictSame([claimed.length, new Set(claimed).size], [scheduledCount, scheduledCount], 'every scheduled status claimed exactly once');
+  t.equal(both('created'), idempotencyKeys.length, 'one status per idempotency key');
+  t.equal(author.statusesCount, 1 + pinTargetIds.length + idempotencyKeys.length, "the author's statusesCount exact");
+});
+
+t.test('postgres: jobs of one ordering key run one at a time and in order, with writers and workers on two pools', async (t) => {
+  const stores = await storesOnFreshSchema();
+  t.teardown(stores.cleanup);
+  const pools = [await stores.openOne(), await stores.openOne()];
+  const seq = new IdSeq();
+  const alice = account(seq.next());
+  await must(pools[0]).accounts.create(alice);
+  const targets: Id[] = [];
+  for (let i = 0; i < 4; i += 1) {
+    const s = status(seq.next(), alice.id);
+    await must(pools[0]).statuses.create(s, POST);
+    targets.push(s.id);
+  }
+  // Writers: favourites on both pools whose outboxes queue a job under one of three keys.
+  const keysUsed = ['k0', 'k1', 'k2'];
+  let made = 0;
+  const writers = pools.map(async (storage, w) => {
+    for (let i = 0; i < 60; i += 1) {
+      const orderingKey = keysUsed[(i + w) % keysUsed.length] as string;
+      const fan = account(seq.next());
+      await storage.accounts.create(fan);
+      await storage.interactions.favourite(mark(seq.next(), fan.id, targets[i % targets.length] as Id), () => {
+        made += 1;
+        return [{ name: 'ordered', payload: { w, i }, orderingKey }];
+      });
+    }
+  });
+  // Workers: claim on both pools until every job made was run; a claim that hands out a job
+  // whose key is still being run is a violation.
+  const running = new Set<string>();
+  const ran = new Map<string, Id[]>();
+  const violations: string[] = [];
+  let done = 0;
+  let writing = true;
+  const workers = pools.flatMap((storage) =>
+    [0, 1].map(async () => {
+      while (writing || done < made) {
+        const jobs: Job[] = await storage.jobs.claim(T0, 3, 60_000);
+        for (const job of jobs) {
+          const key = job.orderingKey as string;
+          if (running.has(key)) violations.push(`${key}: job ${job.id} handed out while an earlier one ran`);
+          running.add(key);
+          ran.set(key, [...(ran.get(key) ?? []), job.id]);
+        }
+        for (const job of jobs) {
+          running.delete(job.orderingKey as string);
+          await storage.jobs.complete([job.id]);
+          done += 1;
+        }
+      }
+    }),
+  );
+  await Promise.all(writers);
+  writing = false;
+  await Promise.all(workers);
+  t.strictSame(violations, [], 'never two jobs of one key at once');
+  t.equal(done, 120, 'every job ran once');
+  for (const key of keysUsed) {
+    const order = ran.get(key) ?? [];
+    t.strictSame(order, [...order].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)), `${key}: run in enqueue order (${order.length} jobs)`);
+  }
+  t.equal(await must(pools[1]).jobs.size(), 0, 'nothing left');
+});
+
+t.test('postgres: a follow request and its acceptance, raced on two pools, leave the follow and no request', async (t) => {
+  const stores = await storesOnFreshSchema();
+  t.teardown(stores.cleanup);
+  const pools = [await stores.openOne(), await stores.openOne()] as const;
+  const seq = new IdSeq();
+  const target = account(seq.next());
+  await pools[0].accounts.create(target);
+  const requesters: Id[] = [];
+  for (let i = 0; i < 40; i += 1) {
+    const a = account(seq.next());
+    await pools[0].accounts.create(a);
+    requesters.push(a.id);
+  }
+  // Whichever comes first, the follow stands: a request after it is 'exists', a follow after
+  // the request replaces it.
+  const outcomes = await Promise.all(
+    requesters.map((requester, i) =>
+      Promise.all([
+        pools[i % 2 === 0 ? 0 : 1].relationships.requestFollow(follow(seq.next(), requester, target.id)),
+        pools[i % 2 === 0 ? 1 : 0].relationships.follow(follow(seq.next(), requester, target.id)),
+      ]),
+    ),
+  );
+  t.strictSame(outcomes.filter(([, followed]) => followed !== 'created'), [], 'every follow created');
+  t.strictSame(await pools[1].relationships.followRequestsTo(target.id, { limit: 100 }), [], 'no request left beside a follow');
+  const followers = await pools[1].relationships.followersOf(target.id, { limit: 100 });
+  t.strictSame(followers.map((f) => f.accountId).sort(), [...requesters].sort(), 'each requester follows');
+  t.equal((await pools[1].accounts.get(target.id))?.followersCount, 40, 'counted once each');
+  t.strictSame((await pools[0].accounts.getMany(requesters)).map((a) => a.followingCount), Array(40).fill(1), 'on both sides');
 });
