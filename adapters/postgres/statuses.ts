@@ -1,9 +1,10 @@
-// Statuses. Each write is one statement where it can be (the row, its mentions and tags, the
-// counters it moves, as data-modifying CTEs), so that a write without plugin writes, idempotency
-// key or outbox costs one round trip and is atomic on its own. With any of those it runs in one
-// transaction: the idempotency key is claimed first (INSERT … ON CONFLICT, which waits for a
-// concurrent holder of the key and then sees what it committed), then the plugins' checks, the
-// status statement, their applies, and the outbox's jobs.
+// Statuses. A write is one statement where it can be (the row, its mentions and tags, the
+// counters it moves, as data-modifying CTEs), so that a create, reblog or delete without plugin
+// writes, idempotency key or outbox costs one round trip and is atomic on its own. With any of
+// those it runs in one transaction: the idempotency key is claimed first (INSERT … ON CONFLICT,
+// which waits for a concurrent holder of the key and then sees what it committed), then the
+// plugins' checks, the status statement, their applies, and the outbox's jobs. An edit locks the
+// status first (see update).
 
 import type { CreateStatusResult, StatusQuery, StatusRepository, StorageWrite } from '../../core/ports/storage.ts';
 import type { Id, Status, StatusEdit } from '../../core/model.ts';
@@ -345,15 +346,11 @@ export function statusRepository(db: Db, store: object): StatusRepository {
             spoiler_text text, sensitive boolean, media_ids text, poll_options text, created_at bigint)
         )
         SELECT * FROM s`;
-      if (writes.length === 0) {
-        return writeWithOutbox(db, outbox, async (sql) => {
-          const r = await sql.row(statement, p.values);
-          return r ? statusFromRow(r) : null;
-        });
-      }
+      // The status is locked first, and the edit runs as a new statement: it then sees every
+      // edit that committed before it (in one statement, mentions and tags another edit wrote
+      // while this one waited would be invisible to it, and survive). No check runs for a
+      // status that is not live.
       return db.transaction(async (tx, noRetry) => {
-        // Locked, so that it stays live until the edit commits; no check runs for a status
-        // that is not live.
         let result: Status | null = null;
         if ((await tx.row('SELECT 1 AS live FROM statuses WHERE id = $1 AND deleted_at IS NULL FOR UPDATE', [k])) !== undefined) {
           await runWrites(writes, 'check', tx);

@@ -408,3 +408,41 @@ t.test('postgres: a follow request and its acceptance, raced on two pools, leave
   t.equal((await pools[1].accounts.get(target.id))?.followersCount, 40, 'counted once each');
   t.strictSame((await pools[0].accounts.getMany(requesters)).map((a) => a.followingCount), Array(40).fill(1), 'on both sides');
 });
+
+t.test('postgres: edits of one status raced on two pools leave exactly the last edit\'s mentions and tags', async (t) => {
+  const stores = await storesOnFreshSchema();
+  t.teardown(stores.cleanup);
+  const pools = [await stores.openOne(), await stores.openOne()] as const;
+  const seq = new IdSeq();
+  const people: Id[] = [];
+  for (let i = 0; i < 6; i += 1) {
+    const a = account(seq.next());
+    await pools[0].accounts.create(a);
+    people.push(a.id);
+  }
+  const author = people[0] as Id;
+  const s = status(seq.next(), author, { visibility: 'direct' });
+  await pools[0].statuses.create(s, POST);
+  const patchOf = (mentionIds: Id[], tags: string[], at: number) => ({
+    text: 't', content: '<p>t</p>', spoilerText: '', sensitive: false, language: 'en', mentionIds, tags, mediaIds: [], pollId: null, editedAt: at,
+  });
+  for (let round = 0; round < 15; round += 1) {
+    const a = people.slice(1, 1 + (round % 5) + 1);
+    const b = people.slice(1 + (round % 3));
+    await Promise.all([
+      pools[0].statuses.update(s.id, patchOf(a, [`a${round}`, 'both'], T0 + round), []),
+      pools[1].statuses.update(s.id, patchOf(b, [`b${round}`, 'both'], T0 + round), []),
+    ]);
+    const final = must(await pools[0].statuses.get(s.id));
+    const mentioned: Id[] = [];
+    for (const person of people) {
+      const found = await pools[0].statuses.query({ visibilities: [], orMentioning: person }, { limit: 5 });
+      if (found.length > 0) mentioned.push(person);
+    }
+    const tagged: string[] = [];
+    for (const tag of [`a${round}`, `b${round}`, 'both']) {
+      if ((await pools[1].statuses.query({ visibilities: ['direct'], tag }, { limit: 5 })).length > 0) tagged.push(tag);
+    }
+    t.strictSame([mentioned, tagged.sort()], [[...final.mentionIds].sort(), [...final.tags].sort()], `round ${round}: what is queryable is the last edit's`);
+  }
+});
