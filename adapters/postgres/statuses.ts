@@ -1,12 +1,12 @@
 // Statuses. A write is one statement where it can be (the row, its mentions and tags, the
-// counters it moves, as data-modifying CTEs), so that a create, reblog or delete without plugin
+// counters it moves, as data-modifying CTEs), so that a create or reblog without plugin
 // writes, idempotency key or outbox costs one round trip and is atomic on its own. With any of
 // those it runs in one transaction: the idempotency key is claimed first (INSERT … ON CONFLICT,
 // which waits for a concurrent holder of the key and then sees what it committed), then the
-// plugins' checks, the status statement, their applies, and the outbox's jobs. An edit locks the
-// status first (see update).
+// plugins' checks, the status statement, their applies, and the outbox's jobs. A delete or an
+// edit locks the status first (see there).
 
-import type { CreateStatusResult, StatusQuery, StatusRepository, StorageWrite } from '../../core/ports/storage.ts';
+import type { CreateStatusResult, DeletedStatus, StatusQuery, StatusRepository, StorageWrite } from '../../core/ports/storage.ts';
 import type { Id, Status, StatusEdit } from '../../core/model.ts';
 import type { Db, Row, Sql, Tx } from './db.ts';
 import { recordOutbox, writeWithOutbox } from './jobs.ts';
@@ -268,8 +268,10 @@ export function statusRepository(db: Db, store: object): StatusRepository {
     async delete(statusId, deletedAt, effects, outbox) {
       const k = lookupKey(statusId);
       if (k === null) return writeWithOutbox(db, outbox, async () => null);
-      // One statement: the status and its live boosts deleted, and every counter they held
-      // given back, summed per row (a row updated twice in one statement would keep one update).
+      // The status is locked first (a boost being made waits at its counter), so the statement
+      // after it sees every boost committed before; then one statement: the status and its
+      // live boosts deleted, and every counter they held given back, summed per row (a row
+      // updated twice in one statement would keep one update).
       const statement = `
         WITH s AS (
           UPDATE statuses SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL RETURNING ${COLUMNS}
@@ -292,11 +294,18 @@ export function statusRepository(db: Db, store: object): StatusRepository {
         )
         SELECT false AS boost, ${COLUMNS} FROM s UNION ALL SELECT true, ${COLUMNS} FROM b`;
       const params = [k, deletedAt, effects.countForAuthor, keyOrNull(effects.countReplyOf)];
-      return writeWithOutbox(db, outbox, async (sql) => {
-        const rows = await sql.rows(statement, params);
-        const own = rows.find((r) => r['boost'] === false);
-        if (own === undefined) return null;
-        return { status: statusFromRow(own), boosts: rows.filter((r) => r['boost'] === true).map(statusFromRow).sort(byIdAscending) };
+      return db.transaction(async (tx, noRetry) => {
+        let result: DeletedStatus | null = null;
+        if ((await tx.row('SELECT 1 AS live FROM statuses WHERE id = $1 AND deleted_at IS NULL FOR UPDATE', [k])) !== undefined) {
+          const rows = await tx.rows(statement, params);
+          const own = rows.find((r) => r['boost'] === false);
+          if (own !== undefined) {
+            result = { status: statusFromRow(own), boosts: rows.filter((r) => r['boost'] === true).map(statusFromRow).sort(byIdAscending) };
+          }
+        }
+        noRetry();
+        await recordOutbox(tx, outbox, result);
+        return result;
       });
     },
 

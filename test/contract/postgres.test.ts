@@ -11,7 +11,7 @@ import pg from 'pg';
 import { openPostgresStorage, SCHEMA_VERSION, type PostgresStorageOptions } from '../../adapters/postgres/index.ts';
 import { MIGRATIONS } from '../../adapters/postgres/schema.ts';
 import { queueContract, storageContract, type OpenQueue, type OpenStore } from '../../adapters/testing/index.ts';
-import { IdSeq, POST, T0, account, application, code, follow, mark, poll, scheduled, status } from '../../adapters/testing/fixtures.ts';
+import { IdSeq, POST, T0, account, application, boost, code, follow, mark, poll, scheduled, status } from '../../adapters/testing/fixtures.ts';
 import type { Id } from '../../core/model.ts';
 import type { Job } from '../../core/ports/queue.ts';
 import type { Storage } from '../../core/ports/storage.ts';
@@ -444,5 +444,36 @@ t.test('postgres: edits of one status raced on two pools leave exactly the last 
       if ((await pools[1].statuses.query({ visibilities: ['direct'], tag }, { limit: 5 })).length > 0) tagged.push(tag);
     }
     t.strictSame([mentioned, tagged.sort()], [[...final.mentionIds].sort(), [...final.tags].sort()], `round ${round}: what is queryable is the last edit's`);
+  }
+});
+
+t.test('postgres: a delete raced with boosts on two pools removes exactly the boosts it counted', async (t) => {
+  const stores = await storesOnFreshSchema();
+  t.teardown(stores.cleanup);
+  const pools = [await stores.openOne(), await stores.openOne()] as const;
+  const seq = new IdSeq();
+  const author = account(seq.next());
+  await pools[0].accounts.create(author);
+  const boosters: Id[] = [];
+  for (let i = 0; i < 8; i += 1) {
+    const a = account(seq.next());
+    await pools[0].accounts.create(a);
+    boosters.push(a.id);
+  }
+  for (let round = 0; round < 12; round += 1) {
+    const s = status(seq.next(), author.id);
+    await pools[0].statuses.create(s, POST);
+    // Boosts on one pool; the delete on the other, started once the first boost committed.
+    const boosting = boosters.map((b) => pools[0].statuses.reblog(boost(seq.next(), b, s)));
+    await Promise.race(boosting);
+    const deleted = must(await pools[1].statuses.delete(s.id, T0 + round, POST));
+    const made = await Promise.all(boosting);
+    const live = await pools[1].statuses.reblogs(s.id, ['public', 'unlisted', 'private', 'direct'], { limit: 20 });
+    const removed = deleted.boosts.map((b) => b.id);
+    t.equal(made.filter((r) => r.created).length, boosters.length, `round ${round}: every boost was made`);
+    // Linearizable: the boosts the status counted when it was deleted are exactly those removed
+    // with it; any made after the delete stand, as a reblog of a deleted status would.
+    t.strictSame([deleted.status.reblogsCount, live.filter((b) => removed.includes(b.id))], [removed.length, []], `round ${round}: counted = removed, none of them live`);
+    t.equal(removed.length + live.length, boosters.length, `round ${round}: each boost removed with the status or made after it`);
   }
 });

@@ -142,6 +142,9 @@ export function postgresPollRepository(context: PostgresExtensionContext): PollR
       return context.prepare({
         async apply(tx) {
           await ready;
+          // A poll being replaced is locked first, so the statement after sees every vote
+          // committed before it (and drops them all when the poll was reset).
+          if (options.replace === true) await tx.row('SELECT 1 AS found FROM polls WHERE id = $1 FOR UPDATE', [v.key(p.id)]);
           // Replaced when asked and there, else inserted (a taken id is StorageConflict 'id');
           // a replaced poll given without voters was reset: its recorded votes go.
           await tx.run(
