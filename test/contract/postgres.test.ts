@@ -27,6 +27,10 @@ import { scheduledStorage } from '../../plugins/scheduled/storage/index.ts';
 import { testPostgres } from '../helpers/postgres.ts';
 import { PIN_MAX, hammer, type HammerResult, type HammerSetup } from './sqlite-hammer.ts';
 
+// Some 200 stores, each made from nothing (its whole schema's DDL): longer than the default
+// time a test file gets.
+t.setTimeout(600_000);
+
 const server = await testPostgres((fn) => t.teardown(fn));
 
 /** Stores on one fresh schema: the first, and any opened later on the same data. */
