@@ -75,10 +75,19 @@ export interface PostgresExtensionContext {
 
 export type { PostgresStorageOptions };
 
+/** Host, port and database of a connection string, without its credentials: what an error may show. */
+function where(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname === '' || u.pathname === '/' ? '' : u.pathname}`;
+}
+
 export async function openPostgresStorage(options: PostgresStorageOptions): Promise<Storage> {
   const resolved = resolvePostgresOptions(options);
   const db = openDb(resolved);
   try {
+    await db.row('SELECT 1').catch((error: unknown) => {
+      throw new Error(`could not connect to PostgreSQL at ${where(resolved.url)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    });
     await migrate(db);
   } catch (error) {
     await db.close();

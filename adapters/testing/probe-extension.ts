@@ -1,6 +1,6 @@
 // A storage extension for the contract suite: it records, in its own storage, the writes it was
 // asked to apply, and logs the order of checks and applies. It shows what a plugin's storage
-// needs of an adapter (adapters that are not memory, SQLite or MongoDB skip the tests that use it).
+// needs of an adapter (adapters that are not memory, SQLite, MongoDB or PostgreSQL skip the tests that use it).
 
 import { randomUUID } from 'node:crypto';
 import type { MemoryExtensionContext } from '../memory/storage.ts';

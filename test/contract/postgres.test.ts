@@ -191,6 +191,11 @@ t.test('postgres: options are checked, each refusal naming its option', async (t
   for (const [options, message] of cases) {
     t.equal(await rejection(openPostgresStorage(options as PostgresStorageOptions)), `PostgresOptionsError: invalid PostgreSQL storage options: ${message}`, message);
   }
+  t.equal(
+    await rejection(openPostgresStorage({ url: 'postgres://someone:secret@127.0.0.1:1/nowhere' })),
+    'Error: could not connect to PostgreSQL at 127.0.0.1:1/nowhere: connect ECONNREFUSED 127.0.0.1:1',
+    'a server that does not answer is named, its password not',
+  );
   const store = await openPostgresStorage({ url: server.url, pool: 2, statementTimeoutMs: 1234, applicationName: 'rookery-test' });
   try {
     const seq = new IdSeq();
