@@ -46,8 +46,8 @@ function muteFromRow(r: Row, prefix = ''): Mute {
 
 const languagesText = (languages: string[] | null) => (languages === null ? null : jsonText(languages));
 
-/** Runs an insert-or-update statement whose row says `inserted` and `updated` counts until one
- * of them happened (see the top of this file); what it returns is the first. */
+/** Runs an insert-or-update statement (its row says `inserted` or `updated`) again until one of
+ * them happened (see the top of this file); true when it inserted. */
 async function upsertPair(sql: Sql, statement: string, params: readonly unknown[]): Promise<boolean> {
   for (let attempt = 1; ; attempt += 1) {
     const r = await sql.row(statement, params);
@@ -57,8 +57,8 @@ async function upsertPair(sql: Sql, statement: string, params: readonly unknown[
   }
 }
 
-/** Follows removed (by a DELETE … RETURNING account_id, target_account_id named `removed`) give
- * their counters back: one UPDATE, one row per account. */
+/** The follows of a CTE named `removed` (account_id, target_account_id) give their counters
+ * back: one UPDATE, one row per account. */
 const UNCOUNT_FOLLOWS = `
   deltas AS (
     SELECT id, sum(following) AS following, sum(followers) AS followers FROM (
