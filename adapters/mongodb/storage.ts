@@ -131,7 +131,7 @@ export interface MongoExtensionContext {
 const DAY = 24 * 3_600_000;
 
 const OPTIONS: OptionSpec = {
-  url: option.required({ what: 'a mongodb:// or mongodb+srv:// URL', test: (v) => typeof v === 'string' && /^mongodb(\+srv)?:\/\//.test(v) }),
+  url: option.required(option.secret(option.url(['mongodb:', 'mongodb+srv:']))),
   database: option.nonEmptyString('a database name'),
   clientOptions: { what: 'an object', test: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) },
   idempotencyRetentionMs: option.integer(3_600_000, 365 * DAY),

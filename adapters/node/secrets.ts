@@ -3,7 +3,7 @@
 
 import { createHash, createHmac, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Secrets } from '../../core/domain/ports/secrets.ts';
-import { checkOptions, type OptionSpec } from '../../core/domain/options.ts';
+import { checkOptions, option, type OptionSpec } from '../../core/domain/options.ts';
 
 /** N=2^15, r=8, p=1: about 85 ms per hash here; needs maxmem above the 32 MiB default. */
 const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 128 * 1024 * 1024 } as const;
@@ -30,7 +30,7 @@ export interface NodeSecretsOptions {
 
 export const SECRETS_OPTIONS: OptionSpec = {
   scryptN: { what: 'a power of two from 1024 to 1048576', test: (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1024 && v <= 1_048_576 && (v & (v - 1)) === 0 },
-  secretKey: { what: 'a string of 32 characters or more', test: (v) => typeof v === 'string' && v.length >= 32 },
+  secretKey: option.secret({ what: 'a string of 32 characters or more', test: (v) => typeof v === 'string' && v.length >= 32 }),
 };
 
 export function createNodeSecrets(options: NodeSecretsOptions = {}): Secrets {

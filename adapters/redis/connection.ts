@@ -9,7 +9,7 @@ import { option, type OptionSpec } from '../../core/domain/options.ts';
 
 /** The options every Redis part takes (bus, queue, counters, id nodes). */
 export const CONNECTION_OPTIONS: OptionSpec = {
-  url: { what: 'a redis:// or rediss:// URL', test: (v) => typeof v === 'string' && /^rediss?:\/\//.test(v) },
+  url: option.secret(option.url(['redis:', 'rediss:'])),
   prefix: option.string(),
   logger: option.implementing('a Logger', ['info', 'warn', 'error']),
   connectTimeoutMs: option.integer(1, 600_000),

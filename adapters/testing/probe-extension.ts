@@ -1,10 +1,11 @@
 // A storage extension for the contract suite: it records, in its own storage, the writes it was
 // asked to apply, and logs the order of checks and applies. It shows what a plugin's storage
-// needs of an adapter (adapters that are not SQLite or MongoDB skip the tests that use it).
+// needs of an adapter (adapters that are not SQLite, MongoDB or PostgreSQL skip the tests that use it).
 
 import { randomUUID } from 'node:crypto';
 import type { MongoExtensionContext } from '../mongodb/storage.ts';
 import type { SqliteExtensionContext } from '../sqlite/storage.ts';
+import { postgresProbe } from './probe-postgres.ts';
 import { StorageConflict, type StorageExtension, type StorageWrite } from '../../core/domain/ports/storage.ts';
 
 export interface ProbeOptions {
@@ -72,5 +73,5 @@ function mongoProbe(context: MongoExtensionContext): ProbeRepository {
 
 export const probeStorage: StorageExtension<ProbeRepository> = {
   name: 'contract-probe',
-  engines: { sqlite: sqliteProbe, mongodb: mongoProbe },
+  engines: { sqlite: sqliteProbe, mongodb: mongoProbe, postgres: postgresProbe },
 };

@@ -15,6 +15,8 @@ export class ConfigError extends Error {
 export interface OptionRule {
   readonly what: string;
   readonly required?: boolean;
+  /** The value may hold a secret (a password in a URL, a key): errors never show it. */
+  readonly secret?: boolean;
   test(value: unknown, path: string): boolean;
 }
 
@@ -44,7 +46,7 @@ export function checkOptions(owner: string, input: unknown, spec: OptionSpec, pr
       if (rule.required === true) throw new ConfigError(`${where}"${path}" is required`);
       continue;
     }
-    if (!rule.test(value, path)) throw new ConfigError(`${where}"${path}" must be ${rule.what}, got ${describeValue(value)}`);
+    if (!rule.test(value, path)) throw new ConfigError(`${where}"${path}" must be ${rule.what}, got ${rule.secret === true && typeof value === 'string' ? 'another string' : describeValue(value)}`);
   }
 }
 
@@ -78,6 +80,20 @@ export const option = {
   /** The first rule that allows the value decides. */
   either: (...rules: readonly OptionRule[]): OptionRule => ({ what: rules.map((r) => r.what).join(' or '), test: (v, path) => rules.some((r) => r.test(v, path)) }),
   required: (rule: OptionRule): OptionRule => ({ ...rule, required: true, test: rule.test }),
+  /** A rule whose value is never shown in an error (it may hold a password or a key). */
+  secret: (rule: OptionRule): OptionRule => ({ ...rule, secret: true, test: rule.test }),
+  /** A URL with one of these schemes (e.g. ['postgres:', 'postgresql:']). */
+  url: (schemes: readonly string[], what = `a ${schemes.map((s) => `${s}//`).join(' or ')} URL`): OptionRule => ({
+    what,
+    test: (v) => {
+      if (typeof v !== 'string') return false;
+      try {
+        return schemes.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+  }),
   /** Anything (what the option's own code checks further). */
   any: (what = 'a value'): OptionRule => ({ what, test: () => true }),
 } as const;

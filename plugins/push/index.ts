@@ -191,7 +191,7 @@ export async function wants(relationships: PluginSystem['relationships'], subscr
 const OPTIONS: OptionSpec = {
   transport: option.implementing('a PushTransport (send)', ['send']),
   allowLocalEndpoints: option.boolean(),
-  tokenKey: { what: '32 bytes in base64url', test: (v) => typeof v === 'string' && /^[A-Za-z0-9_-]{43}$/.test(v) },
+  tokenKey: option.secret({ what: '32 bytes in base64url', test: (v) => typeof v === 'string' && /^[A-Za-z0-9_-]{43}$/.test(v) }),
   subject: { what: 'a mailto: or https: URL', test: (v) => typeof v === 'string' && /^(mailto:|https:\/\/)\S+$/.test(v) },
 };
 

@@ -2,10 +2,12 @@
 // encoding, expiry, deep-equal compare-and-set, domain canonical form) here, once.
 
 import type { MongoExtensionContext } from 'rookery/mongodb';
+import type { PostgresExtensionContext } from 'rookery/postgres';
 import { type StorageExtension, unprocessable } from 'rookery/plugin-kit';
 import type { SqliteExtensionContext } from 'rookery/sqlite';
 import { coveringDomains, canonicalDomain, domainTexts, MAX_REASON_LENGTH, normalizeDomain } from '../domain-blocks.ts';
 import { mongoFederationRows } from './mongodb.ts';
+import { postgresFederationRows } from './postgres.ts';
 import type { FederationRepository, FederationRows, KvKeyParts, KvRow } from './port.ts';
 import { sqliteFederationRows } from './sqlite.ts';
 
@@ -113,5 +115,6 @@ export const federationStorage: StorageExtension<FederationRepository> = {
   engines: {
     sqlite: (context: SqliteExtensionContext) => federationRepository(sqliteFederationRows(context)),
     mongodb: (context: MongoExtensionContext) => federationRepository(mongoFederationRows(context)),
+    postgres: (context: PostgresExtensionContext) => federationRepository(postgresFederationRows(context)),
   },
 };

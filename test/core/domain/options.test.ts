@@ -55,7 +55,7 @@ t.test('every plugin checks its options', async (t) => {
     ['scheduled', () => scheduledPlugin({ every: 1 } as never), 'scheduledPlugin: unknown option "every"'],
     ['cards', () => cardsPlugin({ fetch: { timeoutMs: 0 } }), 'cardsPlugin: "fetch.timeoutMs" must be a whole number from 1 to 600000, got 0'],
     ['cards nested', () => cardsPlugin({ fetch: { allowPrivate: true } } as never), 'cardsPlugin: unknown option "fetch.allowPrivate"'],
-    ['push', () => pushPlugin({ tokenKey: 'short' }), 'pushPlugin: "tokenKey" must be 32 bytes in base64url, got "short"'],
+    ['push', () => pushPlugin({ tokenKey: 'short' }), 'pushPlugin: "tokenKey" must be 32 bytes in base64url, got another string'],
     ['push subject', () => pushPlugin({ subject: 'me' }), 'pushPlugin: "subject" must be a mailto: or https: URL, got "me"'],
     ['front', () => frontPlugin({ signInUrl: '' }), 'frontPlugin: "signInUrl" must be a URL or a path, got ""'],
     ['federation', () => federationPlugin({ allowPrivateAddress: 'yes' } as never), 'federationPlugin: "allowPrivateAddress" must be a boolean, got "yes"'],
@@ -69,7 +69,7 @@ t.test('every adapter checks its options', async (t) => {
   const cases: [string, () => unknown, string][] = [
     ['sqlite path', () => openSqliteStorage({} as never), 'openSqliteStorage: "path" is required'],
     ['sqlite synchronous', () => openSqliteStorage({ path: ':memory:', synchronous: 'off' } as never), 'openSqliteStorage: "synchronous" must be one of "full", "normal", got "off"'],
-    ['mongodb url', () => openMongoStorage({ url: 'http://db' }), 'openMongoStorage: "url" must be a mongodb:// or mongodb+srv:// URL, got "http://db"'],
+    ['mongodb url', () => openMongoStorage({ url: 'http://db' }), 'openMongoStorage: "url" must be a mongodb:// or mongodb+srv:// URL, got another string'],
     ['redis queue', () => createRedisQueue({ prefix: 3 } as never), 'createRedisQueue: "prefix" must be a string, got 3'],
     ['redis counters', () => createRedisCounters({ timeoutMs: 0 }), 'createRedisCounters: "timeoutMs" must be a whole number from 1 to 60000, got 0'],
     ['id nodes', () => reserveIdNode({ ttlSeconds: 1 }), 'reserveIdNode: "ttlSeconds" must be a whole number from 10 to 86400, got 1'],

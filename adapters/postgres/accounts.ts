@@ -1,0 +1,166 @@
+import type { AccountRepository } from '../../core/domain/ports/storage.ts';
+import type { Account, User } from '../../core/domain/model.ts';
+import type { Db, Row } from './db.ts';
+import { writeWithOutbox } from './jobs.ts';
+import { Params, bool, ceilMs, id, idOrNull, int, intOrNull, json, jsonText, key, keyOrNull, keys, lookupKey, setClause, storable, text, textOrNull } from './values.ts';
+
+const ACCOUNT_COLUMNS = `id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
+  created_at, statuses_count, followers_count, following_count, last_status_at`;
+const ACCOUNT = `SELECT ${ACCOUNT_COLUMNS} FROM accounts`;
+const USER_COLUMNS = 'account_id, email, password_hash, created_at, confirmed_at, approved, disabled, locale, created_by_application_id, settings';
+const USER = `SELECT ${USER_COLUMNS} FROM users`;
+
+/** The expressions the unique indexes accounts_acct and users_email are built on (schema.ts):
+ * lookups must use the same ones to use them. */
+const ACCT_MATCH = `lower(username COLLATE "C") = lower($1::text COLLATE "C") AND lower(coalesce(domain, '') COLLATE "C") = lower(coalesce($2::text, '') COLLATE "C")`;
+const EMAIL_MATCH = 'lower(email COLLATE "C") = lower($1::text COLLATE "C")';
+
+export function accountFromRow(r: Row): Account {
+  return {
+    id: id(r['id']),
+    username: text(r['username']),
+    domain: textOrNull(r['domain']),
+    displayName: text(r['display_name']),
+    note: text(r['note']),
+    locked: bool(r['locked']),
+    bot: bool(r['bot']),
+    discoverable: bool(r['discoverable']),
+    fields: json(r['fields']),
+    avatarUrl: textOrNull(r['avatar_url']),
+    headerUrl: textOrNull(r['header_url']),
+    url: textOrNull(r['url']),
+    uri: textOrNull(r['uri']),
+    createdAt: int(r['created_at']),
+    statusesCount: int(r['statuses_count']),
+    followersCount: int(r['followers_count']),
+    followingCount: int(r['following_count']),
+    lastStatusAt: intOrNull(r['last_status_at']),
+  };
+}
+
+function userFromRow(r: Row): User {
+  return {
+    accountId: id(r['account_id']),
+    email: text(r['email']),
+    passwordHash: text(r['password_hash']),
+    createdAt: int(r['created_at']),
+    confirmedAt: intOrNull(r['confirmed_at']),
+    approved: bool(r['approved']),
+    disabled: bool(r['disabled']),
+    locale: text(r['locale']),
+    createdByApplicationId: idOrNull(r['created_by_application_id']),
+    settings: json(r['settings']),
+  };
+}
+
+const asIs = <T>(v: T) => v;
+
+export function accountRepository(db: Db): AccountRepository {
+  return {
+    async create(a, u) {
+      const accountValues = [
+        key(a.id), a.username, a.domain, a.displayName, a.note, a.locked, a.bot, a.discoverable, jsonText(a.fields), a.avatarUrl, a.headerUrl, a.url,
+        a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt,
+      ];
+      const insertAccount = `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`;
+      if (u === undefined) {
+        await db.run(insertAccount, accountValues);
+        return;
+      }
+      // One statement: the user's insert reads the account's RETURNING, so the account goes in
+      // first and a taken username is reported before a taken e-mail, as the port lists them.
+      await db.run(
+        `WITH a AS (${insertAccount} RETURNING id)
+         INSERT INTO users (${USER_COLUMNS}) SELECT a.id, $19::text, $20::text, $21::bigint, $22::bigint, $23::boolean, $24::boolean, $25::text, $26::bigint, $27::text FROM a`,
+        [
+          ...accountValues, u.email, u.passwordHash, u.createdAt, u.confirmedAt, u.approved, u.disabled, u.locale,
+          keyOrNull(u.createdByApplicationId), jsonText(u.settings),
+        ],
+      );
+    },
+    async get(accountId) {
+      const k = lookupKey(accountId);
+      if (k === null) return null;
+      const r = await db.row(`${ACCOUNT} WHERE id = $1`, [k]);
+      return r ? accountFromRow(r) : null;
+    },
+    async getMany(ids) {
+      const wanted = keys(ids);
+      if (wanted.length === 0) return [];
+      return (await db.rows(`${ACCOUNT} WHERE id = ANY($1::bigint[])`, [wanted])).map(accountFromRow);
+    },
+    async findByUsername(username, domain) {
+      if (!storable(username) || (domain !== null && !storable(domain))) return null;
+      const r = await db.row(`${ACCOUNT} WHERE ${ACCT_MATCH}`, [username, domain]);
+      return r ? accountFromRow(r) : null;
+    },
+    async findByUri(uri) {
+      if (!storable(uri)) return null;
+      const r = await db.row(`${ACCOUNT} WHERE uri = $1`, [uri]);
+      return r ? accountFromRow(r) : null;
+    },
+    async update(accountId, patch, options) {
+      const k = lookupKey(accountId);
+      if (k === null) return null;
+      const p = new Params();
+      const set = setClause(p, patch, {
+        displayName: ['display_name', asIs],
+        note: ['note', asIs],
+        locked: ['locked', asIs],
+        bot: ['bot', asIs],
+        discoverable: ['discoverable', asIs],
+        fields: ['fields', jsonText],
+        avatarUrl: ['avatar_url', asIs],
+        headerUrl: ['header_url', asIs],
+        url: ['url', asIs],
+      });
+      const target = p.add(k);
+      // The account (updated, or read when the patch is empty) and the user's settings: one statement.
+      const account = set === '' ? `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ${target}::bigint` : `UPDATE accounts SET ${set} WHERE id = ${target}::bigint RETURNING ${ACCOUNT_COLUMNS}`;
+      const settings = options?.settings;
+      const statement =
+        settings === undefined
+          ? account
+          : `WITH a AS (${account}), u AS (UPDATE users SET settings = ${p.add(jsonText(settings))} WHERE account_id = (SELECT id FROM a)) SELECT * FROM a`;
+      return writeWithOutbox(db, options?.outbox, async (sql) => {
+        const r = await sql.row(statement, p.values);
+        return r ? accountFromRow(r) : null;
+      });
+    },
+    async getUser(accountId) {
+      const k = lookupKey(accountId);
+      if (k === null) return null;
+      const r = await db.row(`${USER} WHERE account_id = $1`, [k]);
+      return r ? userFromRow(r) : null;
+    },
+    async findUserByEmail(email) {
+      if (!storable(email)) return null;
+      const r = await db.row(`${USER} WHERE ${EMAIL_MATCH}`, [email]);
+      return r ? userFromRow(r) : null;
+    },
+    async updateUser(accountId, patch, outbox) {
+      const k = lookupKey(accountId);
+      if (k === null) return null;
+      const p = new Params();
+      const set = setClause(p, patch, {
+        passwordHash: ['password_hash', asIs],
+        confirmedAt: ['confirmed_at', asIs],
+        approved: ['approved', asIs],
+        disabled: ['disabled', asIs],
+        locale: ['locale', asIs],
+        settings: ['settings', jsonText],
+      });
+      const target = p.add(k);
+      const statement = set === '' ? `${USER} WHERE account_id = ${target}::bigint` : `UPDATE users SET ${set} WHERE account_id = ${target}::bigint RETURNING ${USER_COLUMNS}`;
+      return writeWithOutbox(db, outbox, async (sql) => {
+        const r = await sql.row(statement, p.values);
+        return r ? userFromRow(r) : null;
+      });
+    },
+    async countLocalUsers(activeSince?: number) {
+      const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL';
+      const r = activeSince === undefined ? await db.row(sql) : await db.row(`${sql} AND a.last_status_at >= $1`, [ceilMs(activeSince)]);
+      return int(r?.['n']);
+    },
+  };
+}

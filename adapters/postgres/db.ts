@@ -1,0 +1,179 @@
+// A thin layer over node-postgres: one pool, private type parsers, statements whose errors come
+// out in the port's terms, and transactions on one pooled connection.
+//
+// Isolation: every transaction runs at READ COMMITTED (the server's default). Each write decides
+// under locks the statement itself takes (INSERT … ON CONFLICT, conditional UPDATE/DELETE, which
+// re-check their condition on the newest row version, FOR UPDATE [SKIP LOCKED]) or under a
+// transaction-scoped advisory lock taken first (pg_advisory_xact_lock), so that the statements
+// after it see whatever the previous holder committed. Nothing relies on SERIALIZABLE; deadlocks
+// (which rows are locked in which order is up to the planner) are retried.
+//
+// Type parsers are the pool's own, not pg's global ones (an embedding app may have changed
+// those): int8 and numeric stay strings, so 64-bit ids never pass through a JS number.
+
+import pg from 'pg';
+import { RookeryError } from '../../core/domain/errors.ts';
+import { StorageConflict } from '../../core/domain/ports/storage.ts';
+
+export type Row = Record<string, unknown>;
+
+/** Statements, each on its own (autocommit) or inside a transaction. */
+export interface Sql {
+  rows(text: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** The first row, or undefined. */
+  row(text: string, params?: readonly unknown[]): Promise<Row | undefined>;
+  /** The number of rows the statement changed (or returned). */
+  run(text: string, params?: readonly unknown[]): Promise<number>;
+}
+
+/** The statements of one transaction, on one connection. */
+export interface Tx extends Sql {
+  readonly inTransaction: true;
+}
+
+export interface Db extends Sql {
+  /** Runs `body` in one transaction (BEGIN … COMMIT, ROLLBACK when it throws). A deadlock or a
+   * serialization failure runs it again from the start, unless `body` called `tx`'s
+   * noRetry() (it has handed out something that must not happen twice, such as an outbox call). */
+  transaction<T>(body: (tx: Tx, noRetry: () => void) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const TEXT_PARSERS: Record<number, (value: string) => unknown> = {
+  16: (v) => v === 't', // bool
+  20: (v) => v, // int8: ids stay decimal strings
+  21: Number, // int2
+  23: Number, // int4
+  26: Number, // oid
+  700: Number, // float4
+  701: Number, // float8
+  1700: (v) => v, // numeric
+};
+const asText = (v: string) => v;
+
+/** pg's `types` option: our parsers, and the raw text for any other type. */
+export const privateTypes = {
+  getTypeParser: (oid: number) => TEXT_PARSERS[oid] ?? asText,
+};
+
+/** Unique constraints and indexes (by name) → the StorageConflict rule. A primary key is 'id';
+ * any other name not listed is its own rule. */
+const UNIQUE_RULES: Record<string, string> = {
+  accounts_acct: 'username',
+  users_email: 'email',
+  statuses_live_boost: 'reblog',
+  applications_client_id: 'clientId',
+  access_tokens_token_hash: 'tokenHash',
+  access_tokens_refresh_token_hash: 'refreshTokenHash',
+  authorization_codes_code_hash: 'codeHash',
+  web_sessions_id_hash: 'idHash',
+  accounts_uri: 'uri',
+  statuses_uri: 'uri',
+};
+
+export function ruleOf(constraint: string): string {
+  return UNIQUE_RULES[constraint] ?? (constraint.endsWith('_pkey') ? 'id' : constraint);
+}
+
+const UNIQUE_VIOLATION = '23505';
+const DEADLOCK = '40P01';
+const SERIALIZATION_FAILURE = '40001';
+/** 22021: a string with U+0000 (text cannot hold it); 22P05: a character the database's
+ * encoding lacks. What a client sent, not a fault of the server. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+export const codeOf = (error: unknown): string | undefined =>
+  typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : undefined;
+
+/** Driver errors in the port's terms; anything else passes through. */
+export function translateError(error: unknown): unknown {
+  const code = codeOf(error);
+  if (code === UNIQUE_VIOLATION) {
+    const constraint = (error as { constraint?: unknown }).constraint;
+    return new StorageConflict(typeof constraint === 'string' ? ruleOf(constraint) : 'unique', (error as Error).message);
+  }
+  if (code !== undefined && UNSTORABLE_TEXT.has(code)) return new RookeryError(422, 'Validation failed: text must not contain the NUL character');
+  return error;
+}
+
+const retryable = (error: unknown): boolean => {
+  const code = codeOf(error);
+  return code === DEADLOCK || code === SERIALIZATION_FAILURE;
+};
+
+const MAX_ATTEMPTS = 5;
+
+function sqlOn(runner: { query: (text: string, params?: unknown[]) => Promise<pg.QueryResult> }, retryDeadlocks: boolean): Sql {
+  const query = async (text: string, params: readonly unknown[] = []): Promise<pg.QueryResult> => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await runner.query(text, params as unknown[]);
+      } catch (error) {
+        // One statement on its own is its own transaction: a deadlock aborted all of it, so it
+        // can simply run again.
+        if (retryDeadlocks && retryable(error) && attempt < MAX_ATTEMPTS) continue;
+        throw translateError(error);
+      }
+    }
+  };
+  return {
+    rows: async (text, params) => (await query(text, params)).rows as Row[],
+    row: async (text, params) => (await query(text, params)).rows[0] as Row | undefined,
+    run: async (text, params) => (await query(text, params)).rowCount ?? 0,
+  };
+}
+
+export interface DbOptions {
+  url: string;
+  pool: number;
+  statementTimeoutMs: number;
+  applicationName: string;
+}
+
+export function openDb(options: DbOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.pool,
+    types: privateTypes,
+    application_name: options.applicationName,
+    statement_timeout: options.statementTimeoutMs,
+    // Waiting for a free connection counts like a statement: it ends, with an error.
+    connectionTimeoutMillis: options.statementTimeoutMs,
+    // A transaction left open by a crashed caller must not hold its locks forever.
+    idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs, 60_000),
+  });
+  // An idle connection the server dropped (a restart): the pool forgets it and opens another.
+  pool.on('error', () => undefined);
+  const sql = sqlOn(pool, true);
+  return {
+    ...sql,
+    async transaction<T>(body: (tx: Tx, noRetry: () => void) => Promise<T>): Promise<T> {
+      for (let attempt = 1; ; attempt += 1) {
+        let again = true;
+        const client = await pool.connect().catch((error: unknown) => {
+          throw translateError(error);
+        });
+        let broken: unknown;
+        try {
+          await client.query('BEGIN');
+          const tx: Tx = { ...sqlOn(client, false), inTransaction: true };
+          const result = await body(tx, () => {
+            again = false;
+          });
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+            broken = rollbackError;
+          });
+          if (again && retryable(error) && attempt < MAX_ATTEMPTS) continue;
+          throw translateError(error);
+        } finally {
+          // A connection whose ROLLBACK failed is in an unknown state: the pool closes it.
+          client.release(broken instanceof Error ? broken : undefined);
+        }
+      }
+    },
+    close: () => pool.end(),
+  };
+}
