@@ -1,6 +1,6 @@
 // Media attachments (docs/behaviour.md, "Limits"): uploads through
 // POST /api/v1/media (processed at once, 200) and /api/v2/media (202, processed by a job; GET
-// answers 206 until it is done, then 200),
+// answers 206 until it is done, then 200, or 422 when it failed, as Mastodon's does),
 // GET/PUT /api/v1/media/:id (description, focus), media_ids on publish and edit with Mastodon's
 // rules and texts, the attachments inlined on the Status (video and audio taken only when their
 // container headers can be read, videos within the stated matrix and frame-rate limits), avatar
@@ -54,8 +54,17 @@ export interface MediaPluginOptions {
 }
 
 const WRITE = ['write', 'write:media'];
+/** Tries before a processing job that keeps failing (a store that does not answer) gives up
+ * and marks the upload failed. */
+const PROCESS_ATTEMPTS = 8;
 /** Room for the text fields around the file; each file's own limit by its kind. */
 const UPLOAD_PAYLOAD = { maxBytes: VIDEO_SIZE_LIMIT + 1_048_576, fileLimit: (field: string, head: Uint8Array) => (field === 'file' ? uploadLimit(head) : null) };
+
+/** A local upload whose processing failed: kept (so that GET answers why) until the cleanup
+ * of unattached uploads removes it, never attachable. */
+function failed(row: MediaAttachment): boolean {
+  return !row.processed && row.type === 'unknown';
+}
 
 /** Mastodon's refusal of an image: its dimensions, its animation, or its bytes. */
 function imageRefusal(error: ImageError): RookeryError {
@@ -115,27 +124,38 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         };
       };
 
-      const processJob = host.handleJob('process', async (payload) => {
-        const { id, key } = payload as { id: Id; key: string };
-        const row = await media.get(id);
-        if (row === null || row.processed) return;
-        const upload = await store.get(key);
-        const kind = upload === null ? null : sniff(upload.data);
-        if (upload === null || kind === null) return;
-        let fields: Partial<MediaAttachment>;
-        try {
-          fields = await processUpload(id, upload.data, kind);
-        } catch (error) {
-          if (!(error instanceof RookeryError)) throw error;
-          // Not an image after all: it stays unprocessed, and the cleanup removes it.
-          host.logger.warn({ media: id, error: error.message }, 'an upload could not be processed');
-          return;
-        }
-        await media.update(id, fields);
-        await store.delete(key);
-        // A large picture on a slow machine may take a while: as long as the job's lease
-        // allows (each sharp pipeline has a shorter limit of its own).
-      }, { timeoutMs: 60_000 });
+      const processJob = host.handleJob(
+        'process',
+        async (payload, job) => {
+          const { id, key } = payload as { id: Id; key: string };
+          const row = await media.get(id);
+          if (row === null || row.processed || failed(row)) return;
+          const upload = await store.get(key);
+          const kind = upload === null ? null : sniff(upload.data);
+          let fields: Partial<MediaAttachment> | null = null;
+          let problem: unknown = kind === null ? 'the stored upload is gone or not an image' : null;
+          if (upload !== null && kind !== null) {
+            try {
+              fields = await processUpload(id, upload.data, kind);
+            } catch (error) {
+              // A refusal is for good; anything else (a store failing) is tried again, but
+              // never leaves the upload processing for ever.
+              if (!(error instanceof RookeryError) && job.attempts + 1 < PROCESS_ATTEMPTS) throw error;
+              problem = error;
+            }
+          }
+          if (fields === null) {
+            host.logger.warn({ media: id, err: problem }, 'an upload could not be processed');
+            await media.update(id, { type: 'unknown' });
+          } else {
+            await media.update(id, fields);
+          }
+          await store.delete(key);
+          // A large picture on a slow machine may take a while: as long as the job's lease
+          // allows (each sharp pipeline has a shorter limit of its own).
+        },
+        { timeoutMs: 60_000, maxAttempts: PROCESS_ATTEMPTS },
+      );
       const expireJob = host.handleJob('expire', async (payload) => {
         const { id } = payload as { id: Id };
         const row = await media.get(id);
@@ -196,6 +216,7 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         const id = request.params['id'] ?? '';
         const row = isId(id) ? await media.get(id) : null;
         if (row === null || row.accountId !== request.caller.account?.id) throw new RookeryError(404, 'Record not found');
+        if (failed(row)) throw unprocessable(mediaTexts.processingFailed);
         return row;
       };
 

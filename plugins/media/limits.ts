@@ -14,6 +14,8 @@ export const mediaTexts = {
   fileBlank: "Validation failed: File can't be blank",
   fileType: 'Validation failed: File content type is invalid',
   notVerified: 'File type of uploaded media could not be verified',
+  /** Mastodon's answer about an upload whose processing failed (GET and PUT /api/v1/media/:id). */
+  processingFailed: 'Error processing thumbnail for uploaded media',
   imageTooBig: 'Validation failed: File file size must be less than 16 MB',
   videoTooBig: 'Validation failed: File file size must be less than 99 MB',
   dimensions: 'Validation failed: File dimensions are too large (at most 33177600 pixels)',
