@@ -217,7 +217,13 @@ export function readForm(source: Readable, contentType: string, rules: FormRules
             halt({ kind: 'overflow', refusal: (limit as FileLimit).refusal });
             return null;
           }
-          for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at, chunk.length - at)).bytesWritten;
+          try {
+            for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at, chunk.length - at)).bytesWritten;
+          } catch (error) {
+            // A full disk, say: the upload cannot be kept, and the request is not the client's fault.
+            halt({ kind: 'refused', status: 500, message: `could not keep an upload: ${(error as Error).message}` });
+            return null;
+          }
         }
         decide();
         if (limit !== null && size > (limit as FileLimit).maxBytes) {
@@ -228,7 +234,7 @@ export function readForm(source: Readable, contentType: string, rules: FormRules
         // The parser stopped (a malformed body, the client gone): halt says why.
         return null;
       } finally {
-        await handle.close();
+        await handle.close().catch(() => undefined);
       }
       return [name, new TempUpload(filename, type, size, path)];
     }
