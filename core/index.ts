@@ -9,7 +9,7 @@ export type { CoreDeps } from './mastodon/create-core.ts';
 export { resolveConfig, defaultLimits, MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, type ConfigInput } from './domain/config.ts';
 export type { HostAccountInput, HostAccounts, HostTokens } from './mastodon/host-api.ts';
 export type { SignInPort } from './mastodon/oauth/sign-in-port.ts';
-export type { BodyLimit, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo } from './mastodon/http/types.ts';
+export type { BodyLimit, FormRules, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo, StreamedForm } from './mastodon/http/types.ts';
 export type { TokenLookup } from './mastodon/endpoint/types.ts';
 export { snowflakeIds } from './domain/ids.ts';
 export * from './domain/ports/index.ts';

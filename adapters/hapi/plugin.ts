@@ -1,13 +1,17 @@
 // The hapi plugin: routes on the host app's server that hand each request to the core's HTTP
-// front and copy its answer back. hapi parses nothing (payload and cookie parsing are off); its
-// own refusals, such as a body over the limit, come out in Mastodon's error shape. Register it
-// without a route prefix: clients expect /api and /oauth at the root.
+// front and copy its answer back. hapi parses nothing (payload and cookie parsing are off): it
+// hands over the body as a stream, read as the node handler reads it (adapters/node/body.ts:
+// multipart files streamed to temporary files). Its own refusals, such as a declared length
+// over the limit, come out in Mastodon's error shape. Register it without a route prefix:
+// clients expect /api and /oauth at the root.
 
+import type { Readable } from 'node:stream';
 import type { Plugin, Request, ResponseToolkit, RouteOptions, ServerRoute } from '@hapi/hapi';
 import { frontTexts } from '../../core/mastodon/http/front.ts';
 import type { RawHead, RawResponse } from '../../core/mastodon/http/types.ts';
 import type { Rookery } from '../../core/mastodon/rookery.ts';
 import { streamingRoutes, type HapiStreamingOptions } from './sse.ts';
+import { answer, defaultUploadDirectory } from '../node/body.ts';
 import { SSE_OPTIONS } from '../node/sse.ts';
 import { checkOptions, option } from '../../core/domain/options.ts';
 
@@ -16,6 +20,9 @@ export interface RookeryHapiOptions {
   /** Server-sent events on this server's port (default true; false when a streaming server
    * such as rookery/uws serves them elsewhere). */
   streaming?: boolean | HapiStreamingOptions;
+  /** Where the files of multipart bodies wait while their request lasts (default: the
+   * system's temporary directory); each is removed when its request ends. */
+  uploadDirectory?: string;
 }
 
 /** Mastodon-style :params → hapi's {params}. */
@@ -34,6 +41,10 @@ function isSpecialRoute(request: Request): boolean {
   return (request.route.method as string) === '_special';
 }
 
+function isReadable(payload: unknown): payload is Readable {
+  return typeof payload === 'object' && payload !== null && typeof (payload as Readable).pipe === 'function' && typeof (payload as Readable).on === 'function';
+}
+
 function reply(h: ResponseToolkit, raw: RawResponse) {
   const body = typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body.buffer, raw.body.byteOffset, raw.body.byteLength);
   const response = h.response(body).code(raw.status);
@@ -50,8 +61,9 @@ export const rookeryHapi: Plugin<RookeryHapiOptions> = {
     checkOptions('rookeryHapi', options, {
       rookery: option.required({ what: 'a Rookery (createRookery, createNodeRookery)', test: (v) => typeof v === 'object' && v !== null && typeof (v as { http?: { handle?: unknown } }).http?.handle === 'function' }),
       streaming: option.either(option.boolean(), option.object('rookeryHapi', SSE_OPTIONS)),
+      uploadDirectory: option.nonEmptyString('a directory path'),
     });
-    const { rookery, streaming = true } = options;
+    const { rookery, streaming = true, uploadDirectory = defaultUploadDirectory() } = options;
     const { http } = rookery;
     if (streaming !== false) {
       const sse = streamingRoutes(rookery, streaming === true ? {} : streaming);
@@ -60,17 +72,23 @@ export const rookeryHapi: Plugin<RookeryHapiOptions> = {
     }
     const handler = async (request: Request, h: ResponseToolkit) => {
       const head = headOf(request);
-      const body = Buffer.isBuffer(request.payload) && request.payload.length > 0 ? request.payload : null;
-      return reply(h, (await http.handle({ ...head, body })) ?? http.refuse(head, 404, frontTexts.notFound));
+      const limit = http.bodyLimit(head.method, head.url) ?? 'ignore';
+      const source = isReadable(request.payload) ? request.payload : null;
+      const answered = await answer(http, head, limit, source, uploadDirectory);
+      // The client went away before its body was read: nobody to answer.
+      if (answered === null) return h.close;
+      // hapi closes the connection itself when the body was not read to its end.
+      return reply(h, answered.response);
     };
     // The host's route defaults (cors, say) must not add to what the front decides.
     const base: RouteOptions = { cors: false, state: { parse: false }, handler };
     const routes: ServerRoute[] = http.routes.map(({ method, path, maxBytes }) => ({
       method,
       path: toHapiPath(path),
-      // override: hapi reads the bytes and never the content type (the front does, and refuses
-      // a bad one in its own words, as it does for the node handler).
-      options: method === 'GET' ? base : { ...base, payload: { parse: false, output: 'data', maxBytes, override: 'application/octet-stream' } },
+      // override: hapi never reads the content type (the front does, and refuses a bad one in
+      // its own words, as it does for the node handler); maxBytes: hapi refuses a declared
+      // length over it before the handler runs, body.ts counts the rest.
+      options: method === 'GET' ? base : { ...base, payload: { parse: false, output: 'stream', maxBytes, override: 'application/octet-stream' } },
     }));
     // Preflights, other methods on our paths and unknown /api paths: the front answers them
     // without a body, so hapi does not read one. One route per path shape (hapi refuses two).

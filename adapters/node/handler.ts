@@ -1,6 +1,6 @@
 // Rookery for node:http, and for any framework that hands out (req, res[, next]) such as
-// Express or Connect. It reads the body within the front's limit (Content-Length first, then
-// counting while it streams), asks the front, and writes the answer. Requests that are not
+// Express or Connect. It reads the body as the front asks (body.ts: within the front's limit,
+// multipart files streamed to temporary files), asks the front, and writes the answer. Requests that are not
 // Rookery's go to next() when there is one, else get a JSON 404. Streams under
 // /api/v1/streaming are served as server-sent events (sse.ts) unless `streaming: false`.
 //
@@ -16,6 +16,7 @@ import { frontTexts } from '../../core/mastodon/http/front.ts';
 import type { HttpFront, RawHead, RawResponse } from '../../core/mastodon/http/types.ts';
 import type { Logger } from '../../core/domain/ports/logger.ts';
 import type { Rookery } from '../../core/mastodon/rookery.ts';
+import { answer, defaultUploadDirectory } from './body.ts';
 import { createSseStreams, isStreamingPath, SSE_OPTIONS, type SseOptions } from './sse.ts';
 import { checkOptions, option, type OptionSpec } from '../../core/domain/options.ts';
 
@@ -32,17 +33,18 @@ export interface NodeHandlerOptions {
   /** How long a written response may wait for the client to take it (default 30 s) before its
    * connection is closed. */
   writeTimeoutMs?: number;
+  /** Where the files of multipart bodies wait while their request lasts (default: the
+   * system's temporary directory); each is removed when its request ends. */
+  uploadDirectory?: string;
 }
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 
-const TOO_LARGE = Symbol('too large');
-const ABORTED = Symbol('aborted');
-
 interface Limits {
   maxBufferedBytes: number;
   writeTimeoutMs: number;
+  uploadDirectory: string;
   logger: Logger;
 }
 
@@ -83,30 +85,6 @@ function write(req: IncomingMessage, res: ServerResponse, raw: RawResponse, limi
   res.end(body);
 }
 
-/** The body; TOO_LARGE as soon as it passes `limit` (reading stops there); ABORTED when the
- * client went away. */
-function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null | typeof TOO_LARGE | typeof ABORTED> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const settle = (result: Uint8Array | null | typeof TOO_LARGE | typeof ABORTED) => {
-      req.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else {
-        req.pause();
-        settle(TOO_LARGE);
-      }
-    };
-    const onEnd = () => settle(size === 0 ? null : Buffer.concat(chunks, size));
-    const onAbort = () => settle(ABORTED);
-    req.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort);
-  });
-}
-
 async function serve(http: HttpFront, head: RawHead, limit: number | 'ignore', req: IncomingMessage, res: ServerResponse, limits: Limits): Promise<void> {
   // The client went away, or still owes more than it may: nothing is made for it.
   if (req.socket.destroyed) return;
@@ -116,23 +94,17 @@ async function serve(http: HttpFront, head: RawHead, limit: number | 'ignore', r
     req.socket.destroy();
     return;
   }
-  let body: Uint8Array | null = null;
-  if (limit !== 'ignore') {
-    const read = Number(req.headers['content-length']) > limit ? TOO_LARGE : await readBody(req, limit);
-    if (read === ABORTED) return;
-    if (read === TOO_LARGE) return write(req, res, http.refuse(head, 413, frontTexts.tooLarge(limit)), limits, true);
-    body = read;
-  }
-  const response = (await http.handle({ ...head, body })) ?? http.refuse(head, 404, frontTexts.notFound);
+  const answered = await answer(http, head, limit, req, limits.uploadDirectory);
   // The client went away while the answer was made: nothing to write it to.
-  if (req.socket.destroyed) return;
-  write(req, res, response, limits);
+  if (answered === null || req.socket.destroyed) return;
+  write(req, res, answered.response, limits, answered.unread);
 }
 
 const HANDLER_OPTIONS: OptionSpec = {
   streaming: option.either(option.boolean(), option.object('createNodeHandler', SSE_OPTIONS)),
   maxBufferedBytes: option.integer(1024, 1024 * 1024 * 1024),
   writeTimeoutMs: option.integer(1, 3_600_000),
+  uploadDirectory: option.nonEmptyString('a directory path'),
 };
 
 export function createNodeHandler(rookery: Rookery, options: NodeHandlerOptions = {}): NodeHandler {
@@ -141,6 +113,7 @@ export function createNodeHandler(rookery: Rookery, options: NodeHandlerOptions 
   const limits: Limits = {
     maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
     writeTimeoutMs: options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
+    uploadDirectory: options.uploadDirectory ?? defaultUploadDirectory(),
     logger: rookery.core.logger,
   };
   const streams = options.streaming === false ? null : createSseStreams(rookery, options.streaming === true ? {} : options.streaming);

@@ -5,7 +5,7 @@
 // interface reads (endpoints, decorators) is declared in mastodon/context.ts.
 
 import type { Account, Id, Status, User, Visibility } from './model.ts';
-import type { Params } from './params.ts';
+import type { FileLimit, Params } from './params.ts';
 import type { NewJob } from './ports/queue.ts';
 import type { StorageWrite } from './ports/storage.ts';
 
@@ -71,6 +71,8 @@ export interface BoundProfileHook {
   readonly params: readonly string[];
   /** Request bytes its parameters may take (files), added to the endpoint's body limit. */
   readonly maxBytes?: number;
+  /** The limit of the file sent as `param`, one of its params (see Endpoint.payload.fileLimit). */
+  fileLimit?(param: string, head: Uint8Array): FileLimit | null;
   prepare(draft: ProfileDraft): Promise<void>;
 }
 

@@ -1,11 +1,19 @@
 // Reading request parameters the way Mastodon (Rails) does: form values arrive as strings,
 // JSON values as themselves, and both must mean the same thing.
 
+import type { RookeryError } from './errors.ts';
 import { isId } from './ids.ts';
 import type { Id } from './model.ts';
 import type { Page } from './ports/storage.ts';
 
 export type Params = Record<string, unknown>;
+
+/** The most bytes a file parameter may hold, and the error that refuses one past it: what an
+ * endpoint (or a profile hook) tells the transport so that it stops reading a file there. */
+export interface FileLimit {
+  maxBytes: number;
+  refusal: RookeryError;
+}
 
 const FALSE_VALUES = new Set(['0', 'f', 'F', 'false', 'FALSE', 'off', 'OFF']);
 

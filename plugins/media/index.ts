@@ -1,11 +1,16 @@
 // Media attachments (docs/behaviour.md, "Limits"): uploads through
 // POST /api/v1/media (processed at once, 200) and /api/v2/media (202, processed by a job; GET
-// answers 206 until it is done, then 200), GET/PUT /api/v1/media/:id (description, focus),
-// media_ids on publish and edit with Mastodon's rules and texts, the attachments inlined on the
-// Status (videos within the stated matrix and frame-rate limits, read from their container
-// headers), avatar and header images for update_credentials, files through a MediaStore (local
-// disk by default, served here with their type and long-lived cache headers), and uploads left
-// unattached removed after a day (a delayed job queued with the upload).
+// answers 206 until it is done, then 200, or 422 when it failed, as Mastodon's does),
+// GET/PUT /api/v1/media/:id (description, focus), media_ids on publish and edit with Mastodon's
+// rules and texts, the attachments inlined on the Status (video and audio taken only when their
+// container headers can be read, videos within the stated matrix and frame-rate limits), avatar
+// and header images for update_credentials, files through a MediaStore (local disk by default,
+// served here with their type and long-lived cache headers), and uploads left unattached
+// removed after a day (a delayed job queued with the upload).
+//
+// Uploads arrive as UploadedFile: a transport that streams bodies keeps them in temporary files
+// and stops reading one past the limit of its kind (uploads.ts tells it which), so that no
+// upload is ever held whole in memory on its way in.
 
 import {
   checkOptions,
@@ -23,46 +28,23 @@ import {
   type Endpoint,
   type Id,
   type MediaAttachment,
-  type MediaType,
   type OptionSpec,
   type Params,
   type RookeryPlugin,
-  type UploadedFile,
 } from 'rookery/plugin-kit';
-import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processProfileImage } from './process.ts';
-import { probeVideo } from './probe.ts';
-import { sniff, SUPPORTED_MIME_TYPES } from './sniff.ts';
+import { DESCRIPTION_LIMIT, IMAGE_SIZE_LIMIT, mediaTexts, PROFILE_IMAGE_LIMIT, VIDEO_FRAME_RATE_LIMIT, VIDEO_MATRIX_LIMIT, VIDEO_SIZE_LIMIT } from './limits.ts';
+import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processProfileImage, type ImageInput } from './process.ts';
+import { probeMedia } from './probe.ts';
+import { sniff, SUPPORTED_MIME_TYPES, type SniffedKind } from './sniff.ts';
 import { diskMediaStore, isMediaKey, MEDIA_PATH, memoryMediaStore, type MediaStore } from './store.ts';
 import { mediaStorage } from './storage/index.ts';
+import { fileParam, imageInput, kindOf, putUpload, uploadLimit } from './uploads.ts';
 
 export { mediaStorage, type MediaPatch, type MediaRepository } from './storage/index.ts';
 export { diskMediaStore, memoryMediaStore, type MediaStore, type StoredFile } from './store.ts';
 
-export const IMAGE_SIZE_LIMIT = 16_777_216;
-export const VIDEO_SIZE_LIMIT = 103_809_024;
-export const VIDEO_MATRIX_LIMIT = 8_294_400;
-export const VIDEO_FRAME_RATE_LIMIT = 120;
-export const PROFILE_IMAGE_LIMIT = 8 * 1024 * 1024;
-export const DESCRIPTION_LIMIT = 1500;
+export { DESCRIPTION_LIMIT, IMAGE_SIZE_LIMIT, mediaTexts, PROFILE_IMAGE_LIMIT, VIDEO_FRAME_RATE_LIMIT, VIDEO_MATRIX_LIMIT, VIDEO_SIZE_LIMIT } from './limits.ts';
 const DAY = 86_400_000;
-
-export const mediaTexts = {
-  fileBlank: "Validation failed: File can't be blank",
-  fileType: 'Validation failed: File content type is invalid',
-  notVerified: 'File type of uploaded media could not be verified',
-  imageTooBig: 'Validation failed: File file size must be less than 16 MB',
-  videoTooBig: 'Validation failed: File file size must be less than 99 MB',
-  dimensions: 'Validation failed: File dimensions are too large (at most 33177600 pixels)',
-  descriptionTooLong: `Validation failed: Description is too long (maximum is ${DESCRIPTION_LIMIT} characters)`,
-  tooMany: 'Cannot attach more than 4 files',
-  notFound: (ids: readonly string[]) => `Media ${ids.join(', ')} not found or already attached to another post`,
-  videoWithImages: 'Cannot attach a video to a post that already contains images',
-  notReady: 'Cannot attach files that have not finished processing. Try again in a moment!',
-  videoDimensions: (width: number, height: number) => `${width}x${height} videos are not supported`,
-  videoFrameRate: (fps: number) => `${Math.floor(fps)}fps videos are not supported`,
-  profileTooBig: (field: string) => `Validation failed: ${field} file size must be less than 8 MB`,
-  profileType: (field: string) => `Validation failed: ${field} content type is invalid`,
-} as const;
 
 export interface MediaPluginOptions {
   /** Where files go. Default: `directory` on local disk, or memory when no directory is given. */
@@ -72,11 +54,23 @@ export interface MediaPluginOptions {
 }
 
 const WRITE = ['write', 'write:media'];
+/** Tries before a processing job that keeps failing (a store that does not answer) gives up
+ * and marks the upload failed. */
+const PROCESS_ATTEMPTS = 8;
+/** Room for the text fields around the file; each file's own limit by its kind. */
+const UPLOAD_PAYLOAD = { maxBytes: VIDEO_SIZE_LIMIT + 1_048_576, fileLimit: (field: string, head: Uint8Array) => (field === 'file' ? uploadLimit(head) : null) };
 
-function fileParam(params: Params, name: string): UploadedFile | null {
-  const value = params[name];
-  if (value !== null && typeof value === 'object' && 'data' in value && (value as UploadedFile).data instanceof Uint8Array) return value as UploadedFile;
-  return null;
+/** A local upload whose processing failed: kept (so that GET answers why) until the cleanup
+ * of unattached uploads removes it, never attachable. */
+function failed(row: MediaAttachment): boolean {
+  return !row.processed && row.type === 'unknown';
+}
+
+/** Mastodon's refusal of an image: its dimensions, its animation, or its bytes. */
+function imageRefusal(error: ImageError): RookeryError {
+  if (error.problem === 'too large') return unprocessable(mediaTexts.dimensions);
+  if (error.problem === 'animation too large') return unprocessable(mediaTexts.animationTooLarge);
+  return unprocessable(mediaTexts.notVerified);
 }
 
 /** "x,y" with each in −1..1 (clamped); null when absent or unreadable. */
@@ -108,19 +102,13 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
       const media = host.storage(mediaStorage);
       const store = options.store ?? (options.directory ? diskMediaStore({ directory: options.directory, baseUrl: host.config.baseUrl }) : memoryMediaStore({ baseUrl: host.config.baseUrl }));
 
-      /** Processes an uploaded image (or keeps a video/audio file as it is) into the row's fields. */
-      const process = async (id: Id, data: Uint8Array): Promise<Partial<MediaAttachment>> => {
-        const kind = sniff(data);
-        if (kind === null) throw unprocessable(mediaTexts.fileType);
-        if (kind.kind !== 'image') {
-          const url = await store.put(`${id}-original.${kind.ext}`, data, kind.mime);
-          return { type: kind.kind as MediaType, url, previewUrl: null, original: null, small: null, blurhash: null, processed: true };
-        }
+      /** Processes an image into the row's fields (its files stored). */
+      const processUpload = async (id: Id, input: ImageInput, kind: SniffedKind): Promise<Partial<MediaAttachment>> => {
         let processed;
         try {
-          processed = await processImage(data, kind.ext as 'jpg');
+          processed = await processImage(input, kind.ext as 'jpg');
         } catch (error) {
-          if (error instanceof ImageError) throw unprocessable(error.message === 'too large' ? mediaTexts.dimensions : mediaTexts.notVerified);
+          if (error instanceof ImageError) throw imageRefusal(error);
           throw error;
         }
         const url = await store.put(`${id}-original.${processed.original.ext}`, processed.original.data, processed.original.mime);
@@ -136,25 +124,38 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         };
       };
 
-      const processJob = host.handleJob('process', async (payload) => {
-        const { id, key } = payload as { id: Id; key: string };
-        const row = await media.get(id);
-        if (row === null || row.processed) return;
-        const upload = await store.get(key);
-        if (upload === null) return;
-        let fields: Partial<MediaAttachment>;
-        try {
-          fields = await process(id, upload.data);
-        } catch (error) {
-          if (!(error instanceof RookeryError)) throw error;
-          // Not an image after all: it stays unprocessed, and the cleanup removes it.
-          host.logger.warn({ media: id, error: error.message }, 'an upload could not be processed');
-          return;
-        }
-        await media.update(id, fields);
-        await store.delete(key);
-        // A large picture on a slow machine may take a while: as long as the job's lease allows.
-      }, { timeoutMs: 60_000 });
+      const processJob = host.handleJob(
+        'process',
+        async (payload, job) => {
+          const { id, key } = payload as { id: Id; key: string };
+          const row = await media.get(id);
+          if (row === null || row.processed || failed(row)) return;
+          const upload = await store.get(key);
+          const kind = upload === null ? null : sniff(upload.data);
+          let fields: Partial<MediaAttachment> | null = null;
+          let problem: unknown = kind === null ? 'the stored upload is gone or not an image' : null;
+          if (upload !== null && kind !== null) {
+            try {
+              fields = await processUpload(id, upload.data, kind);
+            } catch (error) {
+              // A refusal is for good; anything else (a store failing) is tried again, but
+              // never leaves the upload processing for ever.
+              if (!(error instanceof RookeryError) && job.attempts + 1 < PROCESS_ATTEMPTS) throw error;
+              problem = error;
+            }
+          }
+          if (fields === null) {
+            host.logger.warn({ media: id, err: problem }, 'an upload could not be processed');
+            await media.update(id, { type: 'unknown' });
+          } else {
+            await media.update(id, fields);
+          }
+          await store.delete(key);
+          // A large picture on a slow machine may take a while: as long as the job's lease
+          // allows (each sharp pipeline has a shorter limit of its own).
+        },
+        { timeoutMs: 60_000, maxAttempts: PROCESS_ATTEMPTS },
+      );
       const expireJob = host.handleJob('expire', async (payload) => {
         const { id } = payload as { id: Id };
         const row = await media.get(id);
@@ -162,40 +163,50 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         if (await media.deleteUnattached(id)) await removeFiles(store, row);
       });
 
-      /** An upload of POST /api/v1/media (now) or /api/v2/media (later, by a job). */
+      /** An upload of POST /api/v1/media (now) or /api/v2/media (an image later, by a job). */
       const upload = async (request: ApiRequest, async: boolean): Promise<ApiResponse> => {
         const account = request.caller.account;
         if (account === null) throw new Error('the user guard lets no request through without an account');
         const params = { ...request.query, ...request.body };
         const file = fileParam(params, 'file');
-        if (file === null || file.data.length === 0) throw unprocessable(mediaTexts.fileBlank);
-        const kind = sniff(file.data);
+        if (file === null || file.size === 0) throw unprocessable(mediaTexts.fileBlank);
+        const kind = await kindOf(file);
         if (kind === null) throw unprocessable(mediaTexts.fileType);
-        if (kind.kind === 'image' && file.data.length > IMAGE_SIZE_LIMIT) throw unprocessable(mediaTexts.imageTooBig);
-        if (file.data.length > VIDEO_SIZE_LIMIT) throw unprocessable(mediaTexts.videoTooBig);
-        if (kind.kind === 'video') {
-          // What the instance states as video_matrix_limit and video_frame_rate_limit, from the
-          // container's headers (Mastodon's texts for the same refusals).
-          const video = probeVideo(file.data, kind.ext);
-          if (video !== null && video.width * video.height > VIDEO_MATRIX_LIMIT) throw unprocessable(mediaTexts.videoDimensions(video.width, video.height));
-          if (video?.frameRate != null && video.frameRate > VIDEO_FRAME_RATE_LIMIT) throw unprocessable(mediaTexts.videoFrameRate(video.frameRate));
+        if (kind.kind === 'image' && file.size > IMAGE_SIZE_LIMIT) throw unprocessable(mediaTexts.imageTooBig);
+        if (file.size > VIDEO_SIZE_LIMIT) throw unprocessable(mediaTexts.videoTooBig);
+        const facts = kind.kind === 'image' ? null : await probeMedia(file, kind.ext);
+        if (kind.kind !== 'image') {
+          // Taken only when its container says what it holds; a video within the limits the
+          // instance states as video_matrix_limit and video_frame_rate_limit (Mastodon's texts).
+          if (facts === null) throw unprocessable(mediaTexts.notVerified);
+          if (facts.width !== null && facts.height !== null && facts.width * facts.height > VIDEO_MATRIX_LIMIT) throw unprocessable(mediaTexts.videoDimensions(facts.width, facts.height));
+          if (facts.frameRate !== null && facts.frameRate > VIDEO_FRAME_RATE_LIMIT) throw unprocessable(mediaTexts.videoFrameRate(facts.frameRate));
         }
         const description = readDescription(params) ?? null;
         const focus = readFocus(str(params, 'focus'));
         const id = host.newId();
         const now = host.clock.now();
         const row: MediaAttachment = {
-          id, accountId: account.id, statusId: null, type: kind.kind === 'image' ? 'image' : kind.kind, url: null, previewUrl: null, remoteUrl: null,
+          id, accountId: account.id, statusId: null, type: facts?.type ?? 'image', url: null, previewUrl: null, remoteUrl: null,
           description, blurhash: null, original: null, small: null, focus, extra: {}, processed: false, createdAt: now,
         };
         const expire = { name: expireJob, payload: { id }, runAt: now + DAY };
-        if (async && kind.kind === 'image') {
+        if (async && facts === null) {
           const key = `${id}-upload.${kind.ext}`;
-          await store.put(key, file.data, kind.mime);
+          await putUpload(store, key, file, kind.mime);
           await media.create(row, () => [{ name: processJob, payload: { id, key } }, expire]);
           return json(renderMedia(row), 202);
         }
-        const fields = await process(id, file.data);
+        let fields: Partial<MediaAttachment>;
+        if (facts === null) fields = await processUpload(id, await imageInput(file), kind);
+        else {
+          const url = await putUpload(store, `${id}-original.${kind.ext}`, file, kind.mime);
+          const original = facts.width !== null && facts.height !== null ? { width: facts.width, height: facts.height } : null;
+          const extra: Record<string, number> = {};
+          if (facts.duration !== null) extra['duration'] = facts.duration;
+          if (facts.frameRate !== null) extra['fps'] = facts.frameRate;
+          fields = { url, original, extra, processed: true };
+        }
         const done = { ...row, ...fields };
         await media.create(done, () => [expire]);
         return json(renderMedia(done));
@@ -205,12 +216,13 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         const id = request.params['id'] ?? '';
         const row = isId(id) ? await media.get(id) : null;
         if (row === null || row.accountId !== request.caller.account?.id) throw new RookeryError(404, 'Record not found');
+        if (failed(row)) throw unprocessable(mediaTexts.processingFailed);
         return row;
       };
 
       const endpoints: Endpoint[] = [
-        { method: 'POST', path: '/api/v1/media', auth: 'user', scopes: WRITE, payload: { maxBytes: VIDEO_SIZE_LIMIT + 1_048_576 }, handle: (request) => upload(request, false) },
-        { method: 'POST', path: '/api/v2/media', auth: 'user', scopes: WRITE, payload: { maxBytes: VIDEO_SIZE_LIMIT + 1_048_576 }, handle: (request) => upload(request, true) },
+        { method: 'POST', path: '/api/v1/media', auth: 'user', scopes: WRITE, payload: UPLOAD_PAYLOAD, handle: (request) => upload(request, false) },
+        { method: 'POST', path: '/api/v2/media', auth: 'user', scopes: WRITE, payload: UPLOAD_PAYLOAD, handle: (request) => upload(request, true) },
         {
           method: 'GET',
           path: '/api/v1/media/:id',
@@ -323,22 +335,20 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
       host.onProfileUpdate({
         params: ['avatar', 'header'],
         maxBytes: 2 * PROFILE_IMAGE_LIMIT,
+        fileLimit: (param) => ({ maxBytes: PROFILE_IMAGE_LIMIT, refusal: profileRefusal(param, 'tooBig') }),
         async prepare(draft) {
-          for (const [param, field, width, height] of [['avatar', 'Avatar', 400, 400], ['header', 'Header', 1500, 500]] as const) {
+          for (const [param, width, height] of [['avatar', 400, 400], ['header', 1500, 500]] as const) {
             if (!present(draft.params, param)) continue;
-            // As Mastodon's ValidationErrorFormatter reports an attachment's validations.
-            const refuse = (text: string, code: string) =>
-              new RookeryError(422, text, { details: { [param]: [{ error: code, description: text.slice(`Validation failed: ${field} `.length) }] } });
             const file = fileParam(draft.params, param);
-            if (file === null) throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
-            if (file.data.length > PROFILE_IMAGE_LIMIT) throw refuse(mediaTexts.profileTooBig(field), 'ERR_LESS_THAN');
-            const kind = sniff(file.data);
-            if (kind === null || kind.kind !== 'image') throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
+            if (file === null) throw profileRefusal(param, 'type');
+            if (file.size > PROFILE_IMAGE_LIMIT) throw profileRefusal(param, 'tooBig');
+            const kind = await kindOf(file);
+            if (kind === null || kind.kind !== 'image') throw profileRefusal(param, 'type');
             let image: Uint8Array;
             try {
-              image = await processProfileImage(file.data, width, height);
+              image = await processProfileImage(await imageInput(file), width, height);
             } catch {
-              throw refuse(mediaTexts.profileType(field), 'ERR_INVALID');
+              throw profileRefusal(param, 'type');
             }
             const url = await store.put(`${draft.account.id}-${param}-${host.newId()}.png`, image, 'image/png');
             const previous = param === 'avatar' ? draft.account.avatarUrl : draft.account.headerUrl;
@@ -360,6 +370,14 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
       });
     },
   };
+}
+
+/** What update_credentials refuses an avatar or header with, as Mastodon's
+ * ValidationErrorFormatter reports an attachment's validations. */
+function profileRefusal(param: string, problem: 'tooBig' | 'type'): RookeryError {
+  const field = param === 'avatar' ? 'Avatar' : 'Header';
+  const [text, code] = problem === 'tooBig' ? [mediaTexts.profileTooBig(field), 'ERR_LESS_THAN'] : [mediaTexts.profileType(field), 'ERR_INVALID'];
+  return new RookeryError(422, text, { details: { [param]: [{ error: code, description: text.slice(`Validation failed: ${field} `.length) }] } });
 }
 
 async function removeFiles(store: MediaStore, row: MediaAttachment): Promise<void> {

@@ -1,14 +1,28 @@
 // Image processing with sharp: orientation applied (EXIF), metadata stripped (sharp writes none
 // unless asked), the original downscaled to at most 3840×2160 worth of pixels, a small preview
 // (at most 640×360 worth), their sizes, and a blurhash of the preview.
+//
+// Every input is bounded before a pixel is decoded: the header's dimensions against the matrix
+// limit, an animation's frames and its pixels in all, and sharp is told the same limits
+// (limitInputPixels, pages) and a time limit, so that a file built to decode into gigabytes or
+// to take hours is refused in milliseconds rather than allocated.
 
 import type { MediaDimensions } from 'rookery/plugin-kit';
 import { encode } from 'blurhash';
-import sharp, { type Metadata } from 'sharp';
+import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 
 const ORIGINAL_MAX_PIXELS = 8_294_400;
 const SMALL_MAX_PIXELS = 230_400;
 export const IMAGE_MATRIX_LIMIT = 33_177_600;
+/** Frames of an animated GIF or WebP. */
+export const FRAME_LIMIT = 1000;
+/** Pixels of all of an animation's frames together: re-encoding costs about this many pixels'
+ * work, a few seconds at most. */
+export const ANIMATION_PIXEL_LIMIT = 100_000_000;
+/** What one sharp pipeline may take, well within the processing job's own time limit. */
+const PIPELINE_SECONDS = 20;
+
+export type ImageInput = string | Uint8Array;
 
 export interface ProcessedImage {
   original: { data: Uint8Array; dimensions: MediaDimensions; ext: string; mime: string };
@@ -16,7 +30,17 @@ export interface ProcessedImage {
   blurhash: string;
 }
 
-export class ImageError extends Error {}
+/** Why an image was refused: it cannot be read, its dimensions pass the matrix limit, or its
+ * animation passes the frame or pixel limits. */
+export type ImageProblem = 'unreadable' | 'too large' | 'animation too large';
+
+export class ImageError extends Error {
+  readonly problem: ImageProblem;
+  constructor(problem: ImageProblem) {
+    super(problem);
+    this.problem = problem;
+  }
+}
 
 function fit(width: number, height: number, maxPixels: number): MediaDimensions {
   if (width * height <= maxPixels) return { width, height };
@@ -24,10 +48,15 @@ function fit(width: number, height: number, maxPixels: number): MediaDimensions 
   return { width: Math.max(1, Math.floor(width * scale)), height: Math.max(1, Math.floor(height * scale)) };
 }
 
-/** Reads, rotates and re-encodes an image; throws ImageError when it cannot be read or is too large. */
-export async function processImage(data: Uint8Array, format: 'jpg' | 'png' | 'gif' | 'webp' | 'avif'): Promise<ProcessedImage> {
+/** A file path is read by libvips itself, never into this process's heap as a whole. */
+function open(input: ImageInput, options: SharpOptions): Sharp {
+  return sharp(typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength), { failOn: 'warning', ...options }).timeout({ seconds: PIPELINE_SECONDS });
+}
+
+/** Reads, rotates and re-encodes an image; throws ImageError when it cannot be read or passes a limit. */
+export async function processImage(input: ImageInput, format: 'jpg' | 'png' | 'gif' | 'webp' | 'avif'): Promise<ProcessedImage> {
   try {
-    return await encodeImage(data, format);
+    return await encodeImage(input, format);
   } catch (error) {
     // A header that reads fine over pixels that do not (truncated, corrupt): not an image.
     if (error instanceof ImageError) throw error;
@@ -35,10 +64,12 @@ export async function processImage(data: Uint8Array, format: 'jpg' | 'png' | 'gi
   }
 }
 
-async function encodeImage(data: Uint8Array, format: 'jpg' | 'png' | 'gif' | 'webp' | 'avif'): Promise<ProcessedImage> {
+async function encodeImage(input: ImageInput, format: 'jpg' | 'png' | 'gif' | 'webp' | 'avif'): Promise<ProcessedImage> {
+  const mayAnimate = format === 'gif' || format === 'webp';
   let meta: Metadata;
   try {
-    meta = await sharp(data, { animated: format === 'gif' || format === 'webp' }).metadata();
+    // The header only: its dimensions are checked here, before any decoding.
+    meta = await open(input, { animated: mayAnimate, limitInputPixels: false }).metadata();
   } catch {
     throw new ImageError('unreadable');
   }
@@ -47,9 +78,14 @@ async function encodeImage(data: Uint8Array, format: 'jpg' | 'png' | 'gif' | 'we
   const height = ((rotated ? meta.width : meta.pageHeight ?? meta.height) ?? 0);
   if (width === 0 || height === 0) throw new ImageError('unreadable');
   if (width * height > IMAGE_MATRIX_LIMIT) throw new ImageError('too large');
+  const frames = mayAnimate ? (meta.pages ?? 1) : 1;
+  if (frames > FRAME_LIMIT || width * height * frames > ANIMATION_PIXEL_LIMIT) throw new ImageError('animation too large');
+  const animated = frames > 1;
+  // One frame is a still image: bounded by the matrix limit. All frames: by the animation's.
+  const still = { limitInputPixels: IMAGE_MATRIX_LIMIT };
+  const whole = animated ? { animated: true, pages: frames, limitInputPixels: ANIMATION_PIXEL_LIMIT } : still;
   const target = fit(width, height, ORIGINAL_MAX_PIXELS);
-  const animated = (meta.pages ?? 1) > 1;
-  const base = () => sharp(data, { animated }).rotate();
+  const base = () => open(input, whole).rotate();
   let original: Buffer;
   let ext: string = format;
   let mime: string;
@@ -74,7 +110,7 @@ async function encodeImage(data: Uint8Array, format: 'jpg' | 'png' | 'gif' | 'we
       mime = 'image/jpeg';
   }
   const smallSize = fit(width, height, SMALL_MAX_PIXELS);
-  const small = await sharp(data).rotate().resize(smallSize.width, smallSize.height, { fit: 'fill' }).flatten({ background: '#ffffff' }).jpeg({ quality: 80 }).toBuffer();
+  const small = await open(input, still).rotate().resize(smallSize.width, smallSize.height, { fit: 'fill' }).flatten({ background: '#ffffff' }).jpeg({ quality: 80 }).toBuffer();
   const thumb = await sharp(small).resize(32, 32, { fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const blurhash = encode(new Uint8ClampedArray(thumb.data), thumb.info.width, thumb.info.height, 4, 3);
   return {
@@ -85,11 +121,11 @@ async function encodeImage(data: Uint8Array, format: 'jpg' | 'png' | 'gif' | 'we
 }
 
 /** A square (avatar) or banner (header) image, cropped to fill `width`×`height`. */
-export async function processProfileImage(data: Uint8Array, width: number, height: number): Promise<Uint8Array> {
+export async function processProfileImage(input: ImageInput, width: number, height: number): Promise<Uint8Array> {
   try {
-    const meta = await sharp(data).metadata();
+    const meta = await open(input, { limitInputPixels: false }).metadata();
     if ((meta.width ?? 0) * (meta.height ?? 0) > IMAGE_MATRIX_LIMIT) throw new ImageError('too large');
-    return new Uint8Array(await sharp(data).rotate().resize(width, height, { fit: 'cover' }).png().toBuffer());
+    return new Uint8Array(await open(input, { limitInputPixels: IMAGE_MATRIX_LIMIT }).rotate().resize(width, height, { fit: 'cover' }).png().toBuffer());
   } catch (error) {
     if (error instanceof ImageError) throw error;
     throw new ImageError('unreadable');

@@ -2,7 +2,7 @@
 // the instance's DATA_DIR) and the plugin serves them itself; an embedder can put them anywhere
 // (an object store, a CDN) by implementing put/get/delete and returning its own URLs.
 
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface StoredFile {
@@ -13,6 +13,10 @@ export interface StoredFile {
 export interface MediaStore {
   /** Stores a file under `key` (letters, digits, '-', '_' and '.') and returns its public URL. */
   put(key: string, data: Uint8Array, contentType: string): Promise<string>;
+  /** Stores the local file at `path` (an upload's temporary file) as put does, reading it as a
+   * stream. Optional: without it, an upload kept as it is (a video of up to 99 MB) is read into
+   * memory and handed to put. */
+  putFile?(key: string, path: string, contentType: string): Promise<string>;
   /** The file, or null; a store whose files are served elsewhere may always answer null. */
   get(key: string): Promise<StoredFile | null>;
   delete(key: string): Promise<void>;
@@ -47,6 +51,11 @@ export function diskMediaStore(options: { directory: string; baseUrl: string }):
     async put(key, data) {
       await ready;
       await writeFile(pathOf(key), data);
+      return `${options.baseUrl}${MEDIA_PATH}/${key}`;
+    },
+    async putFile(key, path) {
+      await ready;
+      await copyFile(path, pathOf(key));
       return `${options.baseUrl}${MEDIA_PATH}/${key}`;
     },
     async get(key) {

@@ -58,6 +58,9 @@ export interface HarnessOptions {
   transport?: 'hapi' | 'node';
   /** Where rate-limit counters live (default: in this process). */
   counters?: CounterStore;
+  /** Where the transports keep the files of multipart bodies while their request lasts
+   * (default: the system's temporary directory). */
+  uploadDirectory?: string;
 }
 
 export interface TestUser {
@@ -112,12 +115,18 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   if (options.counters) deps.counters = options.counters;
   const rookery = await createRookery(deps);
   const server = Hapi.server({ port, host: '127.0.0.1' });
-  await server.register({ plugin: rookeryHapi, options: options.streaming === undefined ? { rookery } : { rookery, streaming: options.streaming } });
+  const hapiOptions: RookeryHapiOptions = { rookery };
+  if (options.streaming !== undefined) hapiOptions.streaming = options.streaming;
+  if (options.uploadDirectory !== undefined) hapiOptions.uploadDirectory = options.uploadDirectory;
+  await server.register({ plugin: rookeryHapi, options: hapiOptions });
   const core = rookery.core;
   let nodeServer: NodeServer | null = null;
   if (options.listen && options.transport === 'node') {
     await server.initialize();
-    const handle = createNodeHandler(rookery, options.streaming === undefined ? {} : { streaming: options.streaming });
+    const handle = createNodeHandler(rookery, {
+      ...(options.streaming === undefined ? {} : { streaming: options.streaming }),
+      ...(options.uploadDirectory === undefined ? {} : { uploadDirectory: options.uploadDirectory }),
+    });
     const listening = createServer((req, res) => handle(req, res));
     nodeServer = listening;
     await new Promise<void>((ready) => listening.listen(port, '127.0.0.1', () => ready()));

@@ -7,6 +7,7 @@ import t from 'tap';
 import { mediaPlugin, memoryMediaStore } from '../../plugins/media/index.ts';
 import { pollsPlugin } from '../../plugins/polls/index.ts';
 import { harness, type Harness, type TestUser } from '../helpers/harness.ts';
+import { mp3 } from '../helpers/media-files.ts';
 import { multipart } from '../helpers/multipart.ts';
 
 let h: Harness;
@@ -107,8 +108,7 @@ t.test('media_ids: every rule and text', async (t) => {
     const res = await publish(alice, payload);
     t.same([res.statusCode, res.json], [422, { error }], label);
   }
-  const mp3 = new Uint8Array([0x49, 0x44, 0x33, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-  const audio = (await upload(alice, { filename: 'a.mp3', contentType: 'audio/mpeg', data: mp3 })).json;
+  const audio = (await upload(alice, { filename: 'a.mp3', contentType: 'audio/mpeg', data: mp3() })).json;
   t.equal(audio.type, 'audio');
   const mixed = await publish(alice, { status: 'x', media_ids: [m3.id, audio.id] });
   t.same([mixed.statusCode, mixed.json], [422, { error: 'Cannot attach a video to a post that already contains images' }]);

@@ -29,10 +29,13 @@ async function countFollowRequests(core: AppCore, accountId: Id): Promise<number
 }
 
 /** Request bytes update_credentials may take: the files the profile hooks accept, plus room for
- * the text parameters; the front's default when no hook takes files. */
-function profilePayload(core: AppCore): { maxBytes: number } | undefined {
-  const files = core.hooks.profileHooks.reduce((sum, hook) => sum + (hook.maxBytes ?? 0), 0);
-  return files === 0 ? undefined : { maxBytes: files + 1_048_576 };
+ * the text parameters (the front's default when no hook takes files); and each file's own
+ * limit, from the hook that takes its parameter. */
+function profilePayload(core: AppCore): Endpoint['payload'] {
+  const hooks = core.hooks.profileHooks;
+  const files = hooks.reduce((sum, hook) => sum + (hook.maxBytes ?? 0), 0);
+  const fileLimit = (field: string, head: Uint8Array) => hooks.find((hook) => hook.params.includes(field))?.fileLimit?.(field, head) ?? null;
+  return files === 0 ? { fileLimit } : { maxBytes: files + 1_048_576, fileLimit };
 }
 
 export function registrationEndpoints(core: AppCore): Endpoint[] {

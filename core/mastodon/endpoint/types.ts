@@ -3,9 +3,9 @@
 // them and transports only move bytes. Plugins add endpoints through the plugin host.
 
 import type { AccessToken, Account, Application, User } from '../../domain/model.ts';
-import type { Params } from '../../domain/params.ts';
+import type { FileLimit, Params } from '../../domain/params.ts';
 
-export type { Params };
+export type { FileLimit, Params };
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -25,11 +25,27 @@ export interface Caller {
   user: User | null;
 }
 
+/** A file of a multipart body. The transport keeps it for the request only (a temporary file
+ * when it streamed the body, memory when it read the body whole) and removes it when the request
+ * ends: an endpoint that keeps a file copies it before answering. */
 export interface UploadedFile {
   filename: string;
+  /** As the part declared it (RFC 7578's default, text/plain, or application/octet-stream,
+   * when it declared none): a hint, never proof of what the bytes are. */
   contentType: string;
-  data: Uint8Array;
+  /** In bytes. */
+  size: number;
+  /** The temporary file holding it, when the transport streamed it to disk (sharp and copies
+   * read it from there); null when it is held in memory. */
+  path: string | null;
+  /** Up to `length` bytes from `offset` (fewer past the end). */
+  read(offset: number, length: number): Promise<Uint8Array>;
+  /** All its bytes: for a file known to be small enough to hold (one within its limit). */
+  bytes(): Promise<Uint8Array>;
 }
+
+/** How many of a file's first bytes a FileLimit rule is given (all of a shorter file). */
+export const FILE_HEAD_BYTES = 64;
 
 export interface ApiRequest {
   method: HttpMethod;
@@ -83,7 +99,15 @@ export interface Endpoint {
   /** Accepted scopes; holding any one suffices (scope hierarchy applies). Empty: none needed. */
   scopes: readonly string[];
   /** Body limits, for uploads. */
-  payload?: { maxBytes?: number };
+  payload?: {
+    maxBytes?: number;
+    /** The limit of the file sent as `field`, told from its first FILE_HEAD_BYTES bytes (an
+     * image and a video may have different ones); null: the body's limit only. A transport
+     * that streams the body stops reading a file as soon as it passes `maxBytes`, and the
+     * request is answered with `refusal` once the caller passed the auth rule and the rate
+     * limits. */
+    fileLimit?(field: string, head: Uint8Array): FileLimit | null;
+  };
   /** Hand the body over unparsed as `request.rawBody` (any content type, at most
    * payload.maxBytes, else 413): for endpoints that verify its digest. */
   rawBody?: boolean;

@@ -51,8 +51,8 @@ export {
 } from './services.ts';
 
 // Endpoints: requests, responses, errors in Mastodon's shape, parameters, paging links.
-export type { ApiRequest, ApiResponse, AuthRule, Caller, Endpoint, HttpMethod, UploadedFile } from '../endpoint/types.ts';
-export { json } from '../endpoint/types.ts';
+export type { ApiRequest, ApiResponse, AuthRule, Caller, Endpoint, FileLimit, HttpMethod, UploadedFile } from '../endpoint/types.ts';
+export { FILE_HEAD_BYTES, json } from '../endpoint/types.ts';
 export { RookeryError, texts, notFound, unprocessable, badRequest, forbidden, validationFailed, type FieldError } from '../../domain/errors.ts';
 export { bool, int, obj, page, present, str, strArray, type Params } from '../../domain/params.ts';
 export { linkHeader, type LinkCursors } from '../api/links.ts';

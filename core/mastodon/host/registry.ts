@@ -120,6 +120,7 @@ export class HookRegistry implements AppHooks {
           plugin,
           params: hook.params,
           ...(hook.maxBytes === undefined ? {} : { maxBytes: hook.maxBytes }),
+          ...(hook.fileLimit === undefined ? {} : { fileLimit: (param: string, head: Uint8Array) => hook.fileLimit?.(param, head) ?? null }),
           prepare: (draft) => hook.prepare(draft),
         }),
       configureInstance: (key, value) => void (this.instanceConfiguration[key] = value),

@@ -13,7 +13,7 @@ import type { DomainEvent, DomainEventType } from '../../domain/events/events.ts
 import type { AccountPatch, ProfileDraft, PublishDraft, PublishOutcome, RemoteResolver } from '../../domain/hooks.ts';
 import type { Account, Id, Notification, Status, StatusEdit, User } from '../../domain/model.ts';
 import type { NotificationDraft } from '../../domain/notifications/notify.ts';
-import type { Params } from '../../domain/params.ts';
+import type { FileLimit, Params } from '../../domain/params.ts';
 import type { Clock } from '../../domain/ports/clock.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
 import type { NewJob } from '../../domain/ports/queue.ts';
@@ -78,6 +78,10 @@ export interface ProfileHook {
   params: readonly string[];
   /** Request bytes its parameters may take (its files), added to the endpoint's body limit. */
   maxBytes?: number;
+  /** The limit of the file sent as `param` (one of `params`), told from its first
+   * FILE_HEAD_BYTES bytes: a transport that streams the body stops reading the file past
+   * `maxBytes`, and the edit is refused with `refusal`. */
+  fileLimit?(param: string, head: Uint8Array): FileLimit | null;
   /** Validates its parameters and fills draft.patch (a 422 RookeryError refuses the edit). */
   prepare(draft: ProfileDraft): Promise<void>;
 }

@@ -11,10 +11,12 @@ import { rateLimitTexts } from '../rate-limits.ts';
 import { parseBody } from './body.ts';
 import { parseCookies } from './cookies.ts';
 import { preflight, withCors } from './cors.ts';
-import { parseUrlEncoded, rackTexts } from './rack.ts';
+import { parseHeaderValue } from './header-params.ts';
+import { MAX_BOUNDARY, MAX_FIELD_BYTES, MAX_FILES } from './multipart.ts';
+import { MAX_PARAMS, nestParams, parseUrlEncoded, rackTexts } from './rack.ts';
 import { errorResponse, oauthBody, render, renderFailure, SERVER_ERROR } from './render.ts';
 import { Router, type RouteMatch } from './router.ts';
-import type { BodyLimit, FrontDeps, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo } from './types.ts';
+import type { BodyLimit, FormRules, FrontDeps, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo } from './types.ts';
 
 export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -89,6 +91,16 @@ function decodePathParams(raw: Record<string, string>): Record<string, string> {
   return params;
 }
 
+/** Whether the body is multipart/form-data that a transport can stream: a usable boundary and
+ * no compression (anything else is read whole, and the front refuses it in its own words). */
+function isStreamableForm(headers: RawHead['headers']): boolean {
+  const encoding = headerOf(headers, 'content-encoding')?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') return false;
+  const type = parseHeaderValue(headerOf(headers, 'content-type') ?? '');
+  const boundary = type.params.get('boundary');
+  return type.value === 'multipart/form-data' && boundary !== undefined && boundary !== '' && boundary.length <= MAX_BOUNDARY;
+}
+
 function flattenHeaders(headers: RawHead['headers']): Record<string, string | undefined> {
   const flat: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(headers)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -132,7 +144,9 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
       const params = decodePathParams(rawParams);
       const query = parseUrlEncoded(target.search, 'the query string');
       const rawBody = endpoint.rawBody === true && !ignoresBody(endpoint);
-      const body = ignoresBody(endpoint) || rawBody ? {} : parseBody(raw.body, raw.headers['content-type'], raw.headers['content-encoding']);
+      const readsParams = !ignoresBody(endpoint) && !rawBody;
+      let body: Params = {};
+      if (readsParams) body = raw.form === undefined ? parseBody(raw.body, raw.headers['content-type'], raw.headers['content-encoding']) : nestParams(raw.form.parts);
       const headers = flattenHeaders(raw.headers);
       // A public endpoint does not look at tokens, so none is looked up.
       const lookup = endpoint.auth === 'public' ? NO_TOKEN : await deps.lookupToken(bearerToken(headers['authorization'], query, body));
@@ -165,6 +179,8 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
       if (rawBody) request.rawBody = raw.body ?? new Uint8Array();
       let response: ApiResponse;
       try {
+        // A file the transport stopped reading at its limit: refused now that the caller is known.
+        if (readsParams && raw.form?.refusal !== undefined) throw raw.form.refusal;
         response = await endpoint.handle(request);
       } catch (err) {
         // An endpoint's refusal carries the limits' headers too (Mastodon sends them on a 422).
@@ -190,6 +206,22 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
       const match = router.match(routingMethod(method), target.path);
       if (match.kind === 'endpoint') return ignoresBody(match.endpoint) ? 'ignore' : limitOf(match.endpoint);
       return match.kind === 'none' && !isApiPath(target.path) ? null : 'ignore';
+    },
+
+    formRules(request: RawHead): FormRules | null {
+      const target = splitUrl(request.url);
+      if (target === null || !isStreamableForm(request.headers)) return null;
+      const match = router.match(routingMethod(request.method), target.path);
+      if (match.kind !== 'endpoint' || ignoresBody(match.endpoint) || match.endpoint.rawBody === true) return null;
+      const { endpoint } = match;
+      const limit = limitOf(endpoint);
+      return {
+        maxBytes: limit,
+        maxFieldBytes: Math.min(limit, MAX_FIELD_BYTES),
+        maxParts: MAX_PARAMS,
+        maxFiles: MAX_FILES,
+        fileLimit: (field, head) => endpoint.payload?.fileLimit?.(field, head) ?? null,
+      };
     },
 
     async handle(raw: RawRequest): Promise<RawResponse | null> {

@@ -1,6 +1,8 @@
-// multipart/form-data (RFC 7578) over bytes. Text fields become strings, parts with a filename
-// become UploadedFile; both come out as name/value pairs for Rack-style nesting. Bounded: the
-// number of parts, the size of each part's headers and the boundary's length.
+// multipart/form-data (RFC 7578) over bytes, for a transport that hands the front a whole body
+// (the node and hapi transports stream multipart bodies instead: FormRules). Text fields become
+// strings, parts with a filename become UploadedFile; both come out as name/value pairs for
+// Rack-style nesting. Bounded: the number of parts, the size of each part's headers and the
+// boundary's length.
 
 import type { UploadedFile } from '../endpoint/types.ts';
 import { RookeryError } from '../../domain/errors.ts';
@@ -9,23 +11,40 @@ import { parseHeaderValue } from './header-params.ts';
 import { MAX_PARAMS, rackTexts, type RackValue } from './rack.ts';
 
 export const MAX_PART_HEADER_BYTES = 8 * 1024;
-const MAX_BOUNDARY = 70;
+export const MAX_BOUNDARY = 70;
+/** Text fields of a streamed body, all together: no Mastodon parameter comes near it. */
+export const MAX_FIELD_BYTES = 1024 * 1024;
+/** File parts of a streamed body: Mastodon's endpoints take at most two (avatar and header). */
+export const MAX_FILES = 8;
 const CR = 13;
 const LF = 10;
 const DASH = 45;
 const HEADERS_END = pattern('\r\n\r\n');
 
-export const multipartTexts = { malformed: 'Invalid multipart payload format' };
+export const multipartTexts = {
+  malformed: 'Invalid multipart payload format',
+  tooManyFiles: `Too many files (at most ${MAX_FILES})`,
+};
 
-/** A class, not a plain object, so that Rack nesting never takes a file for a hash. */
+/** A file held in memory. A class, not a plain object, so that Rack nesting never takes a file
+ * for a hash. */
 class Upload implements UploadedFile {
   readonly filename: string;
   readonly contentType: string;
-  readonly data: Uint8Array;
+  readonly size: number;
+  readonly path = null;
+  readonly #data: Uint8Array;
   constructor(filename: string, contentType: string, data: Uint8Array) {
     this.filename = filename;
     this.contentType = contentType;
-    this.data = data;
+    this.size = data.byteLength;
+    this.#data = data;
+  }
+  async read(offset: number, length: number): Promise<Uint8Array> {
+    return this.#data.slice(offset, offset + length);
+  }
+  async bytes(): Promise<Uint8Array> {
+    return this.#data;
   }
 }
 

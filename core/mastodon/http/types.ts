@@ -3,9 +3,10 @@
 // (routing, parameters, auth, CORS, the {"error": …} body) is decided in core/http.
 //
 // Plain objects rather than WHATWG Request/Response: those cost allocations and stream plumbing
-// on every request, and no transport here needs more than a buffered body.
+// on every request. Bodies are bytes, except multipart ones, which a transport may parse as
+// they stream in (formRules says how) and hand over as parts, files kept in temporary files.
 
-import type { Caller, Endpoint, HttpMethod, TokenLookup } from '../endpoint/types.ts';
+import type { Caller, Endpoint, FileLimit, HttpMethod, TokenLookup, UploadedFile } from '../endpoint/types.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
 import type { RateLimiter } from '../rate-limits.ts';
 
@@ -16,8 +17,37 @@ export interface RawRequest {
   /** Lower-case names. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
   remoteAddress: string;
-  /** The whole body; null when there is none or the transport did not read it. */
+  /** The whole body; null when there is none, the transport did not read it, or it hands the
+   * body over as `form`. */
   body: Uint8Array | null;
+  /** A multipart body the transport parsed as it streamed in, by the front's formRules. */
+  form?: StreamedForm;
+}
+
+/** A multipart body as a transport parsed it while it streamed in. */
+export interface StreamedForm {
+  /** Its parts in order: text fields as strings, files as UploadedFile. */
+  parts: [string, string | UploadedFile][];
+  /** Set when a file passed its limit (FileLimit.refusal): the transport stopped reading there
+   * (`parts` holds those before it), and the front answers with it once the caller passed the
+   * endpoint's auth rule and the rate limits. */
+  refusal?: unknown;
+}
+
+/** How a transport reads a multipart body as it streams in. Text fields are kept (within
+ * maxFieldBytes); each file goes to a temporary file as its bytes arrive, checked against
+ * fileLimit, so that memory stays bounded whatever the body's size. */
+export interface FormRules {
+  /** The whole body's limit: past it, 413 as for any body. */
+  maxBytes: number;
+  /** All text fields together: past it, 413. */
+  maxFieldBytes: number;
+  /** Parts (fields and files): past it, 400. */
+  maxParts: number;
+  /** File parts: past it, 400. */
+  maxFiles: number;
+  /** The endpoint's limit for the file sent as `field` (Endpoint.payload.fileLimit). */
+  fileLimit(field: string, head: Uint8Array): FileLimit | null;
 }
 
 /** A request before its body is read. */
@@ -47,6 +77,10 @@ export interface HttpFront {
   handle(request: RawRequest): Promise<RawResponse | null>;
   /** null when the request is not Rookery's: a transport passes it on without reading it. */
   bodyLimit(method: string, url: string): BodyLimit | null;
+  /** How to stream the request's body when it is multipart/form-data (with a boundary, not
+   * compressed) and the endpoint reads it; null otherwise: read it whole within bodyLimit (a
+   * transport may always do that, and the front parses it itself). */
+  formRules(request: RawHead): FormRules | null;
   /** A transport's own refusal (a body over the limit, a timeout) in Mastodon's error shape;
    * a 5xx hides the message and logs `cause`. */
   refuse(request: RawHead, status: number, message: string, cause?: unknown): RawResponse;

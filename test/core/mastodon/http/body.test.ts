@@ -73,11 +73,12 @@ t.test('multipart: fields nest, files become UploadedFile', async (t) => {
   t.strictSame(params['poll'], { options: ['a', 'b'] });
   t.equal(params['empty_file'], '', 'a file input left empty is a plain field');
   const file = params['file'] as UploadedFile;
-  t.same({ filename: file.filename, contentType: file.contentType, data: [...file.data] }, { filename: 'cat;1.png', contentType: 'image/png', data: [1, 2] });
+  t.same({ filename: file.filename, contentType: file.contentType, size: file.size, path: file.path, data: [...(await file.bytes())] }, { filename: 'cat;1.png', contentType: 'image/png', size: 2, path: null, data: [1, 2] });
+  t.same([...(await file.read(1, 5))], [2], 'read: from an offset, no further than the end');
   const raw = params['raw'] as UploadedFile;
-  t.same({ filename: raw.filename, contentType: raw.contentType, data: new TextDecoder().decode(raw.data) }, { filename: 'data.bin', contentType: 'application/octet-stream', data: 'xyz' });
+  t.same({ filename: raw.filename, contentType: raw.contentType, data: new TextDecoder().decode(await raw.bytes()) }, { filename: 'data.bin', contentType: 'application/octet-stream', data: 'xyz' });
   t.equal((params['euro'] as UploadedFile).filename, '€.txt', 'filename* wins');
-  t.equal((params['euro'] as UploadedFile).data.length, 0);
+  t.equal((params['euro'] as UploadedFile).size, 0);
   t.strictSame(multipart(`${part('a', '1')}--B--`, 'multipart/form-data; boundary="B"'), { a: '1' }, 'a quoted boundary');
   t.strictSame(multipart('--B--'), {}, 'no parts');
 });

@@ -32,6 +32,14 @@ const endpoints: Endpoint[] = [
   { method: 'GET', path: '/api/v1/records/:id/parts/:part_id', auth: 'public', scopes: [], handle: echo },
   { method: 'POST', path: '/api/v1/small', auth: 'public', scopes: [], payload: { maxBytes: 64 }, handle: echo },
   { method: 'POST', path: '/api/v1/open', auth: 'public', scopes: [], handle: echo },
+  {
+    method: 'POST',
+    path: '/api/v1/uploads',
+    auth: 'app',
+    scopes: ['write'],
+    payload: { maxBytes: 1000, fileLimit: (field, head) => (field === 'file' ? { maxBytes: head[0] === 0x42 ? 100 : 10, refusal: new RookeryError(422, `file too big (${String.fromCharCode(head[0] ?? 32)})`) } : null) },
+    handle: echo,
+  },
   { method: 'GET', path: '/api/v1/boom', auth: 'public', scopes: [], handle: async () => { throw new Error('secret detail'); } },
   { method: 'GET', path: '/api/v1/busy', auth: 'public', scopes: [], handle: async () => { throw new RookeryError(503, 'db down', {}, { 'retry-after': '5' }); } },
   {
@@ -268,4 +276,33 @@ t.test('CORS per endpoint', async (t) => {
   t.same([wrongMethod.status, wrongMethod.headers['access-control-allow-origin']], [404, undefined]);
   const plainOptions = await send('OPTIONS', '/api/v1/things/1');
   t.same([plainOptions.status, plainOptions.json], [404, { error: 'Not Found' }], 'OPTIONS without a preflight is just another method');
+});
+
+t.test('multipart bodies a transport streams: formRules, then the parts it hands over as form', async (t) => {
+  const multipart = { 'content-type': 'multipart/form-data; boundary=B' };
+  const rules = front.formRules({ method: 'POST', url: '/api/v1/uploads', headers: multipart, remoteAddress: '' });
+  t.match(rules, { maxBytes: 1000, maxFieldBytes: 1000, maxParts: 1000, maxFiles: 8 }, "the endpoint's limit; text fields within it");
+  t.same(rules?.fileLimit('file', new Uint8Array([0x42])), { maxBytes: 100, refusal: new RookeryError(422, 'file too big (B)') }, "each file's limit from the endpoint, by its first bytes");
+  t.equal(rules?.fileLimit('other', new Uint8Array([0x42])), null);
+  t.equal(front.formRules({ method: 'POST', url: '/api/v1/open', headers: multipart, remoteAddress: '' })?.maxFieldBytes, 1024 * 1024, 'text fields: 1 MiB in all at most');
+  const head = (url: string, headers: Record<string, string>, method = 'POST') => front.formRules({ method, url, headers, remoteAddress: '' });
+  t.equal(head('/api/v1/uploads', form), null, 'not multipart: read whole');
+  t.equal(head('/api/v1/uploads', { 'content-type': 'multipart/form-data' }), null, 'no boundary: read whole, and refused by the front');
+  t.equal(head('/api/v1/uploads', { ...multipart, 'content-encoding': 'gzip' }), null, 'compressed: read whole, and refused by the front');
+  t.equal(head('/api/v1/things/x', multipart, 'GET'), null, 'a body not read');
+  t.equal(head('/api/v9/nowhere', multipart), null, 'no endpoint');
+
+  const file = { filename: 'f', contentType: 'image/png', size: 3, path: '/tmp/f', read: async () => new Uint8Array(), bytes: async () => new Uint8Array() };
+  const streamed = (authorization: string | null, refusal?: unknown): RawRequest => ({
+    ...request('POST', '/api/v1/uploads', { headers: { ...multipart, ...(authorization === null ? {} : { authorization }) } }),
+    form: { parts: [['a[]', '1'], ['a[]', '2'], ['file', file]], ...(refusal === undefined ? {} : { refusal }) },
+  });
+  const ok = await front.handle(streamed('Bearer good'));
+  t.equal(ok?.status, 200);
+  t.same(seen?.body, { a: ['1', '2'], file }, 'the parts nest as a body does; the file as it is');
+  const refusal = new RookeryError(422, 'file too big (B)');
+  const refused = await front.handle(streamed('Bearer good', refusal));
+  t.same([refused?.status, JSON.parse(String(refused?.body))], [422, { error: 'file too big (B)' }], 'a file stopped at its limit: refused');
+  const anonymous = await front.handle(streamed(null, refusal));
+  t.equal(anonymous?.status, 401, 'but only once the caller passed the auth rule');
 });

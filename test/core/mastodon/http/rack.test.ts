@@ -78,7 +78,14 @@ t.test('files are values, never hashes', async (t) => {
   class File {
     filename = 'a.png';
     contentType = 'image/png';
-    data = new Uint8Array([1]);
+    size = 1;
+    path = null;
+    async read() {
+      return new Uint8Array([1]);
+    }
+    async bytes() {
+      return new Uint8Array([1]);
+    }
   }
   const one = new File();
   const two = new File();
