@@ -143,7 +143,10 @@ export function federationEndpoints(host: PluginHost, federation: Federation<Plu
       return errorOf(400, mountTexts.invalid);
     }
     if (fallThrough && fallback !== null) return fallback(request);
-    if (request.method === 'POST' && response.ok) await options.accepted?.(request);
+    if (request.method === 'POST' && response.ok && options.accepted) {
+      // What is learnt from an accepted request never turns it into a failure.
+      await options.accepted(request).catch((err: unknown) => host.logger.warn({ err }, 'federation: could not learn from an inbox request'));
+    }
     if (request.method === 'POST' && response.status === 401 && options.forwarded) {
       const taken = await options.forwarded(toWebRequest(host, request), bodyOf(request));
       if (taken !== null) return { status: taken.status, body: '', type: 'text' };

@@ -5,7 +5,7 @@
 // It signs its own requests the same way. With `secure`, it gives its documents only to signed
 // GETs (Mastodon's AUTHORIZED_FETCH). Every delivery and every GET is kept with its verdict.
 
-import { createHash, createSign, generateKeyPairSync, verify as verifySignature, type KeyObject } from 'node:crypto';
+import { createHash, createSign, generateKeyPairSync, verify as verifySignature, type KeyObject, type webcrypto } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 
 export interface Verdict {
@@ -56,6 +56,8 @@ export interface Peer {
   serve(path: string, json: unknown): void;
   /** A POST of `activity` to `url`, signed by the actor `from`. */
   post(from: string, url: string, activity: unknown): Promise<{ status: number; body: string }>;
+  /** An actor's private key, for a test to sign with another scheme (Fedify's signRequest). */
+  privateKeyOf(name: string): webcrypto.CryptoKey;
   /** A GET of `url` for ActivityStreams, signed by the actor `from`, or unsigned (null). */
   get(url: string, from: string | null): Promise<{ status: number; body: string; json: any }>;
   close(): Promise<void>;
@@ -261,6 +263,7 @@ export async function startPeer(options: PeerOptions): Promise<Peer> {
       const body = JSON.stringify(activity);
       return send('POST', url, { ...signedHeaders(actorNamed(from), 'POST', new URL(url), body), 'content-type': 'application/activity+json' }, body);
     },
+    privateKeyOf: (name) => actorNamed(name).privateKey.toCryptoKey({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']),
     async get(url, from) {
       const headers = { accept: 'application/activity+json', ...(from === null ? {} : signedHeaders(actorNamed(from), 'GET', new URL(url))) };
       const res = await send('GET', url, headers);
