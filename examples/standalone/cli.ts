@@ -12,6 +12,7 @@ import { isSubset, parseScopes, ALL_SCOPES } from '../../core/mastodon/oauth/sco
 import { issueToken } from '../../core/mastodon/oauth/tokens.ts';
 import { silentLogger } from '../../core/domain/ports/logger.ts';
 import { normalizeDomain } from '../../plugins/federation/domain-blocks.ts';
+import { addRelay, listRelays, removeRelay } from '../../plugins/federation/relays.ts';
 import { federationStorage } from '../../plugins/federation/storage/index.ts';
 import { readSettings } from './env.ts';
 import { standalonePlugins } from './plugins.ts';
@@ -35,6 +36,10 @@ const USAGE = `Usage: npm run rookery -- <command>
       Stops federating with the domain and all its subdomains (domain:port for one instance).
   domains unblock <domain>        Undoes block.
   domains list                    Lists the blocked domains.
+  relays add <inbox URL>          Subscribes the instance to an ActivityPub relay (its inbox, e.g.
+                                  https://relay.example/inbox): a running server sends the Follow.
+  relays remove <inbox URL>       Unsubscribes (a running server sends the Undo).
+  relays list                     Lists the relays and the state of each subscription.
 
 Settings come from the environment, as for npm start (DATA_DIR, LOCAL_DOMAIN, PORT …).`;
 
@@ -67,6 +72,29 @@ async function domains(core: AppCore, command: string | undefined, domain: strin
   return block.createdAt === now ? `Blocked ${what}.` : `Already blocked: ${what} (reason replaced).`;
 }
 
+/** The instance's relays, in the federation plugin's storage; the job that talks to the relay
+ * goes in the store's queue, for the server's workers. */
+async function relays(core: AppCore, command: string | undefined, url: string | undefined): Promise<string> {
+  const repository = core.storage.extend(federationStorage);
+  const now = core.clock.now();
+  if (command === 'list') {
+    const list = await listRelays(repository, now);
+    if (list.length === 0) return 'No relays.';
+    return list.map((relay) => `${relay.inbox}  ${relay.state}  ${new Date(relay.createdAt).toISOString()}`).join('\n');
+  }
+  if (command !== 'add' && command !== 'remove') throw new UsageError(`Unknown command: relays ${command ?? ''}`);
+  if (url === undefined) throw new UsageError(`Which relay? relays ${command} needs the URL of its inbox.`);
+  if (command === 'remove') {
+    const removed = await removeRelay(repository, url, now);
+    if (removed === null) throw new RookeryError(404, `Not subscribed to ${url}.`);
+    await core.queue.enqueue([removed.job], now);
+    return `Unsubscribed from ${removed.relay.inbox}.`;
+  }
+  const { relay, added, job } = await addRelay(repository, core.config.baseUrl, url, now);
+  await core.queue.enqueue([job], now);
+  return added ? `Subscribing to ${relay.inbox}: the server sends the Follow.` : `Already subscribed to ${relay.inbox} (${relay.state}): the Follow is sent again.`;
+}
+
 async function run(core: AppCore, argv: string[]): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -94,6 +122,7 @@ async function run(core: AppCore, argv: string[]): Promise<string> {
       .join('\n');
   }
   if (group === 'domains') return domains(core, command, username, values.reason);
+  if (group === 'relays') return relays(core, command, username);
   if (username === undefined) throw new UsageError(`Which account? ${group} ${command ?? ''} needs a username.`);
 
   if (group === 'accounts' && command === 'create') {

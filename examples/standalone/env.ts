@@ -4,6 +4,7 @@
 import { join, resolve } from 'node:path';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WRITE_TIMEOUT_MS } from '../../adapters/node/handler.ts';
 import type { ConfigInput } from '../../core/domain/config.ts';
+import { DEFAULT_FIRST_KNOCK, SIGNATURE_SPECS, type SignatureSpec } from '../../plugins/federation/signatures.ts';
 
 /** What one process of the instance does (ROOKERY_ROLE): `all` of it, or one part of a
  * deployment of many processes that share a store and Redis. */
@@ -32,8 +33,10 @@ export interface StandaloneSettings {
    * For tests only (a scheduled status or a poll's end reached without waiting); 0 otherwise. */
   clockOffsetMs: number;
   /** FEDERATION (default on): ActivityPub with other servers. ALLOW_PRIVATE_ADDRESS=true lets it
-   * fetch from and deliver to private and loopback addresses, over plain http: tests only. */
-  federation: { enabled: boolean; allowPrivateAddress: boolean };
+   * fetch from and deliver to private and loopback addresses, over plain http: tests only.
+   * AUTHORIZED_FETCH=true: Mastodon's secure mode. FEDERATION_FIRST_KNOCK: how the first
+   * delivery to a server is signed. */
+  federation: { enabled: boolean; allowPrivateAddress: boolean; authorizedFetch?: boolean; firstKnock?: SignatureSpec };
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -61,6 +64,12 @@ function role(value: string | undefined, redisUrl: string | null): Role {
   // A part needs the others: events and jobs cross processes only through Redis.
   if (chosen !== 'all' && redisUrl === null) throw new Error(`ROOKERY_ROLE=${chosen} needs REDIS_URL: the processes of one instance share events and jobs through Redis`);
   return chosen as Role;
+}
+
+function signatureSpec(value: string | undefined, name: string): SignatureSpec {
+  if (value === undefined || value === '') return DEFAULT_FIRST_KNOCK;
+  if (!(SIGNATURE_SPECS as readonly string[]).includes(value)) throw new Error(`${name} must be ${SIGNATURE_SPECS.join(' or ')}, got "${value}"`);
+  return value as SignatureSpec;
 }
 
 function positive(value: string | undefined, fallback: number, name: string): number {
@@ -100,7 +109,12 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
     databasePath: join(dataDir, 'rookery.sqlite3'),
     clockOffsetMs: offset(env['ROOKERY_TEST_CLOCK_OFFSET_MS'], 'ROOKERY_TEST_CLOCK_OFFSET_MS'),
     mongodbUrl: env['MONGODB_URI'] || null,
-    federation: { enabled: flag(env['FEDERATION'], true), allowPrivateAddress: flag(env['ALLOW_PRIVATE_ADDRESS'], false) },
+    federation: {
+      enabled: flag(env['FEDERATION'], true),
+      allowPrivateAddress: flag(env['ALLOW_PRIVATE_ADDRESS'], false),
+      authorizedFetch: flag(env['AUTHORIZED_FETCH'], false),
+      firstKnock: signatureSpec(env['FEDERATION_FIRST_KNOCK'], 'FEDERATION_FIRST_KNOCK'),
+    },
     config: {
       domain,
       baseUrl: `${https ? 'https' : 'http'}://${webHost}`,

@@ -8,7 +8,7 @@ import { cardsPlugin, federationPlugin, frontPlugin, mediaPlugin, pollsPlugin, p
 import type { StandaloneSettings } from './env.ts';
 
 export function standalonePlugins(dataDir: string, federation: StandaloneSettings['federation'] = { enabled: true, allowPrivateAddress: false }): RookeryPlugin[] {
-  const { allowPrivateAddress } = federation;
+  const { allowPrivateAddress, authorizedFetch = false, firstKnock } = federation;
   return [
     mediaPlugin({ directory: `${dataDir}/media` }),
     pollsPlugin(),
@@ -17,6 +17,6 @@ export function standalonePlugins(dataDir: string, federation: StandaloneSetting
     cardsPlugin(allowPrivateAddress ? { fetch: { allowPrivateAddresses: true } } : {}),
     pushPlugin({ tokenKey: pushTokenKey(dataDir) }),
     frontPlugin(),
-    ...(federation.enabled ? [federationPlugin({ allowPrivateAddress })] : []),
+    ...(federation.enabled ? [federationPlugin({ allowPrivateAddress, authorizedFetch, ...(firstKnock ? { firstKnock } : {}) })] : []),
   ];
 }

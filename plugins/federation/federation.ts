@@ -1,13 +1,17 @@
 // The Fedify federation of one Rookery: the actor, object and collection dispatchers over the
 // core's storage, and the context outgoing and incoming work runs in. Identifiers are local
 // usernames (/users/{identifier}); statuses live at their `uri` (/users/{identifier}/statuses/{id}).
+// What it signs and how: signatures.ts (deliveries) and instance-actor.ts (fetches); what it
+// asks of those who fetch from it: `signedFetches` (AUTHORIZED_FETCH).
 
 import { type Account, accountUri, type PluginHost, type Status } from 'rookery/plugin-kit';
-import { createFederation, type Context, type Federation, type KvStore, type MessageQueue } from '@fedify/fedify';
+import { createFederation, type Context, type Federation, type KvStore, type MessageQueue, type RequestContext } from '@fedify/fedify';
 import { Create, Note, type Actor, type Recipient } from '@fedify/fedify/vocab';
 import { limitFetchTime } from './fetch-limits.ts';
+import { instanceActor, signFetches, type InstanceActor } from './instance-actor.ts';
 import { keyStore, type KeyStore } from './keys.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
+import { SPEC_PREFIX, specMemory, type SignatureSpec } from './signatures.ts';
 
 export const PAGE = 20;
 const MAX_URL = 2048;
@@ -15,6 +19,8 @@ const MAX_URL = 2048;
 export interface FederationParts {
   federation: Federation<PluginHost>;
   keys: KeyStore;
+  /** The server's own actor (/actor): signs fetches and relay subscriptions. */
+  instance: InstanceActor;
   kv: KvStore;
   /** A context for work outside a request (event jobs). */
   context(): Context<PluginHost>;
@@ -26,6 +32,11 @@ export interface BuildOptions {
   allowPrivateAddress: boolean;
   /** The time limit of each remote fetch (fetch-limits.ts). */
   fetchTimeoutMs: number;
+  /** How the first delivery to a server is signed (signatures.ts). */
+  firstKnock: SignatureSpec;
+  /** Whether a fetch of the instance's actors, statuses and collections is answered: true for
+   * every fetch unless AUTHORIZED_FETCH (authorized-fetch.ts). */
+  mayFetch(ctx: RequestContext<PluginHost>): Promise<boolean>;
 }
 
 /** A live local account by username, or null. */
@@ -47,7 +58,9 @@ async function ownStatus(host: PluginHost, author: Account, id: string): Promise
 
 export function buildFederation(host: PluginHost, options: BuildOptions): FederationParts {
   const federation = createFederation<PluginHost>({
-    kv: options.kv,
+    kv: specMemory(options.kv),
+    kvPrefixes: { httpMessageSignaturesSpec: SPEC_PREFIX },
+    firstKnock: options.firstKnock,
     queue: options.queue,
     manuallyStartQueue: true,
     origin: host.config.baseUrl,
@@ -56,6 +69,9 @@ export function buildFederation(host: PluginHost, options: BuildOptions): Federa
   });
   limitFetchTime(federation, options.fetchTimeoutMs);
   const keys = keyStore(options.kv);
+  const instance = instanceActor(host, keys, federation);
+  signFetches(federation, options.kv, instance);
+  const { mayFetch } = options;
 
   federation
     .setActorDispatcher('/users/{identifier}', async (ctx, identifier) => {
@@ -63,6 +79,7 @@ export function buildFederation(host: PluginHost, options: BuildOptions): Federa
       if (account === null) return null;
       return actorOf(ctx, host, account, await ctx.getActorKeyPairs(identifier));
     })
+    .authorize((ctx) => mayFetch(ctx))
     .setKeyPairsDispatcher(async (_ctx, identifier) => {
       const account = await localAccount(host, identifier);
       return account === null ? [] : keys.pairsOf(account.id);
@@ -77,6 +94,7 @@ export function buildFederation(host: PluginHost, options: BuildOptions): Federa
       return (await noteOf(ctx, host, status, author)).object as Note;
     })
     .authorize(async (ctx, values) => {
+      if (!(await mayFetch(ctx))) return false;
       const author = await localAccount(host, values.identifier);
       const status = author === null ? null : await ownStatus(host, author, values.id);
       if (status === null) return true; // 404 follows
@@ -107,7 +125,8 @@ export function buildFederation(host: PluginHost, options: BuildOptions): Federa
       return { items, nextCursor: page.length < PAGE ? null : (page.at(-1)?.id ?? null) };
     })
     .setCounter(async (_ctx, identifier) => (await localAccount(host, identifier))?.statusesCount ?? null)
-    .setFirstCursor(() => '');
+    .setFirstCursor(() => '')
+    .authorize((ctx) => mayFetch(ctx));
 
   const accountPage = async (kind: 'followers' | 'following', identifier: string, cursor: string | null): Promise<{ items: URL[]; nextCursor: string | null } | null> => {
     const account = await localAccount(host, identifier);
@@ -124,11 +143,13 @@ export function buildFederation(host: PluginHost, options: BuildOptions): Federa
       return page === null ? null : { ...page, items: page.items.map((id): Recipient => ({ id, inboxId: null })) };
     })
     .setCounter(async (_ctx, identifier) => (await localAccount(host, identifier))?.followersCount ?? null)
-    .setFirstCursor(() => '');
+    .setFirstCursor(() => '')
+    .authorize((ctx) => mayFetch(ctx));
   federation
     .setFollowingDispatcher('/users/{identifier}/following', (_ctx, identifier, cursor) => accountPage('following', identifier, cursor))
     .setCounter(async (_ctx, identifier) => (await localAccount(host, identifier))?.followingCount ?? null)
-    .setFirstCursor(() => '');
+    .setFirstCursor(() => '')
+    .authorize((ctx) => mayFetch(ctx));
 
   federation.setFeaturedDispatcher('/users/{identifier}/collections/featured', async (ctx, identifier) => {
     const author = await localAccount(host, identifier);
@@ -137,11 +158,13 @@ export function buildFederation(host: PluginHost, options: BuildOptions): Federa
     const statuses = await host.system.statuses.getMany(pins.map((pin) => pin.statusId));
     const shown = statuses.filter((status) => status.visibility === 'public' || status.visibility === 'unlisted');
     return { items: await Promise.all(shown.map(async (status) => (await noteOf(ctx, host, status, author)).object)) };
-  });
+  })
+    .authorize((ctx) => mayFetch(ctx));
 
   return {
     federation,
     keys,
+    instance,
     kv: options.kv,
     context: () => federation.createContext(new URL(host.config.baseUrl), host),
   };

@@ -3,7 +3,7 @@
 // object is fetched under the federation's private-address rule; an actor of a blocked domain
 // is ignored; remote HTML goes to the core, which sanitises and bounds it.
 
-import { pollsService, REMOTE_POLL_LIMITS, type Account, type Id, type PluginHost, type RemotePollInput, type Status, type Visibility } from 'rookery/plugin-kit';
+import { pollsService, type Account, type Id, type PluginHost, type Status } from 'rookery/plugin-kit';
 import type { Context, InboxContext } from '@fedify/fedify';
 import {
   Accept,
@@ -13,10 +13,7 @@ import {
   Create,
   Delete,
   Follow,
-  Hashtag,
   Like,
-  Link,
-  Mention,
   Note,
   PropertyValue,
   Question,
@@ -31,20 +28,11 @@ import {
 } from '@fedify/fedify/vocab';
 import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
 import { answerFollow } from './outgoing.ts';
-import type { RemoteAccountInput, RemoteApi, RemoteStatusInput } from './remote-api.ts';
+import type { RemoteAccountInput, RemoteApi } from './remote-api.ts';
+import { hrefOf, millis, statusInputOf, text } from './status-input.ts';
 import { accountTexts, keepAccountEmojis, keepStatusEmojis, remoteEmojisOf, statusTexts, type EmojiRepository } from './remote-emoji.ts';
 import { keepRemoteMedia, remoteMediaOf } from './remote-media.ts';
-
-const MAX_TAGS = 64;
-const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
-
-function text(value: unknown): string {
-  return value == null ? '' : String(value);
-}
-
-function millis(instant: { epochMilliseconds: number } | null | undefined): number | null {
-  return instant == null ? null : instant.epochMilliseconds;
-}
+import type { Relays } from './relays.ts';
 
 /** The activity's JSON as it arrived, for what Fedify's vocabulary does not keep (Mastodon's
  * attachment extras). Fedify 2.3.6 carries it on the inbox context, through its queue, for
@@ -53,17 +41,6 @@ function millis(instant: { epochMilliseconds: number } | null | undefined): numb
 function receivedActivity(ctx: InboxContext<PluginHost>): unknown {
   const raw = (ctx as { activity?: unknown }).activity;
   return typeof raw === 'object' && raw !== null ? raw : null;
-}
-
-async function firstOf<T>(items: AsyncIterable<T>): Promise<T | null> {
-  for await (const item of items) return item;
-  return null;
-}
-
-function hrefOf(value: unknown): string | null {
-  if (value instanceof URL) return value.href;
-  if (value instanceof Link) return value.href?.href ?? null;
-  return null;
 }
 
 export async function actorInput(actor: Actor): Promise<RemoteAccountInput | null> {
@@ -95,34 +72,6 @@ export async function actorInput(actor: Actor): Promise<RemoteAccountInput | nul
   };
 }
 
-/** A Question's poll as its server states it: its options (the first 20, each title bounded
- * by the polls plugin), each one's votes (replies.totalItems), anyOf or oneOf, the end. */
-async function pollOf(host: PluginHost, question: Question): Promise<RemotePollInput> {
-  const multiple = (await firstOf(question.getInclusiveOptions({ suppressError: true }))) !== null;
-  const options: RemotePollInput['options'] = [];
-  let seen = 0;
-  const listed = multiple ? question.getInclusiveOptions({ suppressError: true }) : question.getExclusiveOptions({ suppressError: true });
-  for await (const option of listed) {
-    if (++seen > 4 * REMOTE_POLL_LIMITS.options || options.length >= REMOTE_POLL_LIMITS.options) break;
-    if (!(option instanceof Note) || option.name === null) continue;
-    const replies = await option.getReplies({ suppressError: true });
-    options.push({ title: text(option.name).slice(0, 4 * REMOTE_POLL_LIMITS.title), votes: replies?.totalItems ?? 0 });
-  }
-  const closed = question.closed;
-  const closedAt = closed === true ? host.clock.now() : typeof closed === 'object' && closed !== null ? closed.epochMilliseconds : null;
-  return { options, multiple, expiresAt: millis(question.endTime) ?? closedAt, votersCount: question.voters };
-}
-
-/** For a Question: the polls plugin stores its poll with the status (nothing without the
- * plugin; a Note has none). */
-export async function pollAttachment(host: PluginHost, object: APObject, authorId: Id): Promise<Pick<RemoteStatusInput, 'attach'>> {
-  if (!(object instanceof Question)) return {};
-  const polls = host.service(pollsService);
-  if (polls === null) return {};
-  const poll = await pollOf(host, object);
-  return { attach: (statusId, currentPollId) => polls.remotePoll(statusId, authorId, currentPollId, poll) };
-}
-
 /** The actor's emojis, kept before the account is stored (so its first rendering shows them). */
 export async function keepActorEmojis(emojis: EmojiRepository, actor: Actor, input: RemoteAccountInput): Promise<void> {
   await keepAccountEmojis(emojis, input.uri, await remoteEmojisOf(actor, accountTexts(input)));
@@ -142,6 +91,8 @@ export interface IncomingOptions {
   isBlocked(domain: string): Promise<boolean>;
   /** Fetches and stores a status this instance has not seen (a boost of it arrived). */
   fetchStatus?(uri: string): Promise<Id | null>;
+  /** The instance's relays: their answers to its subscription, and what they pass on. */
+  relays?: Relays;
 }
 
 export function incoming(host: PluginHost, parts: FederationParts, options: IncomingOptions): void {
@@ -191,51 +142,6 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
     return (await host.system.statuses.findByUri(uri.href))?.id ?? null;
   }
 
-  function visibilityOf(object: APObject, author: Actor | null): Visibility {
-    const to = object.toIds.map((url) => url.href);
-    const cc = object.ccIds.map((url) => url.href);
-    if (to.includes(PUBLIC) || to.includes('as:Public') || to.includes('Public')) return 'public';
-    if (cc.includes(PUBLIC) || cc.includes('as:Public') || cc.includes('Public')) return 'unlisted';
-    const followers = author?.followersId?.href;
-    if (followers !== undefined && (to.includes(followers) || cc.includes(followers))) return 'private';
-    return 'direct';
-  }
-
-  async function statusInput(object: Note | Question, author: Account, actor: Actor | null): Promise<RemoteStatusInput | null> {
-    if (object.id === null) return null;
-    const mentionIds: Id[] = [];
-    const tags: string[] = [];
-    let seen = 0;
-    for await (const tag of object.getTags({ suppressError: true })) {
-      // Bounded however many tags a sender lists (most of them could be of other kinds).
-      if (++seen > 4 * MAX_TAGS || mentionIds.length + tags.length >= MAX_TAGS) break;
-      if (tag instanceof Mention && tag.href !== null) {
-        const account = await findByUri(host, tag.href.href);
-        if (account !== null && !mentionIds.includes(account.id)) mentionIds.push(account.id);
-      } else if (tag instanceof Hashtag) {
-        const name = text(tag.name).replace(/^#/, '');
-        if (name !== '' && !tags.includes(name)) tags.push(name);
-      }
-    }
-    const created = millis(object.published) ?? host.clock.now();
-    return {
-      uri: object.id.href,
-      url: hrefOf(object.url) ?? object.id.href,
-      authorId: author.id,
-      contentHtml: text(object.content),
-      spoilerText: text(object.summary),
-      sensitive: object.sensitive === true,
-      visibility: visibilityOf(object, actor),
-      language: null,
-      inReplyToUri: object.replyTargetId?.href ?? null,
-      mentionIds,
-      tags,
-      createdAt: created,
-      editedAt: millis(object.updated),
-      ...(await pollAttachment(host, object, author.id)),
-    };
-  }
-
   /** The object is the sender's: attributed to it, and its id on the sender's server. */
   async function sameAuthor(object: APObject, sender: Account): Promise<boolean> {
     if (sender.uri === null || object.id === null || object.id.origin !== new URL(sender.uri).origin) return false;
@@ -265,11 +171,13 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
       if (state === 'following') await answerFollow(parts, host, target, sender, follow.id.href, true);
     })
     .on(Accept, async (ctx, accept) => {
+      if (await options.relays?.answered(accept, true)) return;
       const sender = await senderOf(ctx, accept);
       const follower = sender === null ? null : await followerOfAnswer(ctx, accept);
       if (sender !== null && follower !== null) await api.followAccepted(follower.id, sender.id);
     })
     .on(Reject, async (ctx, reject) => {
+      if (await options.relays?.answered(reject, false)) return;
       const sender = await senderOf(ctx, reject);
       const follower = sender === null ? null : await followerOfAnswer(ctx, reject);
       if (sender !== null && follower !== null) await api.followRejected(follower.id, sender.id);
@@ -288,7 +196,7 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
         if (statusId !== null && polls !== null) await polls.remoteVote(statusId, sender.id, text(object.name));
         return;
       }
-      const input = await statusInput(object, sender, await create.getActor({ suppressError: true }));
+      const input = await statusInputOf(host, object, sender, await create.getActor({ suppressError: true }));
       if (input === null) return;
       await keepStatusParts(host, { kv: parts.kv, emojis: options.emojis }, object, input.uri, receivedActivity(ctx));
       await api.receiveRemoteStatus(input);
@@ -299,7 +207,7 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
       const object = await objectOf(update);
       if (object instanceof Note || object instanceof Question) {
         if (!(await sameAuthor(object, sender))) return;
-        const input = await statusInput(object, sender, await update.getActor({ suppressError: true }));
+        const input = await statusInputOf(host, object, sender, await update.getActor({ suppressError: true }));
         if (input === null) return;
         await keepStatusParts(host, { kv: parts.kv, emojis: options.emojis }, object, input.uri, receivedActivity(ctx));
         await api.updateRemoteStatus(input);
@@ -330,6 +238,11 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
       await api.deleteRemoteStatus(objectId.href, sender.id);
     })
     .on(Announce, async (ctx, announce) => {
+      // A relay passing a status on: the status is taken (from its own server), not a boost.
+      if (await options.relays?.isRelay(announce.actorId)) {
+        if (announce.objectId !== null && (await statusIdOf(announce.objectId)) === null) await options.fetchStatus?.(announce.objectId.href);
+        return;
+      }
       const sender = await senderOf(ctx, announce);
       if (sender === null || announce.id === null) return;
       let statusId = await statusIdOf(announce.objectId);

@@ -5,17 +5,22 @@
 // for remote handles and URLs; the operator's domain blocks; the media and custom emoji of
 // remote statuses and accounts (decorators). Fedify's KV store and queue are on the instance's
 // own storage and job queue. `allowPrivateAddress` is for tests only: without it nothing
-// private, loopback or link-local is ever fetched.
+// private, loopback or link-local is ever fetched. What is signed how: signatures.ts (the first
+// knock of a delivery and the spec remembered per server), instance-actor.ts (signed fetches),
+// authorized-fetch.ts (AUTHORIZED_FETCH); relays: relays.ts.
 
 import { checkOptions, option, type OptionSpec, type PluginHost, type RookeryPlugin } from 'rookery/plugin-kit';
+import { fetchAuthorizer } from './authorized-fetch.ts';
 import { buildFederation, type FederationParts } from './federation.ts';
 import { forgetRemoteStatusParts, incoming } from './incoming.ts';
 import { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
 import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
 import { outgoing, POLL_UPDATE_DELAY_MS } from './outgoing.ts';
+import { relays } from './relays.ts';
 import { remoteAccountEmojiDecorator, remoteStatusEmojiDecorator } from './remote-emoji.ts';
 import { remoteMediaDecorator } from './remote-media.ts';
 import { resolver } from './resolve.ts';
+import { DEFAULT_FIRST_KNOCK, learnFromInbox, SIGNATURE_SPECS, type SignatureSpec } from './signatures.ts';
 import { federationStores, type FederationStores } from './stores.ts';
 
 export { federationStores, type FederationStores } from './stores.ts';
@@ -25,6 +30,10 @@ export { rookeryKvStore, type RookeryKvStoreOptions } from './kv.ts';
 export { rookeryMessageQueue, type RookeryMessageQueue, type RookeryMessageQueueOptions } from './queue.ts';
 export { federationStorage, type DomainBlock, type FederationRepository } from './storage/index.ts';
 export { canonicalDomain, normalizeDomain } from './domain-blocks.ts';
+export { DEFAULT_FIRST_KNOCK, SIGNATURE_SPECS, type SignatureSpec } from './signatures.ts';
+export { authorizedFetchTexts } from './authorized-fetch.ts';
+export { INSTANCE_ACTOR_PATH } from './instance-actor.ts';
+export { addRelay, listRelays, MAX_RELAYS, RELAY_JOB, relayTexts, removeRelay, type Relay, type RelayState } from './relays.ts';
 
 export interface FederationPluginOptions {
   /** Fetch from and deliver to private, loopback and link-local addresses, and look handles up
@@ -41,6 +50,13 @@ export interface FederationPluginOptions {
   /** How long after a vote on a local poll the poll's new counts are sent to other servers, in
    * ms (default three minutes, as Mastodon: the votes of that while go in one Update). */
   pollUpdateDelayMs?: number;
+  /** How the first delivery to a server is signed, before anything is known of it (default
+   * draft-cavage-http-signatures-12, what Mastodon verifies; RFC 9421 is then used for a server
+   * known to accept it). */
+  firstKnock?: SignatureSpec;
+  /** Mastodon's AUTHORIZED_FETCH (secure mode): actors, statuses and collections only to signed
+   * fetches; 401 otherwise (default false). */
+  authorizedFetch?: boolean;
 }
 
 const OPTIONS: OptionSpec = {
@@ -49,32 +65,37 @@ const OPTIONS: OptionSpec = {
   inboxConcurrency: option.integer(1, 100_000),
   fetchTimeoutMs: option.integer(1, 600_000),
   pollUpdateDelayMs: option.integer(0, 86_400_000),
+  firstKnock: option.oneOf(SIGNATURE_SPECS),
+  authorizedFetch: option.boolean(),
 };
 
 export function federationPlugin(options: FederationPluginOptions = {}): RookeryPlugin {
   checkOptions('federationPlugin', options, OPTIONS);
-  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY, fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS, pollUpdateDelayMs = POLL_UPDATE_DELAY_MS } = options;
+  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY, fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS, pollUpdateDelayMs = POLL_UPDATE_DELAY_MS, firstKnock = DEFAULT_FIRST_KNOCK } = options;
   return {
     name: 'federation',
     register(host) {
-      
       const allowPrivateAddress = options.allowPrivateAddress === true;
       const stores = (options.stores ?? federationStores)(host);
-      const parts: FederationParts = buildFederation(host, { kv: stores.kv, queue: stores.queue, allowPrivateAddress, fetchTimeoutMs });
       const isBlocked = (domain: string) => stores.repository.isBlocked(domain.toLowerCase());
+      const mayFetch = fetchAuthorizer({ enabled: options.authorizedFetch === true, isBlocked });
+      const parts: FederationParts = buildFederation(host, { kv: stores.kv, queue: stores.queue, allowPrivateAddress, fetchTimeoutMs, firstKnock, mayFetch });
       host.provideDomainBlocks(isBlocked);
-      for (const endpoint of federationEndpoints(host, parts.federation, { isBlocked, inboxConcurrency })) host.addEndpoint(endpoint);
-      outgoing(host, parts, { isBlocked, pollUpdateDelayMs });
-      // Each account's keys are made when it is created (Mastodon's), off the sign-up request.
-      host.on('account.created', async (event) => {
-        if (event.account.domain === null) await parts.keys.pairsOf(event.account.id);
-      });
       const remote = resolver(host, parts.context, host.system.federation, parts.kv, allowPrivateAddress, stores.repository);
       const fetchStatus = async (uri: string) => {
         const found = await remote.url(uri);
         return found !== null && 'status' in found ? found.status.id : null;
       };
-      incoming(host, parts, { api: host.system.federation, emojis: stores.repository, isBlocked, fetchStatus });
+      const subscriptions = relays(host, parts, { repository: stores.repository, isBlocked, fetchStatus });
+      const mount = { isBlocked, inboxConcurrency, accepted: (request: Parameters<typeof learnFromInbox>[1]) => learnFromInbox(stores.kv, request), forwarded: subscriptions.forwarded };
+      for (const endpoint of federationEndpoints(host, parts.federation, mount)) host.addEndpoint(endpoint);
+      host.addEndpoint(parts.instance.endpoint());
+      outgoing(host, parts, { isBlocked, pollUpdateDelayMs, relays: subscriptions });
+      // Each account's keys are made when it is created (Mastodon's), off the sign-up request.
+      host.on('account.created', async (event) => {
+        if (event.account.domain === null) await parts.keys.pairsOf(event.account.id);
+      });
+      incoming(host, parts, { api: host.system.federation, emojis: stores.repository, isBlocked, fetchStatus, relays: subscriptions });
       host.on('status.deleted', (event) => forgetRemoteStatusParts(parts, stores.repository, event.status));
       host.decorateStatuses(remoteMediaDecorator(parts.kv));
       host.decorateStatuses(remoteStatusEmojiDecorator(stores.repository, host.clock, host.system.statuses));

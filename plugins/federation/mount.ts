@@ -6,6 +6,7 @@
 
 import { type ApiRequest, type ApiResponse, type PluginHost, type Endpoint, type HttpMethod, rateLimitTexts } from 'rookery/plugin-kit';
 import type { Federation } from '@fedify/fedify';
+import { refusedFetch } from './authorized-fetch.ts';
 
 /** An inbox body (an activity) is small; more is refused with a 413. */
 export const INBOX_MAX_BYTES = 1024 * 1024;
@@ -33,6 +34,11 @@ export interface MountOptions {
    * processing. (Its bodies are read, each within INBOX_MAX_BYTES, before this: the
    * transport's connection limits bound how many.) */
   inboxConcurrency?: number;
+  /** Told of every inbox request Fedify accepted (signatures.ts learns from it). */
+  accepted?(request: ApiRequest): Promise<void>;
+  /** Asked about an inbox request Fedify refused with a 401 (its signer is not its actor): a
+   * relay's forward is taken (relays.ts); null leaves the refusal. */
+  forwarded?(request: Request, body: unknown): Promise<{ status: number } | null>;
 }
 
 function toWebRequest(host: PluginHost, request: ApiRequest): Request {
@@ -67,6 +73,14 @@ async function toApiResponse(response: Response): Promise<ApiResponse> {
     return errorOf(response.status, response.status === 404 ? mountTexts.notFound : text || response.statusText || 'Error');
   }
   return { status: response.status, body: new Uint8Array(await response.arrayBuffer()), type: 'binary', headers };
+}
+
+function bodyOf(request: ApiRequest): unknown {
+  try {
+    return JSON.parse(Buffer.from(request.rawBody ?? new Uint8Array()).toString('utf8')) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 /** The host of the actor that claims to send an activity: the signature's key id, else the body's actor. */
@@ -119,6 +133,7 @@ export function federationEndpoints(host: PluginHost, federation: Federation<Plu
           fallThrough = fallback !== null;
           return new Response('Not acceptable', { status: 406, headers: { vary: 'Accept' } });
         },
+        onUnauthorized: refusedFetch,
       });
     } catch (err) {
       // What a sender's activity makes Fedify throw (a JSON-LD context it cannot use, say) is
@@ -128,6 +143,14 @@ export function federationEndpoints(host: PluginHost, federation: Federation<Plu
       return errorOf(400, mountTexts.invalid);
     }
     if (fallThrough && fallback !== null) return fallback(request);
+    if (request.method === 'POST' && response.ok && options.accepted) {
+      // What is learnt from an accepted request never turns it into a failure.
+      await options.accepted(request).catch((err: unknown) => host.logger.warn({ err }, 'federation: could not learn from an inbox request'));
+    }
+    if (request.method === 'POST' && response.status === 401 && options.forwarded) {
+      const taken = await options.forwarded(toWebRequest(host, request), bodyOf(request));
+      if (taken !== null) return { status: taken.status, body: '', type: 'text' };
+    }
     return toApiResponse(response);
   }
 

@@ -27,11 +27,14 @@ import {
 import { recipientOf, type FederationParts } from './federation.ts';
 import { CreateWithMedia, UpdateWithMedia } from './media-terms.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
+import type { Relays } from './relays.ts';
 
 export interface OutgoingOptions {
   isBlocked(domain: string): Promise<boolean>;
   /** How long after a vote on a local poll its new counts are sent (ms). */
   pollUpdateDelayMs: number;
+  /** Where public statuses also go. */
+  relays?: Relays;
 }
 
 /** Mastodon sends a poll's counts about three minutes after a vote, once for all that came. */
@@ -73,8 +76,11 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     return found;
   }
 
-  async function send(ctx: Context<PluginHost>, sender: Account, to: readonly Account[], activity: Activity): Promise<void> {
+  /** Sends `activity` to the remote accounts `to`, and to the relays when it is about a public
+   * status (`relayed`), as Mastodon does. */
+  async function send(ctx: Context<PluginHost>, sender: Account, to: readonly Account[], activity: Activity, relayed = false): Promise<void> {
     const list = await recipients(ctx, to);
+    if (relayed && options.relays) list.push(...(await options.relays.recipients()));
     if (list.length === 0) return;
     // No ordering key: the queue runs the jobs of one key one at a time, so a server that is
     // down would hold back every later delivery of the sender to every other server.
@@ -106,7 +112,7 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
       kind === 'create'
         ? new CreateWithMedia({ ...values, id: new URL(`${id}/activity`), published: instant(status.createdAt) })
         : new UpdateWithMedia({ ...values, id: new URL(`${id}#updates/${status.editedAt ?? host.clock.now()}`), updated: instant(status.editedAt ?? host.clock.now()) });
-    await send(ctx, author, await audience(status, author, mentioned), activity);
+    await send(ctx, author, await audience(status, author, mentioned), activity, status.visibility === 'public');
   }
 
   host.on('status.created', async (event) => statusActivity(event.status, 'create'));
@@ -126,7 +132,7 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
       object: new Tombstone({ id: new URL(uri) }),
       tos: [PUBLIC_COLLECTION],
     });
-    await send(ctx, author, await audience(status, author, mentioned), activity);
+    await send(ctx, author, await audience(status, author, mentioned), activity, status.visibility === 'public');
   });
 
   /** A local account's boost as an Announce (with what it is sent to), or null when the booster
@@ -144,20 +150,20 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
       ccs: [new URL(accountUri(host.config, originalAuthor)), ctx.getFollowersUri(booster.username)],
       published: instant(boost.createdAt),
     });
-    return { ctx, booster, announce, to: [originalAuthor, ...(await remoteFollowers(host, booster.id))] };
+    return { ctx, booster, announce, to: [originalAuthor, ...(await remoteFollowers(host, booster.id))], relayed: boost.visibility === 'public' };
   }
 
   host.on('status.reblogged', async (event) => {
     const boosted = await announceOf(event.boost, event.original);
-    if (boosted !== null) await send(boosted.ctx, boosted.booster, boosted.to, boosted.announce);
+    if (boosted !== null) await send(boosted.ctx, boosted.booster, boosted.to, boosted.announce, boosted.relayed);
   });
 
   host.on('status.unreblogged', async (event) => {
     const boosted = await announceOf(event.boost, event.original);
     if (boosted === null) return;
-    const { ctx, booster, announce, to } = boosted;
+    const { ctx, booster, announce, to, relayed } = boosted;
     const undo = new Undo({ id: new URL(`${announce.id?.href}#undo`), actor: ctx.getActorUri(booster.username), object: announce, tos: [PUBLIC_COLLECTION] });
-    await send(ctx, booster, to, undo);
+    await send(ctx, booster, to, undo, relayed);
   });
 
   const likeOf = (ctx: Context<PluginHost>, by: Account, status: Status, author: Account) =>

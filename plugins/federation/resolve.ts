@@ -1,5 +1,6 @@
 // Looking remote accounts and statuses up: a handle (user@domain) through WebFinger, a URL
-// through its ActivityStreams document, both stored through the core's federation API.
+// through its ActivityStreams document, both stored through the core's federation API, a
+// status whole (mentions, hashtags, emojis, media, poll), as a delivery stores it.
 // Fedify's WebFinger client always asks over https; when private addresses are allowed
 // (tests on loopback), a handle whose host is such an address is asked over plain http.
 
@@ -7,11 +8,11 @@ import type { Account, PluginHost, Status } from 'rookery/plugin-kit';
 import type { Context } from '@fedify/fedify';
 import { isActor, Note, Question, type Actor } from '@fedify/fedify/vocab';
 import { rememberInbox } from './federation.ts';
-import { actorInput, keepActorEmojis, keepStatusParts, pollAttachment } from './incoming.ts';
+import { actorInput, keepActorEmojis, keepStatusParts } from './incoming.ts';
+import { isPublicAudience, statusInputOf } from './status-input.ts';
 import type { EmojiRepository } from './remote-emoji.ts';
 import type { RemoteApi } from './remote-api.ts';
 
-const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 const HANDLE = /^@?([^@\s]{1,64})@([^@\s/?#]{1,255})$/;
 const WEBFINGER_TIMEOUT_MS = 10_000;
 const WEBFINGER_MAX_BYTES = 64 * 1024;
@@ -58,9 +59,15 @@ export function resolver(
     return api.upsertRemoteAccount(input);
   }
 
-  async function accountOfUrl(ctx: Context<PluginHost>, url: string): Promise<Account | null> {
+  async function actorOfUrl(ctx: Context<PluginHost>, url: string): Promise<{ actor: Actor; account: Account } | null> {
     const object = await ctx.lookupObject(url).catch(() => null);
-    return object !== null && isActor(object) ? store(object) : null;
+    if (object === null || !isActor(object)) return null;
+    const account = await store(object);
+    return account === null ? null : { actor: object, account };
+  }
+
+  async function accountOfUrl(ctx: Context<PluginHost>, url: string): Promise<Account | null> {
+    return (await actorOfUrl(ctx, url))?.account ?? null;
   }
 
   return {
@@ -94,27 +101,13 @@ export function resolver(
       const authorId = object.attributionId;
       // Only a status from its author's own server, and only one everybody may read.
       if (authorId === null || authorId.origin !== object.id.origin) return null;
-      const audience = [...object.toIds, ...object.ccIds].map((id) => id.href);
-      if (!audience.some((id) => id === PUBLIC || id === 'as:Public')) return null;
-      const author = await accountOfUrl(ctx, authorId.href);
+      if (!isPublicAudience(object.toIds) && !isPublicAudience(object.ccIds)) return null;
+      const author = await actorOfUrl(ctx, authorId.href);
       if (author === null) return null;
-      await keepStatusParts(host, { kv, emojis }, object, object.id.href);
-      const status = await api.receiveRemoteStatus({
-        uri: object.id.href,
-        url: object.url instanceof URL ? object.url.href : object.id.href,
-        authorId: author.id,
-        contentHtml: String(object.content ?? ''),
-        spoilerText: String(object.summary ?? ''),
-        sensitive: object.sensitive === true,
-        visibility: object.toIds.some((id) => id.href === PUBLIC || id.href === 'as:Public') ? 'public' : 'unlisted',
-        language: null,
-        inReplyToUri: object.replyTargetId?.href ?? null,
-        mentionIds: [],
-        tags: [],
-        createdAt: object.published?.epochMilliseconds ?? host.clock.now(),
-        editedAt: object.updated?.epochMilliseconds ?? null,
-        ...(await pollAttachment(host, object, author.id)),
-      });
+      const input = await statusInputOf(host, object, author.account, author.actor);
+      if (input === null) return null;
+      await keepStatusParts(host, { kv, emojis }, object, input.uri);
+      const status = await api.receiveRemoteStatus(input);
       return status === null ? null : { status };
     },
   };

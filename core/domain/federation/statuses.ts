@@ -116,7 +116,7 @@ export async function receiveRemoteStatus(core: Core, input: RemoteStatusInput):
   if (await core.hooks.domainBlocked(author.domain as string)) return null;
   const read = await readInput(core, input);
   const existing = await core.storage.statuses.findByUri(read.uri);
-  if (existing !== null) return existing.accountId === author.id ? existing : null;
+  if (existing !== null) return existing.accountId === author.id ? completeRemoteStatus(core, existing, read, input) : null;
   const parent = typeof input.inReplyToUri === 'string' ? await findStatusByUri(core, input.inReplyToUri) : null;
   const id = core.ids.next();
   const attached = typeof input.attach === 'function' ? await input.attach(id, null) : { pollId: null, writes: [] };
@@ -155,6 +155,55 @@ export async function receiveRemoteStatus(core: Core, input: RemoteStatusInput):
   }
 }
 
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item) => b.includes(item));
+}
+
+/** What readers see of a status besides its text: who it mentions and its hashtags. */
+function sameReferences(status: Status, read: ReadStatus): boolean {
+  return sameSet(status.mentionIds, read.mentionIds) && sameSet(status.tags, read.tags);
+}
+
+/** The mentions, hashtags and poll of a stored copy set to what a later copy of the same text
+ * states, without an edit: a copy first learned through a lookup, say, that lacked them. The
+ * new mentions are notified (once each: see notifications) and the hashtags indexed by the
+ * write; 'status.refreshed' tells the streams. */
+function refreshReferences(core: Core, status: Status, read: ReadStatus, attached: Attached, silent: boolean): Promise<Status | null> {
+  const outbox: Outbox<Status | null> | undefined = silent ? undefined : (s) => (s === null ? [] : core.record({ type: 'status.refreshed', status: s }));
+  return core.storage.statuses.update(
+    status.id,
+    {
+      text: status.text,
+      content: status.content,
+      spoilerText: status.spoilerText,
+      sensitive: status.sensitive,
+      language: status.language,
+      mentionIds: read.mentionIds,
+      tags: read.tags,
+      mediaIds: status.mediaIds,
+      pollId: attached.pollId,
+      editedAt: status.editedAt,
+    },
+    [],
+    outbox === undefined ? { writes: attached.writes } : { writes: attached.writes, outbox },
+  );
+}
+
+/** A status delivered again (its Create after a lookup stored it): what the stored copy lacks
+ * or got wrong of the same version (the same text) is filled in. Another text, or a copy older
+ * than the stored one (its Create arriving after an Update), changes nothing: an edit comes as
+ * an Update. */
+async function completeRemoteStatus(core: Core, status: Status, read: ReadStatus, input: RemoteStatusInput): Promise<Status> {
+  const editedAt = typeof input.editedAt === 'number' ? input.editedAt : null;
+  if (status.editedAt !== null && (editedAt === null || editedAt < status.editedAt)) return status;
+  if (read.content !== status.content || read.spoilerText !== status.spoilerText) return status;
+  const missingPoll = status.pollId === null && typeof input.attach === 'function';
+  if (sameReferences(status, read) && !missingPoll) return status;
+  const attached = missingPoll && input.attach ? await input.attach(status.id, null) : { pollId: status.pollId, writes: [] };
+  if (sameReferences(status, read) && attached.pollId === null) return status;
+  return (await refreshReferences(core, status, read, attached, false)) ?? status;
+}
+
 /** An edit from another server (Update of a Note). Only its author may; records the previous
  * text in the history (the original too on the first edit) and 'status.updated'. null when no
  * live status has the uri; a 403 when `input.authorId` did not write it. */
@@ -164,37 +213,16 @@ export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): 
   const status = await core.storage.statuses.findByUri(read.uri);
   if (status === null) return null;
   if (status.accountId !== author.id) throw forbidden();
-  const unchanged =
-    read.content === status.content &&
-    read.spoilerText === status.spoilerText &&
-    read.sensitive === status.sensitive &&
-    read.language === status.language &&
-    read.mentionIds.join() === status.mentionIds.join() &&
-    read.tags.join() === status.tags.join();
+  const sameText = read.content === status.content && read.spoilerText === status.spoilerText && read.sensitive === status.sensitive && read.language === status.language;
   const attached = typeof input.attach === 'function' ? await input.attach(status.id, status.pollId) : { pollId: status.pollId, writes: [] };
-  if (unchanged) {
-    if (attached.writes.length === 0 && attached.pollId === status.pollId) return status;
-    // Only the poll changed (as the author's server states it): stored with the status, without
-    // an edit. New counts alone are not news to readers (a stream's status.update reads as an
-    // edit), so they go without any event; a new set of options is streamed.
-    const refreshed: Outbox<Status | null> | undefined = attached.countsOnly === true ? undefined : (s) => (s === null ? [] : core.record({ type: 'status.refreshed', status: s }));
-    return core.storage.statuses.update(
-      status.id,
-      {
-        text: status.text,
-        content: status.content,
-        spoilerText: status.spoilerText,
-        sensitive: status.sensitive,
-        language: status.language,
-        mentionIds: status.mentionIds,
-        tags: status.tags,
-        mediaIds: status.mediaIds,
-        pollId: attached.pollId,
-        editedAt: status.editedAt,
-      },
-      [],
-      refreshed === undefined ? { writes: attached.writes } : { writes: attached.writes, outbox: refreshed },
-    );
+  if (sameText) {
+    const sameRefs = sameReferences(status, read);
+    if (sameRefs && attached.writes.length === 0 && attached.pollId === status.pollId) return status;
+    // The same text: no edit. Mentions or hashtags an earlier copy lacked are set (Mastodon
+    // does not count them as an edit either); a poll changed as the author's server states it
+    // is stored with the status. New counts alone are not news to readers (a stream's
+    // status.update reads as an edit), so they go without any event; anything else is streamed.
+    return refreshReferences(core, status, read, attached, sameRefs && attached.countsOnly === true);
   }
   const editedAt = input.editedAt === null || input.editedAt === undefined ? core.clock.now() : remoteTime(core, input.editedAt);
   const revision = (from: Revised, at: Millis): StatusEdit => revisionOf(core, status, from, null, at);

@@ -3,10 +3,10 @@
 
 import type { Core } from '../context.ts';
 import type { EventHandler } from '../queue/registry.ts';
-import { notify, notifyAboutNewStatus, notifyBoostersOfEdit } from './notify.ts';
+import { notify, notifyAboutNewStatus, notifyBoostersOfEdit, notifyMentioned } from './notify.ts';
 import type { DomainEventType } from '../events/events.ts';
 
-export const NOTIFYING_EVENTS: readonly DomainEventType[] = ['status.created', 'status.updated', 'status.reblogged', 'status.favourited', 'account.followed'];
+export const NOTIFYING_EVENTS: readonly DomainEventType[] = ['status.created', 'status.updated', 'status.refreshed', 'status.reblogged', 'status.favourited', 'account.followed'];
 
 export function notificationHandler(core: Core): EventHandler {
   return async ({ id, event }) => {
@@ -21,7 +21,15 @@ export function notificationHandler(core: Core): EventHandler {
       }
       case 'status.updated': {
         const status = await core.storage.statuses.get(event.status.id);
-        if (status !== null) await notifyBoostersOfEdit(core, id, status);
+        if (status === null) return;
+        await notifyMentioned(core, id, status);
+        await notifyBoostersOfEdit(core, id, status);
+        return;
+      }
+      case 'status.refreshed': {
+        // Mentions set without an edit (a remote status's later copy): the new ones are told.
+        const status = await core.storage.statuses.get(event.status.id);
+        if (status !== null && status.mentionIds.length > 0) await notifyMentioned(core, id, status);
         return;
       }
       case 'status.reblogged':

@@ -13,6 +13,10 @@ export interface NotificationDraft {
   status: Status | null;
   /** Also tell the account about its own doing (a poll's author, when the poll ends). */
   allowSelf?: boolean;
+  /** What makes two notifications the same one (with the type and the recipient): by default
+   * the event that causes it; a mention's is its status, so it is told once however many
+   * events name it (the status's creation, then an edit or a later copy that adds it). */
+  sameAs?: string;
 }
 
 /** A mute hides the muted account's notifications unless it was made with notifications: false. */
@@ -44,18 +48,24 @@ export async function notify(core: Core, eventId: Id, draft: NotificationDraft):
     createdAt: core.clock.now(),
   };
   const created = await storage.notifications.create(notification, {
-    key: `${eventId}:${draft.type}:${draft.recipientId}`,
+    key: `${draft.sameAs ?? eventId}:${draft.type}:${draft.recipientId}`,
     outbox: (isNew) => (isNew ? core.record({ type: 'notification.created', notification }) : []),
   });
   return created ? notification : null;
 }
 
+/** The accounts a status mentions, each told once per status: an edit, or a later copy of a
+ * remote status, that adds a mention tells only the newly mentioned. */
+export async function notifyMentioned(core: Core, eventId: Id, status: Status): Promise<void> {
+  for (const id of status.mentionIds) {
+    await notify(core, eventId, { recipientId: id, type: 'mention', fromAccountId: status.accountId, status, sameAs: `status:${status.id}` });
+  }
+}
+
 /** A new status tells the accounts it mentions, and the author's local followers (`followers`)
  * who asked to be told of posts. */
 export async function notifyAboutNewStatus(core: Core, eventId: Id, status: Status, followers: readonly Follow[]): Promise<void> {
-  for (const id of status.mentionIds) {
-    await notify(core, eventId, { recipientId: id, type: 'mention', fromAccountId: status.accountId, status });
-  }
+  await notifyMentioned(core, eventId, status);
   const isThreadStart = status.inReplyToAccountId === null || status.inReplyToAccountId === status.accountId;
   if (!countsForAuthor(status) || !isThreadStart) return;
   const mentioned = new Set(status.mentionIds);

@@ -255,6 +255,55 @@ t.test('replies by uri both ways, context, mention notifications', async (t) => 
   t.equal(await findStatusByUri(h.core, `https://rookery.test/users/amy/statuses/${mine.id}`), null, 'not under another author');
 });
 
+t.test('a later copy completes an earlier one: each mention told once, each hashtag indexed once', async (t) => {
+  const uri = 'https://far.example/users/carol/statuses/30';
+  const text = '<p>hi @amy #owls</p>';
+  // First stored without its mentions and hashtags (as a lookup used to store it).
+  const bare = await receiveRemoteStatus(h.core, note({ uri, contentHtml: text }));
+  if (bare === null) throw new Error('not stored');
+  await h.rookery.drain();
+  seen.length = 0;
+  const mentionsOf = async (user: typeof amy) =>
+    (await get('/api/v1/notifications', user.token)).filter((n: any) => n.type === 'mention' && n.status?.id === bare.id).length;
+  t.equal(await mentionsOf(amy), 0, 'nobody told yet');
+  t.strictSame(ids(await get('/api/v1/timelines/tag/owls')), [], 'not under the hashtag yet');
+
+  const full = note({ uri, contentHtml: text, mentionIds: [amy.account.id], tags: ['Owls'] });
+  const completed = await receiveRemoteStatus(h.core, full);
+  t.equal(completed?.id, bare.id, 'the same status');
+  t.strictSame(completed?.mentionIds, [amy.account.id], 'its mention filled in');
+  t.strictSame(completed?.tags, ['owls'], 'its hashtag filled in');
+  t.equal(completed?.editedAt, null, 'not an edit');
+  await h.rookery.drain();
+  t.equal(await mentionsOf(amy), 1, 'the mentioned account is told');
+  t.strictSame(ids(await get('/api/v1/timelines/tag/owls')), [bare.id], 'under the hashtag');
+
+  // The same copy again, and an Update of the same text: nothing more.
+  await receiveRemoteStatus(h.core, full);
+  await updateRemoteStatus(h.core, full);
+  await h.rookery.drain();
+  t.equal(await mentionsOf(amy), 1, 'told once');
+  t.strictSame(ids(await get('/api/v1/timelines/tag/owls')), [bare.id], 'indexed once');
+  t.equal((await get(`/api/v1/statuses/${bare.id}`)).edited_at, null, 'still no edit');
+  t.strictSame(seen.map((e) => e.type), [], 'no status.created nor status.updated');
+
+  // Another text under the same uri is not a copy of this version: a Create does not edit.
+  const other = await receiveRemoteStatus(h.core, note({ uri, contentHtml: '<p>other</p>', mentionIds: [ben.account.id] }));
+  t.strictSame(other?.mentionIds, [amy.account.id], 'a different text completes nothing');
+
+  // An edit that adds a mention tells the newly mentioned only, once.
+  const edit = note({ uri, contentHtml: '<p>hi @amy @ben #owls</p>', mentionIds: [amy.account.id, ben.account.id], tags: ['owls'], editedAt: T + 9000 });
+  await updateRemoteStatus(h.core, edit);
+  await updateRemoteStatus(h.core, edit);
+  await h.rookery.drain();
+  t.equal(await mentionsOf(ben), 1, 'ben is told of the edit that mentions him');
+  t.equal(await mentionsOf(amy), 1, 'amy is not told again');
+  t.strictSame(seen.map((e) => e.type), ['status.updated'], 'one edit');
+  // A Create of the first version, arriving after the edit, changes nothing.
+  const late = await receiveRemoteStatus(h.core, full);
+  t.strictSame(late?.mentionIds, [amy.account.id, ben.account.id], 'an older copy does not undo the edit');
+});
+
 t.test('a followers-only remote status is seen by local followers only', async (t) => {
   const priv = await receiveRemoteStatus(h.core, note({ uri: 'https://far.example/users/carol/statuses/10', visibility: 'private', contentHtml: '<p>friends</p>' }));
   if (priv === null) throw new Error('not stored');
