@@ -196,7 +196,7 @@ t.test('a notification whose status the recipient can no longer see is not pushe
   t.equal(service.received.length, 1);
   await h.request('PUT', `/api/v1/statuses/${secret.id}`, { token: alice.token, payload: { status: 'nobody mentioned now' } });
   // The state a race leaves: a notification created before the edit, delivered after it.
-  const late: Notification = { id: h.core.ids.next(), accountId: bob.account.id, type: 'mention', fromAccountId: alice.account.id, statusId: secret.id, createdAt: h.clock.now() };
+  const late: Notification = { id: h.core.ids.next(), accountId: bob.account.id, type: 'mention', fromAccountId: alice.account.id, statusId: secret.id, createdAt: h.clock.now(), groupKey: null, filtered: false };
   await h.core.storage.notifications.create(late, { key: `late:${late.id}`, outbox: () => h.core.record({ type: 'notification.created', notification: late }) });
   await post(h, alice, '@bob a visible one after it');
   await h.rookery.drain();

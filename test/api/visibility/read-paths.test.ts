@@ -138,6 +138,8 @@ t.test('a notification rendered at fan-out time after its status left the reader
     fromAccountId: alice.account.id,
     statusId: s.id,
     createdAt: h.clock.now(),
+    groupKey: null,
+    filtered: false,
   };
   await h.core.storage.notifications.create(late, { key: `late:${late.id}`, outbox: () => h.core.record({ type: 'notification.created', notification: late }) });
   // A notification that may still be shown goes out on the same channel afterwards: the
