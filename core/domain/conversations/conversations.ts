@@ -13,6 +13,7 @@ import type { Account, AccountConversation, Id, Status } from '../model.ts';
 import { fillPage, type Slice } from '../paging.ts';
 import type { Page } from '../ports/storage.ts';
 import type { EventHandler } from '../queue/registry.ts';
+import { filterVisible } from '../viewer.ts';
 
 export const CONVERSATION_EVENTS: readonly DomainEventType[] = ['status.created', 'notification.created', 'status.deleted'];
 
@@ -51,8 +52,11 @@ export function conversationHandler(core: Core): EventHandler {
       case 'notification.created': {
         const n = event.notification;
         if (n.type !== 'mention' || n.statusId === null || n.filtered) return;
-        const status = await core.storage.statuses.get(n.statusId);
-        if (status !== null) await addToConversation(core, n.accountId, status);
+        const [status, recipient] = await Promise.all([core.storage.statuses.get(n.statusId), core.storage.accounts.get(n.accountId)]);
+        if (status === null || recipient === null) return;
+        // Only what the recipient may see now (a mention edited away since is not theirs).
+        if ((await filterVisible(core, recipient, [status])).length === 0) return;
+        await addToConversation(core, n.accountId, status);
         return;
       }
       case 'status.deleted': {
@@ -68,9 +72,14 @@ export function conversationHandler(core: Core): EventHandler {
   };
 }
 
-/** The viewer's conversations, most recently active first, paged by their last status's id. */
+/** The viewer's conversations, most recently active first, paged by their last status's id;
+ * one whose last status the viewer can no longer see (policy.ts) is left out. */
 export async function listConversations(core: Core, viewer: Account, page: Page): Promise<Slice<AccountConversation>> {
-  return fillPage(page, (c) => c.lastStatusId, (p) => core.storage.conversations.list(viewer.id, p));
+  const keep = async (rows: AccountConversation[]) => {
+    const visible = new Set((await filterVisible(core, viewer, await core.storage.statuses.getMany(rows.map((c) => c.lastStatusId)))).map((s) => s.id));
+    return rows.filter((c) => visible.has(c.lastStatusId));
+  };
+  return fillPage(page, (c) => c.lastStatusId, (p) => core.storage.conversations.list(viewer.id, p), keep);
 }
 
 export async function findConversation(core: Core, viewer: Account, id: string): Promise<AccountConversation> {
