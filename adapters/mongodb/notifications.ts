@@ -3,7 +3,7 @@
 // the same key loses on the index and reads again).
 
 import type { Id, Notification, NotificationType } from '../../core/domain/model.ts';
-import type { NotificationFilter, NotificationRepository } from '../../core/domain/ports/storage.ts';
+import type { NotificationFilter, NotificationGroupSummary, NotificationRepository } from '../../core/domain/ports/storage.ts';
 import type { Mongo } from './db.ts';
 import { C } from './schema.ts';
 import { inPageOrder, lookupId, num, pageQuery, withRange, type Doc, type PageQuery } from './values.ts';
@@ -17,6 +17,8 @@ export function notificationDoc(n: Notification, dedupeKey: string | null): Doc 
     fromAccountId: n.fromAccountId,
     statusId: n.statusId,
     createdAt: n.createdAt,
+    groupKey: n.groupKey,
+    filtered: n.filtered,
   };
   if (dedupeKey !== null) doc['dedupeKey'] = dedupeKey;
   return doc;
@@ -30,6 +32,9 @@ export function notificationFromDoc(d: Doc): Notification {
     fromAccountId: d['fromAccountId'] as Id,
     statusId: d['statusId'] as Id | null,
     createdAt: d['createdAt'] as number,
+    // Documents written before grouping and filtering have neither.
+    groupKey: typeof d['groupKey'] === 'string' ? d['groupKey'] : null,
+    filtered: d['filtered'] === true,
   };
 }
 
@@ -40,13 +45,23 @@ export function notificationListFilter(accountId: Id, filter: NotificationFilter
   if (filter.excludeTypes !== undefined) type['$nin'] = filter.excludeTypes;
   if (Object.keys(type).length > 0) out['type'] = type;
   if (filter.fromAccountId !== undefined) out['fromAccountId'] = filter.fromAccountId;
+  if (filter.filtered !== undefined) out['filtered'] = filter.filtered ? true : { $ne: true };
+  if (filter.groupKey !== undefined) out['groupKey'] = filter.groupKey;
   return withRange(out, page);
+}
+
+/** The filter without a page. */
+export function notificationFilterDoc(accountId: Id, filter: NotificationFilter): Doc {
+  return notificationListFilter(accountId, filter, { range: null, sort: -1, limit: 0, empty: false, reverse: false });
 }
 
 /** countSince: the account's notifications above `sinceId` (all when null), counted up to `limit`. */
 export function countSinceQuery(accountId: Id, sinceId: Id | null, limit: number): { filter: Doc; limit: number } {
   return { filter: sinceId === null ? { accountId } : { accountId, num: { $gt: num(sinceId) } }, limit: Math.max(0, Math.trunc(limit)) };
 }
+
+/** Notifications read for a group's senders at most. */
+const SENDER_SCAN = 1000;
 
 export function notificationRepository(m: Mongo): NotificationRepository {
   const notifications = m.collection(C.notifications);
@@ -89,6 +104,50 @@ export function notificationRepository(m: Mongo): NotificationRepository {
       const q = countSinceQuery(accountId, sinceId, limit);
       if (q.limit === 0) return 0;
       return notifications.countDocuments(q.filter, { limit: q.limit });
+    },
+    async count(accountId, filter, limit) {
+      const cap = Math.max(0, Math.trunc(limit));
+      if (cap === 0) return 0;
+      return notifications.countDocuments(notificationFilterDoc(accountId, filter), { limit: cap });
+    },
+    async latestGrouped(accountId, type, statusId) {
+      const [d] = await notifications.find({ accountId, type, statusId, groupKey: { $type: 'string' } }).sort({ num: -1 }).limit(1).toArray();
+      return d ? notificationFromDoc(d) : null;
+    },
+    async summarizeGroups(accountId, groupKeys, range, sample) {
+      const cap = Math.max(0, Math.trunc(sample));
+      const upTo = num(range.upTo);
+      const out: NotificationGroupSummary[] = [];
+      for (const groupKey of new Set(groupKeys)) {
+        const inGroup = { accountId, groupKey, num: { $lte: upTo } };
+        const [newest] = await notifications.find(inGroup).sort({ num: -1 }).limit(1).toArray();
+        if (newest === undefined) continue;
+        const count = await notifications.countDocuments(inGroup);
+        // The newest senders, each once; read newest first, at most a few pages' worth.
+        const senders: Id[] = [];
+        for (const d of await notifications.find(inGroup, { projection: { fromAccountId: 1 } }).sort({ num: -1 }).limit(SENDER_SCAN).toArray()) {
+          const sender = d['fromAccountId'] as Id;
+          if (senders.length < cap && !senders.includes(sender)) senders.push(sender);
+        }
+        const [oldest] = range.from === null ? [] : await notifications.find({ accountId, groupKey, num: { $gte: num(range.from) } }).sort({ num: 1 }).limit(1).toArray();
+        out.push({
+          groupKey,
+          mostRecentId: newest['_id'] as Id,
+          mostRecentAt: newest['createdAt'] as number,
+          count,
+          sampleAccountIds: senders,
+          oldestFromId: oldest === undefined ? null : (oldest['_id'] as Id),
+        });
+      }
+      return out;
+    },
+    async deleteWhere(accountId, filter) {
+      return m.transaction(async (tx) => (await tx.collection(C.notifications).deleteMany(notificationFilterDoc(accountId, filter), { session: tx.session })).deletedCount);
+    },
+    async unfilterFrom(accountId, fromAccountId) {
+      return m.transaction(
+        async (tx) => (await tx.collection(C.notifications).updateMany({ accountId, fromAccountId, filtered: true }, { $set: { filtered: false } }, { session: tx.session })).modifiedCount,
+      );
     },
   };
 }

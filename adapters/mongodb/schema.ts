@@ -26,6 +26,10 @@ export const C = {
   mutes: 'mutes',
   domainBlocks: 'domain_blocks',
   notifications: 'notifications',
+  notificationPolicies: 'notification_policies',
+  notificationRequests: 'notification_requests',
+  notificationPermissions: 'notification_permissions',
+  accountConversations: 'account_conversations',
   lists: 'lists',
   filters: 'filters',
   markers: 'markers',
@@ -135,6 +139,36 @@ export const INDEXES: readonly IndexDefinition[] = [
     partialFilterExpression: { dedupeKey: { $type: 'string' } },
     rule: 'notification',
   },
+  {
+    collection: C.notifications,
+    name: 'notifications_group',
+    key: { accountId: 1, groupKey: 1, num: -1 },
+    partialFilterExpression: { groupKey: { $type: 'string' } },
+  },
+  {
+    collection: C.notifications,
+    name: 'notifications_grouped_type',
+    key: { accountId: 1, type: 1, statusId: 1, num: -1 },
+    partialFilterExpression: { groupKey: { $type: 'string' } },
+  },
+  { collection: C.notifications, name: 'notifications_filtered', key: { accountId: 1, fromAccountId: 1, num: -1 }, partialFilterExpression: { filtered: true } },
+  byAccount(C.notificationRequests),
+  {
+    collection: C.notificationRequests,
+    name: 'notification_requests_sender',
+    key: { accountId: 1, fromAccountId: 1 },
+    unique: true,
+    rule: 'notificationRequest',
+  },
+  {
+    collection: C.accountConversations,
+    name: 'account_conversations_key',
+    key: { accountId: 1, conversationId: 1, participantsKey: 1 },
+    unique: true,
+    rule: 'accountConversation',
+  },
+  { collection: C.accountConversations, name: 'account_conversations_last', key: { accountId: 1, lastNum: -1 } },
+  { collection: C.accountConversations, name: 'account_conversations_status', key: { statusIds: 1 } },
   byAccount(C.lists, 1),
   { collection: C.lists, name: 'lists_members', key: { 'members.accountId': 1 } },
   byAccount(C.filters, 1),
@@ -262,6 +296,12 @@ export const MIGRATIONS: readonly MongoMigration[] = [
       // every deployment (sharded clusters refuse it).
       await createCollections(db, Object.values(C));
       await db.collection<{ _id: string; seq: number }>(C.counters).updateOne({ _id: 'jobs' }, { $setOnInsert: { seq: 0 } }, { upsert: true });
+    },
+  },
+  {
+    description: 'notification policies, requests and permissions, and private conversations',
+    async up(db) {
+      await createCollections(db, [C.notificationPolicies, C.notificationRequests, C.notificationPermissions, C.accountConversations]);
     },
   },
 ];

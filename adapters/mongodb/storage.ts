@@ -15,6 +15,8 @@ import { interactionRepository } from './interactions.ts';
 import { jobQueue } from './jobs.ts';
 import { listRepository } from './lists.ts';
 import { notificationRepository } from './notifications.ts';
+import { notificationPolicyRepository } from './notification-policies.ts';
+import { conversationRepository } from './conversations.ts';
 import { oauthRepository } from './oauth.ts';
 import { relationshipRepository } from './relationships.ts';
 import {
@@ -212,6 +214,8 @@ function storageOn(m: Mongo, idempotencyRetentionMs: number): Storage {
     interactions: interactionRepository(m),
     relationships: relationshipRepository(m),
     notifications: notificationRepository(m),
+    notificationPolicies: notificationPolicyRepository(m),
+    conversations: conversationRepository(m),
     lists: listRepository(m),
     filters: filterRepository(m),
     markers: markerRepository(m),

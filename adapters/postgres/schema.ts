@@ -353,6 +353,57 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (extension, version)
   );
   `,
+  // 7: grouped and filtered notifications, notification policies and requests, and private
+  // conversations (each account's view of its direct threads).
+  `
+  ALTER TABLE notifications ADD COLUMN group_key text;
+  ALTER TABLE notifications ADD COLUMN filtered boolean NOT NULL DEFAULT false;
+  CREATE INDEX notifications_group ON notifications (account_id, group_key, id) WHERE group_key IS NOT NULL;
+  CREATE INDEX notifications_grouped_type ON notifications (account_id, type, status_id, id) WHERE group_key IS NOT NULL;
+  CREATE INDEX notifications_filtered ON notifications (account_id, from_account_id, id) WHERE filtered;
+
+  CREATE TABLE notification_policies (
+    account_id bigint PRIMARY KEY,
+    for_not_following text NOT NULL,
+    for_not_followers text NOT NULL,
+    for_new_accounts text NOT NULL,
+    for_private_mentions text NOT NULL,
+    for_limited_accounts text NOT NULL
+  );
+  CREATE TABLE notification_requests (
+    id bigint PRIMARY KEY,
+    account_id bigint NOT NULL,
+    from_account_id bigint NOT NULL,
+    last_status_id bigint,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    UNIQUE (account_id, from_account_id)
+  );
+  CREATE INDEX notification_requests_account ON notification_requests (account_id, id);
+  CREATE TABLE notification_permissions (
+    account_id bigint NOT NULL,
+    from_account_id bigint NOT NULL,
+    created_at bigint NOT NULL,
+    PRIMARY KEY (account_id, from_account_id)
+  );
+
+  CREATE TABLE account_conversations (
+    id bigint PRIMARY KEY,
+    account_id bigint NOT NULL,
+    conversation_id bigint NOT NULL,
+    participant_ids text NOT NULL,
+    last_status_id bigint NOT NULL,
+    unread boolean NOT NULL,
+    UNIQUE (account_id, conversation_id, participant_ids)
+  );
+  CREATE INDEX account_conversations_last ON account_conversations (account_id, last_status_id);
+  CREATE TABLE account_conversation_statuses (
+    account_conversation_id bigint NOT NULL,
+    status_id bigint NOT NULL,
+    PRIMARY KEY (account_conversation_id, status_id)
+  );
+  CREATE INDEX account_conversation_statuses_status ON account_conversation_statuses (status_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

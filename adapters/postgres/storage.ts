@@ -12,6 +12,8 @@ import { interactionRepository } from './interactions.ts';
 import { enqueueIn, jobQueue, writeWithOutbox } from './jobs.ts';
 import { listRepository } from './lists.ts';
 import { notificationRepository } from './notifications.ts';
+import { notificationPolicyRepository } from './notification-policies.ts';
+import { conversationRepository } from './conversations.ts';
 import { oauthRepository } from './oauth.ts';
 import { resolvePostgresOptions, type PostgresStorageOptions } from './options.ts';
 import { relationshipRepository } from './relationships.ts';
@@ -128,6 +130,8 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     interactions: interactionRepository(db),
     relationships: relationshipRepository(db),
     notifications: notificationRepository(db),
+    notificationPolicies: notificationPolicyRepository(db),
+    conversations: conversationRepository(db),
     lists: listRepository(db),
     filters: filterRepository(db),
     markers: markerRepository(db),

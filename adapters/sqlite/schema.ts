@@ -368,6 +368,57 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX accounts_uri ON accounts (uri) WHERE uri IS NOT NULL;
   CREATE UNIQUE INDEX statuses_uri ON statuses (uri) WHERE uri IS NOT NULL;
   `,
+  // 7: grouped and filtered notifications, notification policies and requests, and private
+  // conversations (each account's view of its direct threads).
+  `
+  ALTER TABLE notifications ADD COLUMN group_key TEXT;
+  ALTER TABLE notifications ADD COLUMN filtered INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX notifications_group ON notifications (account_id, group_key, id) WHERE group_key IS NOT NULL;
+  CREATE INDEX notifications_grouped_type ON notifications (account_id, type, status_id, id) WHERE group_key IS NOT NULL;
+  CREATE INDEX notifications_filtered ON notifications (account_id, from_account_id, id) WHERE filtered = 1;
+
+  CREATE TABLE notification_policies (
+    account_id INTEGER PRIMARY KEY,
+    for_not_following TEXT NOT NULL,
+    for_not_followers TEXT NOT NULL,
+    for_new_accounts TEXT NOT NULL,
+    for_private_mentions TEXT NOT NULL,
+    for_limited_accounts TEXT NOT NULL
+  ) STRICT;
+  CREATE TABLE notification_requests (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    from_account_id INTEGER NOT NULL,
+    last_status_id INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (account_id, from_account_id)
+  ) STRICT;
+  CREATE INDEX notification_requests_account ON notification_requests (account_id, id);
+  CREATE TABLE notification_permissions (
+    account_id INTEGER NOT NULL,
+    from_account_id INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, from_account_id)
+  ) STRICT;
+
+  CREATE TABLE account_conversations (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    conversation_id INTEGER NOT NULL,
+    participant_ids TEXT NOT NULL,
+    last_status_id INTEGER NOT NULL,
+    unread INTEGER NOT NULL,
+    UNIQUE (account_id, conversation_id, participant_ids)
+  ) STRICT;
+  CREATE INDEX account_conversations_last ON account_conversations (account_id, last_status_id);
+  CREATE TABLE account_conversation_statuses (
+    account_conversation_id INTEGER NOT NULL,
+    status_id INTEGER NOT NULL,
+    PRIMARY KEY (account_conversation_id, status_id)
+  ) STRICT;
+  CREATE INDEX account_conversation_statuses_status ON account_conversation_statuses (status_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

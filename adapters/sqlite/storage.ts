@@ -12,6 +12,8 @@ import { filterRepository, markerRepository } from './filters.ts';
 import { interactionRepository } from './interactions.ts';
 import { listRepository } from './lists.ts';
 import { notificationRepository } from './notifications.ts';
+import { notificationPolicyRepository } from './notification-policies.ts';
+import { conversationRepository } from './conversations.ts';
 import { oauthRepository } from './oauth.ts';
 import { relationshipRepository } from './relationships.ts';
 import { enqueueIn, jobQueue, writeWithOutbox } from './jobs.ts';
@@ -114,6 +116,8 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     interactions: interactionRepository(db),
     relationships: relationshipRepository(db),
     notifications: notificationRepository(db),
+    notificationPolicies: notificationPolicyRepository(db),
+    conversations: conversationRepository(db),
     lists: listRepository(db),
     filters: filterRepository(db),
     markers: markerRepository(db),

@@ -162,7 +162,7 @@ export function mute(id: Id, accountId: Id, targetAccountId: Id, o: Partial<Mute
 }
 
 export function notification(id: Id, accountId: Id, fromAccountId: Id, o: Partial<Notification> = {}): Notification {
-  return { id, accountId, type: 'mention', fromAccountId, statusId: null, createdAt: T0 + 4000, ...o };
+  return { id, accountId, type: 'mention', fromAccountId, statusId: null, createdAt: T0 + 4000, groupKey: null, filtered: false, ...o };
 }
 
 export function list(id: Id, accountId: Id, o: Partial<List> = {}): List {

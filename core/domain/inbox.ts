@@ -13,8 +13,12 @@ export interface NotificationQuery {
   /** Only these types (unknown ones match nothing); absent or empty: every type. */
   types?: readonly string[] | undefined;
   excludeTypes?: readonly string[] | undefined;
-  /** Only notifications caused by this account. */
+  /** Only notifications caused by this account (filtered ones included, as in Mastodon). */
   accountId?: string | undefined;
+  /** Also the notifications the policy filtered. */
+  includeFiltered?: boolean | undefined;
+  /** Only the notifications of this group. */
+  groupKey?: string | undefined;
 }
 
 function known(types: readonly string[]): NotificationType[] {
@@ -30,7 +34,8 @@ export function notificationFilter(query: NotificationQuery): NotificationFilter
   if (query.accountId !== undefined) {
     if (!isId(query.accountId)) return null;
     filter.fromAccountId = query.accountId;
-  }
+  } else if (query.includeFiltered !== true) filter.filtered = false;
+  if (query.groupKey !== undefined) filter.groupKey = query.groupKey;
   return filter;
 }
 

@@ -205,6 +205,49 @@ export interface Notification {
   fromAccountId: Id;
   statusId: Id | null;
   createdAt: Millis;
+  /** Notifications of one group (favourites or boosts of one status, follows) within a time
+   * window share it (notifications/groups.ts); null for the ones that are never grouped. */
+  groupKey: string | null;
+  /** Held back by the recipient's notification policy: shown only through notification
+   * requests until accepted. */
+  filtered: boolean;
+}
+
+export const NOTIFICATION_POLICY_ACTIONS = ['accept', 'filter', 'drop'] as const;
+export type NotificationPolicyAction = (typeof NOTIFICATION_POLICY_ACTIONS)[number];
+
+/** What happens to notifications from kinds of senders (Mastodon 4.3's policy). */
+export interface NotificationPolicy {
+  accountId: Id;
+  forNotFollowing: NotificationPolicyAction;
+  forNotFollowers: NotificationPolicyAction;
+  forNewAccounts: NotificationPolicyAction;
+  forPrivateMentions: NotificationPolicyAction;
+  forLimitedAccounts: NotificationPolicyAction;
+}
+
+/** Filtered mentions from one sender, waiting for the recipient to accept or dismiss them. */
+export interface NotificationRequest {
+  id: Id;
+  accountId: Id;
+  fromAccountId: Id;
+  lastStatusId: Id | null;
+  createdAt: Millis;
+  updatedAt: Millis;
+}
+
+/** One account's view of a private conversation: the direct statuses of one thread among one
+ * set of participants (Mastodon's AccountConversation). */
+export interface AccountConversation {
+  id: Id;
+  accountId: Id;
+  /** The thread (Status.conversationId). */
+  conversationId: Id;
+  /** The other participants (the status authors and mentioned accounts but the owner), in
+   * ascending id order; empty for notes to oneself. */
+  participantIds: Id[];
+  lastStatusId: Id;
+  unread: boolean;
 }
 
 export interface Application {

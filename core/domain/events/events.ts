@@ -31,6 +31,8 @@ export type DomainEvent =
   | { type: 'account.blocked'; accountId: Id; targetAccountId: Id }
   | { type: 'account.unblocked'; accountId: Id; targetAccountId: Id }
   | { type: 'notification.created'; notification: Notification }
+  /** An account's private conversation gained or lost a status (`id`: the AccountConversation). */
+  | { type: 'conversation.updated'; accountId: Id; id: Id }
   | { type: 'filters.changed'; accountId: Id; filter: Filter | null }
   /** A block, mute or domain block of `accountId` changed (about `targetAccountId` when it is an
    * account): what both of them may see of each other changed. */
@@ -70,6 +72,7 @@ export function orderingKeyOf(event: DomainEvent): string {
       return `account:${event.targetAccountId}`;
     case 'notification.created':
       return `account:${event.notification.accountId}`;
+    case 'conversation.updated':
     case 'filters.changed':
     case 'relationship.changed':
     case 'settings.changed':

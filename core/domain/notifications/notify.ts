@@ -5,6 +5,8 @@
 import type { Core } from '../context.ts';
 import type { Follow, Id, Mute, Notification, NotificationType, Status } from '../model.ts';
 import { countsForAuthor } from '../policy.ts';
+import { groupKeyFor } from './grouping.ts';
+import { screen } from './screening.ts';
 
 export interface NotificationDraft {
   recipientId: Id;
@@ -24,33 +26,53 @@ function mutesNotifications(mute: Mute | null, now: number): boolean {
   return mute !== null && mute.notifications && (mute.expiresAt === null || mute.expiresAt > now);
 }
 
-/** Creates a notification (and records 'notification.created' with it) unless it would tell
- * someone about themselves, reach a remote account, come from an account the recipient blocks
- * or mutes, or belong to a conversation the recipient muted. `eventId` is the id of the event
- * that causes it. Returns it, or null when it was not created now. */
+/** Creates a notification unless it would tell someone about themselves, reach a remote
+ * account, come from an account the recipient blocks or mutes, belong to a conversation the
+ * recipient muted, or be dropped by the recipient's notification policy. One the policy filters
+ * is stored as filtered (no 'notification.created': nothing is streamed or pushed) and a
+ * filtered mention opens or moves the sender's notification request; any other is grouped
+ * (grouping.ts) and records 'notification.created'. `eventId` is the id of the event that
+ * causes it. Returns it, or null when it was not created now. */
 export async function notify(core: Core, eventId: Id, draft: NotificationDraft): Promise<Notification | null> {
   const { storage } = core;
   if (draft.recipientId === draft.fromAccountId && !draft.allowSelf) return null;
-  const recipient = await storage.accounts.get(draft.recipientId);
-  if (recipient === null || recipient.domain !== null) return null;
+  const [recipient, sender] = await Promise.all([storage.accounts.get(draft.recipientId), storage.accounts.get(draft.fromAccountId)]);
+  if (recipient === null || recipient.domain !== null || sender === null) return null;
   const [facts] = draft.recipientId === draft.fromAccountId ? [] : await storage.relationships.relationships(draft.recipientId, [draft.fromAccountId]);
   if (facts && (facts.blocking || facts.blockedBy || mutesNotifications(facts.muting, core.clock.now()))) return null;
   if (draft.status !== null) {
     const muted = await storage.interactions.conversationMutedBy(draft.status.conversationId, [draft.recipientId]);
     if (muted.length > 0) return null;
   }
+  const action = await screen(core, { recipient, sender, type: draft.type, status: draft.status, following: facts?.following != null });
+  if (action === 'drop') return null;
+  const filtered = action === 'filter';
+  const now = core.clock.now();
   const notification: Notification = {
     id: core.ids.next(),
     accountId: draft.recipientId,
     type: draft.type,
     fromAccountId: draft.fromAccountId,
     statusId: draft.status?.id ?? null,
-    createdAt: core.clock.now(),
+    createdAt: now,
+    groupKey: filtered ? null : await groupKeyFor(core, draft.recipientId, draft.type, draft.status?.id ?? null, now),
+    filtered,
   };
   const created = await storage.notifications.create(notification, {
     key: `${draft.sameAs ?? eventId}:${draft.type}:${draft.recipientId}`,
-    outbox: (isNew) => (isNew ? core.record({ type: 'notification.created', notification }) : []),
+    outbox: (isNew) => (isNew && !filtered ? core.record({ type: 'notification.created', notification }) : []),
   });
+  // Also when a retried job finds the notification made: the request is as idempotent.
+  if (filtered && draft.type === 'mention' && draft.status !== null) {
+    await storage.notificationPolicies.upsertRequest({
+      id: core.ids.next(),
+      accountId: draft.recipientId,
+      fromAccountId: draft.fromAccountId,
+      lastStatusId: draft.status.id,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
   return created ? notification : null;
 }
 

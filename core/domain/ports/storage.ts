@@ -54,7 +54,10 @@ import type {
   Millis,
   Mute,
   Notification,
+  NotificationPolicy,
+  NotificationRequest,
   NotificationType,
+  AccountConversation,
   Status,
   StatusEdit,
   StatusMark,
@@ -341,6 +344,24 @@ export interface NotificationFilter {
   types?: readonly NotificationType[] | undefined;
   excludeTypes?: readonly NotificationType[] | undefined;
   fromAccountId?: Id | undefined;
+  /** Only notifications with this `filtered` flag (absent: both). */
+  filtered?: boolean | undefined;
+  /** Only the notifications of this group (absent: any). */
+  groupKey?: string | undefined;
+}
+
+/** What a page of grouped notifications shows of one group: counted over the group's
+ * notifications with an id at or below `upTo`. */
+export interface NotificationGroupSummary {
+  groupKey: string;
+  /** The newest notification of the group at or below `upTo`. */
+  mostRecentId: Id;
+  mostRecentAt: Millis;
+  count: number;
+  /** Senders of the newest notifications first, each once, at most `sample`. */
+  sampleAccountIds: Id[];
+  /** The oldest notification of the group at or above `from` (null without `from`). */
+  oldestFromId: Id | null;
 }
 
 export interface NotificationRepository {
@@ -354,6 +375,56 @@ export interface NotificationRepository {
   clear(accountId: Id): Promise<void>;
   /** Notifications of this account with an id above `sinceId` (all when null), at most `limit`. */
   countSince(accountId: Id, sinceId: Id | null, limit: number): Promise<number>;
+  /** Notifications that match `filter`, counted up to `limit`. */
+  count(accountId: Id, filter: NotificationFilter, limit: number): Promise<number>;
+  /** The newest notification of this type about this status (null: about no status) that has a
+   * group key: where a new one may join its group. */
+  latestGrouped(accountId: Id, type: NotificationType, statusId: Id | null): Promise<Notification | null>;
+  /** One summary for each of `groupKeys` that has a notification at or below `upTo`. */
+  summarizeGroups(accountId: Id, groupKeys: readonly string[], range: { upTo: Id; from: Id | null }, sample: number): Promise<NotificationGroupSummary[]>;
+  /** Deletes the notifications that match `filter` (a group, a sender's filtered ones); how many. */
+  deleteWhere(accountId: Id, filter: NotificationFilter): Promise<number>;
+  /** Clears the `filtered` flag of a sender's filtered notifications; how many. */
+  unfilterFrom(accountId: Id, fromAccountId: Id): Promise<number>;
+}
+
+export interface NotificationPolicyRepository {
+  /** null: the account never changed its policy (the defaults apply). */
+  getPolicy(accountId: Id): Promise<NotificationPolicy | null>;
+  /** Creates or replaces the account's policy. */
+  setPolicy(policy: NotificationPolicy): Promise<void>;
+  /** ATOMIC. Creates the request from `fromAccountId`, or, when one exists, moves its last
+   * status and updatedAt to the given ones (keeping its id and createdAt); returns it as stored. */
+  upsertRequest(request: NotificationRequest): Promise<NotificationRequest>;
+  getRequest(accountId: Id, id: Id): Promise<NotificationRequest | null>;
+  /** Requests of this account, paged by request id. */
+  listRequests(accountId: Id, page: Page): Promise<NotificationRequest[]>;
+  /** Requests of this account, counted up to `limit`. */
+  countRequests(accountId: Id, limit: number): Promise<number>;
+  /** true when it existed. */
+  deleteRequest(accountId: Id, id: Id): Promise<boolean>;
+  /** Lets every later notification from `fromAccountId` through the policy (idempotent). */
+  permit(accountId: Id, fromAccountId: Id, createdAt: Millis): Promise<void>;
+  isPermitted(accountId: Id, fromAccountId: Id): Promise<boolean>;
+}
+
+export interface ConversationRepository {
+  /** ATOMIC. Adds a status to the account's conversation of (thread, participants), creating it
+   * (with `conversation.id`) when there is none. A status it did not hold yet becomes part of it,
+   * moves lastStatusId to the highest of its statuses and sets `unread` as given; a status it
+   * held already changes nothing (added false). */
+  addStatus(conversation: AccountConversation, statusId: Id): Promise<{ conversation: AccountConversation; added: boolean }>;
+  /** ATOMIC, per conversation. Takes the status out of every conversation that holds it, of any
+   * account: lastStatusId falls back to the highest remaining status, and a conversation left
+   * with none is deleted (`conversation` null). */
+  removeStatus(statusId: Id): Promise<{ accountId: Id; id: Id; conversation: AccountConversation | null }[]>;
+  get(accountId: Id, id: Id): Promise<AccountConversation | null>;
+  /** The account's conversations paged by lastStatusId (newest first). */
+  list(accountId: Id, page: Page): Promise<AccountConversation[]>;
+  /** null when the account has no such conversation. */
+  setUnread(accountId: Id, id: Id, unread: boolean): Promise<AccountConversation | null>;
+  /** true when it existed. */
+  delete(accountId: Id, id: Id): Promise<boolean>;
 }
 
 export interface ListRepository {
@@ -426,6 +497,8 @@ export interface Storage {
   interactions: InteractionRepository;
   relationships: RelationshipRepository;
   notifications: NotificationRepository;
+  notificationPolicies: NotificationPolicyRepository;
+  conversations: ConversationRepository;
   lists: ListRepository;
   filters: FilterRepository;
   markers: MarkerRepository;

@@ -9,24 +9,6 @@ function empty(path: string, auth: AuthRule, scopes: string[], body: unknown = [
   return { method: 'GET', path, auth, scopes, handle: async () => json(body) };
 }
 
-/** Mastodon 4.3's notification policy: everything accepted, nothing pending. */
-const ACCEPT_ALL_POLICY = {
-  for_not_following: 'accept',
-  for_not_followers: 'accept',
-  for_new_accounts: 'accept',
-  for_private_mentions: 'accept',
-  for_limited_accounts: 'accept',
-  summary: { pending_requests_count: 0, pending_notifications_count: 0 },
-};
-
-const V1_POLICY = {
-  filter_not_following: false,
-  filter_not_followers: false,
-  filter_new_accounts: false,
-  filter_private_mentions: false,
-  summary: { pending_requests_count: 0, pending_notifications_count: 0 },
-};
-
 export function emptyEndpoints(_core: AppCore): Endpoint[] {
   const READ = ['read'];
   return [
@@ -39,14 +21,10 @@ export function emptyEndpoints(_core: AppCore): Endpoint[] {
     empty('/api/v1/announcements', 'user', READ),
     empty('/api/v1/suggestions', 'user', READ),
     empty('/api/v2/suggestions', 'user', READ),
-    empty('/api/v1/conversations', 'user', ['read', 'read:statuses']),
     empty('/api/v1/followed_tags', 'user', ['read', 'read:follows']),
     empty('/api/v1/featured_tags', 'user', ['read', 'read:accounts']),
     empty('/api/v1/featured_tags/suggestions', 'user', ['read', 'read:accounts']),
     empty('/api/v1/endorsements', 'user', ['read', 'read:accounts']),
     empty('/api/v1/scheduled_statuses', 'user', ['read', 'read:statuses']),
-    empty('/api/v1/notifications/requests', 'user', ['read', 'read:notifications']),
-    empty('/api/v1/notifications/policy', 'user', ['read', 'read:notifications'], V1_POLICY),
-    empty('/api/v2/notifications/policy', 'user', ['read', 'read:notifications'], ACCEPT_ALL_POLICY),
   ];
 }

@@ -2,6 +2,7 @@
 // filters, preferences, search), and empty answers for what Rookery does not have.
 
 import type { AppCore } from '../context.ts';
+import { conversationEndpoints } from './conversations.ts';
 import { emptyEndpoints } from './empty.ts';
 import { filterEndpoints } from './filters.ts';
 import { listEndpoints } from './lists.ts';
@@ -16,6 +17,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
   return [
     ...timelineEndpoints(core),
     ...notificationEndpoints(core),
+    ...conversationEndpoints(core),
     ...listEndpoints(core),
     ...markerEndpoints(core),
     ...filterEndpoints(core),

@@ -171,7 +171,7 @@ export async function presentNotifications(core: AppCore, notifications: readonl
       id: n.id,
       type: n.type,
       created_at: iso(n.createdAt),
-      group_key: `ungrouped-${n.id}`,
+      group_key: n.groupKey ?? `ungrouped-${n.id}`,
       account: renderAccount(core.config, account, accountDecorators),
     };
     if (n.statusId !== null) {

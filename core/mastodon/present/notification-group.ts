@@ -1,9 +1,13 @@
-// Grouped notifications (GET /api/v2/notifications, Mastodon 4.3). Rookery does not group:
-// each notification is its own group, keyed `ungrouped-<id>` as Mastodon keys notifications
-// it does not group, which clients render like a group of one.
+// Grouped notifications (GET /api/v2/notifications and one group by key, Mastodon 4.3): the
+// groups, with every account and status they refer to listed once beside them. With
+// expand_accounts=partial_avatars only the newest sender of each group is a full account; the
+// other senders come as partial accounts (what an avatar row needs).
 
+import type { AppCore } from '../context.ts';
+import type { Account, Id } from '../../domain/model.ts';
+import type { NotificationGroup } from '../../domain/notifications/grouped.ts';
 import type { AccountJson } from './account.ts';
-import type { NotificationJson } from './load.ts';
+import { presentAccounts, presentNotifications } from './load.ts';
 import type { StatusJson } from './status.ts';
 
 export interface NotificationGroupJson {
@@ -18,51 +22,59 @@ export interface NotificationGroupJson {
   status_id?: string;
 }
 
+export type PartialAccountJson = Pick<AccountJson, 'id' | 'acct' | 'locked' | 'bot' | 'url' | 'avatar' | 'avatar_static'>;
+
 export interface GroupedNotificationsJson {
   accounts: AccountJson[];
+  partial_accounts?: PartialAccountJson[];
   statuses: StatusJson[];
   notification_groups: NotificationGroupJson[];
 }
 
-/** `paginated`: the page fields that a listing carries and a single group does not. */
-export function renderGroup(n: NotificationJson, paginated: boolean): NotificationGroupJson {
-  const group: NotificationGroupJson = {
-    group_key: n.group_key,
-    notifications_count: 1,
-    type: n.type,
-    most_recent_notification_id: n.id,
-    sample_account_ids: [n.account.id],
-  };
-  if (paginated) {
-    group.page_min_id = n.id;
-    group.page_max_id = n.id;
-    group.latest_page_notification_at = n.created_at;
-  }
-  if (n.status !== undefined) group.status_id = n.status.id;
-  return group;
+function partial(a: AccountJson): PartialAccountJson {
+  return { id: a.id, acct: a.acct, locked: a.locked, bot: a.bot, url: a.url, avatar: a.avatar, avatar_static: a.avatar_static };
 }
 
-/** The groups with the accounts and statuses they refer to, each listed once. */
-export function renderGrouped(notifications: readonly NotificationJson[], paginated: boolean): GroupedNotificationsJson {
-  const accounts = new Map<string, AccountJson>();
+/** Groups whose notification can no longer be shown (its status was deleted or left the
+ * viewer's sight) are left out, as the v1 list leaves the notification out. */
+export async function presentGroups(core: AppCore, viewer: Account, groups: readonly NotificationGroup[], partialAvatars = false): Promise<GroupedNotificationsJson> {
+  const rendered = await presentNotifications(core, groups.map((g) => g.notification), viewer);
+  const byId = new Map(rendered.map((n) => [n.id, n]));
+  const shown = groups.filter((g) => byId.has(g.notification.id));
+  const senderIds = [...new Set(shown.flatMap((g) => g.sampleAccountIds))];
+  const accounts = new Map((await presentAccounts(core, senderIds)).map((a) => [a.id, a]));
   const statuses = new Map<string, StatusJson>();
-  for (const n of notifications) {
-    accounts.set(n.account.id, n.account);
-    if (n.status !== undefined) statuses.set(n.status.id, n.status);
+  const full = new Map<Id, AccountJson>();
+  const partials = new Map<Id, PartialAccountJson>();
+  const notificationGroups = shown.map((g) => {
+    const n = byId.get(g.notification.id);
+    if (n?.status !== undefined) statuses.set(n.status.id, n.status);
+    const samples = g.sampleAccountIds.filter((id) => accounts.has(id));
+    samples.forEach((id, index) => {
+      const account = accounts.get(id);
+      if (account !== undefined && (!partialAvatars || index === 0)) full.set(id, account);
+    });
+    const json: NotificationGroupJson = {
+      group_key: g.groupKey,
+      notifications_count: g.count,
+      type: g.notification.type,
+      most_recent_notification_id: g.mostRecentId,
+      ...(g.page === null ? {} : { page_min_id: g.page.minId, page_max_id: g.page.maxId, latest_page_notification_at: new Date(g.page.latestAt).toISOString() }),
+      sample_account_ids: samples,
+      ...(n?.status === undefined ? {} : { status_id: n.status.id }),
+    };
+    return json;
+  });
+  if (partialAvatars) {
+    for (const id of senderIds) {
+      const account = accounts.get(id);
+      if (account !== undefined && !full.has(id)) partials.set(id, partial(account));
+    }
   }
   return {
-    accounts: [...accounts.values()],
+    accounts: [...full.values()],
+    ...(partialAvatars ? { partial_accounts: [...partials.values()] } : {}),
     statuses: [...statuses.values()],
-    notification_groups: notifications.map((n) => renderGroup(n, paginated)),
+    notification_groups: notificationGroups,
   };
-}
-
-/** The group key of a notification id, and back (null for keys Rookery never issues). */
-export function groupKeyOf(notificationId: string): string {
-  return `ungrouped-${notificationId}`;
-}
-
-export function notificationIdOf(groupKey: string): string | null {
-  const match = /^ungrouped-(\d+)$/.exec(groupKey);
-  return match?.[1] ?? null;
 }

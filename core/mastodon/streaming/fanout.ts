@@ -9,6 +9,7 @@ import type { AppCore } from '../context.ts';
 import type { Id, Status } from '../../domain/model.ts';
 import type { StatusFacts, StreamMessage } from '../../domain/ports/bus.ts';
 import { blankViewer, decoratorsFor, loadStatusBundle, presentNotifications } from '../present/load.ts';
+import { presentConversations } from '../present/conversation.ts';
 import { renderStatus, searchableText, type StatusBundle, type StatusJson } from '../present/status.ts';
 import type { EventHandler } from '../../domain/queue/registry.ts';
 import { repeatsInHome } from '../../domain/timelines/home.ts';
@@ -25,6 +26,7 @@ export const STREAMED_EVENTS: readonly DomainEventType[] = [
   'status.reblogged',
   'status.unreblogged',
   'notification.created',
+  'conversation.updated',
   'filters.changed',
   'relationship.changed',
   'settings.changed',
@@ -65,6 +67,18 @@ export function streamHandler(core: AppCore): EventHandler {
         if (recipient === null) return;
         const [json] = await presentNotifications(core, [event.notification], recipient);
         if (json) await core.bus.publish(channel, { event: 'notification', payload: JSON.stringify(json) });
+        return;
+      }
+      case 'conversation.updated': {
+        // Mastodon sends it on the direct stream; clients that show direct messages from the
+        // user stream (the web UI's conversations column among them) get it there too.
+        const targets = await core.bus.listening([channels.direct(event.accountId), channels.user(event.accountId)]);
+        if (targets.size === 0) return;
+        const [owner, conversation] = await Promise.all([core.storage.accounts.get(event.accountId), core.storage.conversations.get(event.accountId, event.id)]);
+        if (owner === null || conversation === null) return;
+        const [json] = await presentConversations(core, [conversation], owner);
+        if (json === undefined) return;
+        for (const channel of targets) await core.bus.publish(channel, { event: 'conversation', payload: JSON.stringify(json) });
         return;
       }
       case 'filters.changed':

@@ -33,7 +33,12 @@ t.test('v1 list: newest first, with accounts and statuses', async (t) => {
   t.equal(body[1]?.status?.id, mine.id);
   t.equal(body[2]?.status?.id, mention.id);
   t.equal(body[0]?.status, undefined, 'a follow carries no status');
-  t.equal(body[0]?.group_key, `ungrouped-${body[0]?.id}`);
+  const hour = Math.floor(h.clock.now() / 3_600_000);
+  t.same(
+    body.map((n) => n.group_key),
+    [`follow-${hour}`, `reblog-${mine.id}-${hour}`, `ungrouped-${body[2]?.id}`, `favourite-${mine.id}-${hour}`, `follow-${hour}`],
+    'favourites, boosts and follows carry their group key; a mention is a group of its own',
+  );
   t.match(body[0]?.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 });
 
@@ -79,34 +84,49 @@ t.test('a notification whose status was deleted is left out', async (t) => {
   t.notOk((await list()).json.some((n: N) => n.status?.id === doomed.id));
 });
 
-t.test('v2 grouped: one group per notification, accounts and statuses listed once', async (t) => {
+t.test('v2 grouped: the two follows are one group; accounts and statuses listed once', async (t) => {
   const v1: N[] = (await list()).json;
   const res = await h.request('GET', '/api/v2/notifications', { token: me.token });
   t.equal(res.statusCode, 200);
   t.same(Object.keys(res.json).sort(), ['accounts', 'notification_groups', 'statuses']);
-  t.same(res.json.notification_groups.map((g: { group_key: string }) => g.group_key), v1.map((n) => `ungrouped-${n.id}`));
+  t.same(
+    res.json.notification_groups.map((g: { group_key: string }) => g.group_key),
+    [v1[0], v1[1], v1[2], v1[3]].map((n) => n?.group_key),
+    'one group per key, in the order of its newest notification',
+  );
   t.same(res.json.notification_groups[0], {
-    group_key: `ungrouped-${v1[0]?.id}`,
-    notifications_count: 1,
+    group_key: v1[0]?.group_key,
+    notifications_count: 2,
     type: 'follow',
     most_recent_notification_id: v1[0]?.id,
-    sample_account_ids: [pal.account.id],
-    page_min_id: v1[0]?.id,
+    page_min_id: v1[4]?.id,
     page_max_id: v1[0]?.id,
     latest_page_notification_at: v1[0]?.created_at,
+    sample_account_ids: [pal.account.id, fan.account.id],
+  });
+  t.same(res.json.notification_groups[2], {
+    group_key: `ungrouped-${v1[2]?.id}`,
+    notifications_count: 1,
+    type: 'mention',
+    most_recent_notification_id: v1[2]?.id,
+    page_min_id: v1[2]?.id,
+    page_max_id: v1[2]?.id,
+    latest_page_notification_at: v1[2]?.created_at,
+    sample_account_ids: [pal.account.id],
+    status_id: mention.id,
   });
   t.equal(res.json.notification_groups[1].status_id, mine.id);
-  t.same(ids(res.json.accounts).sort(), [pal.account.id, fan.account.id].sort());
-  t.same(ids(res.json.statuses).sort(), [mine.id, mention.id].sort());
+  t.same(ids(res.json.accounts), [pal.account.id, fan.account.id]);
+  t.same(ids(res.json.statuses), [mine.id, mention.id]);
   const page = await h.request('GET', '/api/v2/notifications?limit=1&types[]=follow', { token: me.token });
   t.equal(page.json.notification_groups.length, 1);
   t.match(links(page.headers)['next'], /^https:\/\/rookery\.test\/api\/v2\/notifications\?limit=1&types%5B%5D=follow&max_id=\d+$/);
-  const single = await h.request('GET', `/api/v2/notifications/ungrouped-${v1[1]?.id}`, { token: me.token });
+  const single = await h.request('GET', `/api/v2/notifications/${v1[1]?.group_key}`, { token: me.token });
   t.equal(single.statusCode, 200);
   t.equal(single.json.notification_groups[0].type, 'reblog');
   t.equal(single.json.notification_groups[0].page_min_id, undefined, 'no page fields outside a listing');
-  const accounts = await h.request('GET', `/api/v2/notifications/ungrouped-${v1[1]?.id}/accounts`, { token: me.token });
-  t.same(ids(accounts.json), [pal.account.id]);
+  const accounts = await h.request('GET', `/api/v2/notifications/${v1[0]?.group_key}/accounts`, { token: me.token });
+  t.same(ids(accounts.json), [pal.account.id, fan.account.id]);
   t.equal((await h.request('GET', '/api/v2/notifications/grouped-1', { token: me.token })).statusCode, 404);
 });
 
@@ -117,6 +137,7 @@ t.test('unread_count follows the notifications marker', async (t) => {
   t.same(await count('?limit=2'), { count: 2 });
   await h.request('POST', '/api/v1/markers', { token: me.token, payload: { notifications: { last_read_id: all[2] } } });
   t.same(await count(), { count: 2 });
+  // v2 counts groups: above the marker, pal's follow (its group) and the boost.
   t.same((await h.request('GET', '/api/v2/notifications/unread_count', { token: me.token })).json, { count: 2 });
 });
 

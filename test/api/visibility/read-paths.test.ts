@@ -10,6 +10,7 @@ import type { Notification } from '../../../core/domain/model.ts';
 import { act, post, view } from '../../helpers/api.ts';
 import { harness, record, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { openStream } from '../../helpers/streams.ts';
+import { defaultPolicy } from '../../../core/domain/notifications/screening.ts';
 
 const NOT_FOUND = { error: 'Record not found' };
 const SECRET = 'now for nobody else';
@@ -21,6 +22,9 @@ t.beforeEach(async () => {
   h = await harness();
   alice = await h.user('alice');
   bob = await h.user('bob');
+  // These tests are about private mentions reaching bob: he takes them from anyone (by default
+  // Mastodon filters those from people one does not follow).
+  await h.core.storage.notificationPolicies.setPolicy({ ...defaultPolicy(bob.account.id), forPrivateMentions: 'accept' });
 });
 t.afterEach(() => h.close());
 
@@ -138,6 +142,8 @@ t.test('a notification rendered at fan-out time after its status left the reader
     fromAccountId: alice.account.id,
     statusId: s.id,
     createdAt: h.clock.now(),
+    groupKey: null,
+    filtered: false,
   };
   await h.core.storage.notifications.create(late, { key: `late:${late.id}`, outbox: () => h.core.record({ type: 'notification.created', notification: late }) });
   // A notification that may still be shown goes out on the same channel afterwards: the
@@ -147,7 +153,8 @@ t.test('a notification rendered at fan-out time after its status left the reader
   await h.rookery.streaming.settled();
   const notifications = bus.messages.filter((m) => m.message.event === 'notification').map((m) => JSON.parse(m.message.payload ?? '{}'));
   t.strictSame(notifications.map((n) => n.status?.id), [visible.id], 'only the visible one went out on the bus');
-  t.strictSame(stream.sink.events(), ['notification mention'], 'and to the stream');
+  const [conversation] = (await h.request('GET', '/api/v1/conversations', { token: bob.token })).json;
+  t.strictSame(stream.sink.events(), ['notification mention', `conversation ${conversation.id}`], 'and to the stream, with the conversation it joined');
   t.notOk(bus.messages.some((m) => (m.message.payload ?? '').includes(SECRET)), 'the edited text never left');
 });
 
@@ -157,6 +164,11 @@ t.test('the direct stream: an edit that drops the mention does not reach the dro
   await edit(alice, s.id, SECRET);
   const later = await post(h, alice, { status: '@bob later', visibility: 'direct' });
   await h.rookery.streaming.settled();
-  t.strictSame(direct.sink.events(), [`update ${later.id}`], 'the edit went to nobody but the author; the next message arrives');
-  t.strictSame((await h.request('GET', '/api/v1/conversations', { token: bob.token })).json, [], 'conversations list nothing');
+  const conversations = (await h.request('GET', '/api/v1/conversations', { token: bob.token })).json;
+  t.strictSame(
+    conversations.map((c: { last_status: { id: string } }) => c.last_status.id),
+    [later.id],
+    'the conversation of the status bob can no longer see is not listed',
+  );
+  t.strictSame(direct.sink.events(), [`update ${later.id}`, `conversation ${conversations[0].id}`], 'the edit went to nobody but the author; the next message arrives');
 });

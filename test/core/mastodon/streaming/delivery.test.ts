@@ -89,7 +89,8 @@ t.test('a list stream gets its members\' statuses; direct gets direct messages',
   const d = await post(h, alice, { status: '@bob psst', visibility: 'direct' });
   t.strictSame(listStream.sink.events(), [`update ${s.id}`]);
   t.strictSame(listStream.sink.received[0]?.ws.stream, ['list', list.id]);
-  t.strictSame(direct.sink.events(), [`update ${d.id}`]);
+  const [conversation] = (await h.request('GET', '/api/v1/conversations', { token: bob.token })).json;
+  t.strictSame(direct.sink.events(), [`update ${d.id}`, `conversation ${conversation.id}`], 'the status, then its conversation');
 });
 
 t.test("a delete reaches every stream that got the status's update, its boosts' too", async (t) => {
