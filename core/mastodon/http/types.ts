@@ -47,8 +47,9 @@ export interface HttpFront {
   handle(request: RawRequest): Promise<RawResponse | null>;
   /** null when the request is not Rookery's: a transport passes it on without reading it. */
   bodyLimit(method: string, url: string): BodyLimit | null;
-  /** A transport's own refusal (a body over the limit, a timeout) in Mastodon's error shape;
-   * a 5xx hides the message and logs `cause`. */
+  /** A transport's own refusal (a body over the limit, a timeout) in Mastodon's error shape,
+   * or RFC 6749's on the OAuth endpoints; a 5xx hides the message and logs `cause`. A url of
+   * '' says the path is not known: the body then carries both shapes' members. */
   refuse(request: RawHead, status: number, message: string, cause?: unknown): RawResponse;
   readonly routes: readonly RouteInfo[];
   /** The largest body an endpoint takes unless it sets its own payload.maxBytes. */
