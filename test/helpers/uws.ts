@@ -304,6 +304,10 @@ export class RawWebSocket {
   readonly socket: Socket;
   /** Text frames received, in order. */
   readonly frames: string[] = [];
+  /** The code of the server's close frame (1005 when it gave none); null before one came. */
+  closeCode: number | null = null;
+  /** The TCP connection has closed. */
+  ended = false;
   readonly #waiters = new Waiters();
   #buffer = Buffer.alloc(0);
   #upgraded = false;
@@ -316,7 +320,10 @@ export class RawWebSocket {
     const socket = connect(port, '127.0.0.1');
     const client = new RawWebSocket(socket);
     socket.on('error', () => {});
-    socket.on('close', () => client.#waiters.fail(new Error('the socket closed')));
+    socket.on('close', () => {
+      client.ended = true;
+      client.#waiters.fail(new Error('the socket closed'));
+    });
     socket.on('data', (chunk: Buffer) => client.#read(chunk));
     socket.once('connect', () => {
       socket.write(
@@ -348,7 +355,9 @@ export class RawWebSocket {
         offset = 4;
       }
       if (this.#buffer.length < offset + length) break;
-      if (((this.#buffer[0] ?? 0) & 0x0f) === 1) this.frames.push(this.#buffer.subarray(offset, offset + length).toString('utf8'));
+      const opcode = (this.#buffer[0] ?? 0) & 0x0f;
+      if (opcode === 1) this.frames.push(this.#buffer.subarray(offset, offset + length).toString('utf8'));
+      else if (opcode === 8) this.closeCode = length >= 2 ? this.#buffer.readUInt16BE(offset) : 1005;
       this.#buffer = this.#buffer.subarray(offset + length);
     }
     this.#waiters.notify();
@@ -364,6 +373,19 @@ export class RawWebSocket {
       return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]);
     });
     this.socket.write(Buffer.concat(frames));
+  }
+
+  /** Bytes exactly as given (a frame this class would not build). */
+  sendBytes(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
+  /** Resolves once the server closed the connection, or sent `n` text frames. */
+  closedOrFrames(n: number): Promise<'closed' | 'frames'> {
+    return this.#waiters.wait(() => this.ended || this.frames.length >= n, `waiting for a close or ${n} frame(s)`).then(
+      () => (this.frames.length >= n ? 'frames' : 'closed'),
+      () => 'closed',
+    );
   }
 
   frameCount(n: number): Promise<void> {
