@@ -261,21 +261,21 @@ class Hub implements StreamHub {
         return loadSubscriberState(this.#core, accountId);
       })
       .then(
-      (state) => {
-        entry.state = state;
-        this.#finishLoad(accountId, entry);
-      },
-      (err: unknown) => {
-        // Without it nothing can be screened: end the account's streams rather than guess.
-        this.#core.logger.error({ err, accountId }, 'could not load what a stream subscriber hides: its streams end');
-        entry.loading = false;
-        entry.waiting = null;
-        for (const connection of [...entry.connections]) {
-          connection.output.kill();
-          void connection.close();
-        }
-      },
-    );
+        (state) => {
+          entry.state = state;
+          this.#finishLoad(accountId, entry);
+        },
+        (err: unknown) => {
+          // Without it nothing can be screened: end the account's streams rather than guess.
+          this.#core.logger.error({ err, accountId }, 'could not load what a stream subscriber hides: its streams end');
+          entry.loading = false;
+          entry.waiting = null;
+          for (const connection of [...entry.connections]) {
+            connection.output.kill();
+            void connection.close();
+          }
+        },
+      );
     this.#loads.add(loading);
     void loading.finally(() => this.#loads.delete(loading));
   }
