@@ -6,7 +6,8 @@ import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { startStreamingServer, type StreamingServer, type StreamingServerOptions } from '../../adapters/uws/index.ts';
 import type { StreamHub } from '../../core/mastodon/streaming/hub.ts';
-import type { Harness } from './harness.ts';
+import { harness, type Harness } from './harness.ts';
+import { freePort } from './processes.ts';
 
 export interface Streaming {
   server: StreamingServer;
@@ -19,6 +20,24 @@ export interface Streaming {
 export async function startStreaming(h: Harness, options: Partial<StreamingServerOptions> = {}): Promise<Streaming> {
   const server = await startStreamingServer(h.rookery, { port: 0, host: '127.0.0.1', ...options });
   return { server, http: `http://127.0.0.1:${server.port}`, ws: `ws://127.0.0.1:${server.port}` };
+}
+
+/** A listening harness whose configuration advertises a streaming server, and that server. Its
+ * port must be known before the instance is made (the configuration says where clients
+ * stream), so it is picked free first; another process may take it before the server does
+ * (the server then refuses to start: it never shares a port), and both are made again on
+ * another port, a bounded number of times. */
+export async function harnessWithStreaming(attempts = 5): Promise<{ h: Harness; s: Streaming }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const h = await harness({ listen: true, config: { streamingUrl: `ws://127.0.0.1:${port}` } });
+    try {
+      return { h, s: await startStreaming(h, { port }) };
+    } catch (err) {
+      await h.close();
+      if (attempt >= attempts || !(err instanceof Error) || !err.message.startsWith('The streaming server could not listen')) throw err;
+    }
+  }
 }
 
 /** Resolves when `check` holds, re-checked whenever `notify` is called; rejects with `why()`
