@@ -2,8 +2,8 @@
 // front and copy its answer back. hapi parses nothing (payload and cookie parsing are off): it
 // hands over the body as a stream, read as the node handler reads it (adapters/node/body.ts:
 // multipart files streamed to temporary files). Its own refusals, such as a declared length
-// over the limit, come out in Mastodon's error shape. Register it without a route prefix:
-// clients expect /api and /oauth at the root.
+// over the limit, and node's (a request it cannot parse), come out in the front's error shape.
+// Register it without a route prefix: clients expect /api and /oauth at the root.
 
 import type { Readable } from 'node:stream';
 import type { Plugin, Request, ResponseToolkit, RouteOptions, ServerRoute } from '@hapi/hapi';
@@ -14,6 +14,10 @@ import { streamingRoutes, type HapiStreamingOptions } from './sse.ts';
 import { answer, defaultUploadDirectory } from '../node/body.ts';
 import { SSE_OPTIONS } from '../node/sse.ts';
 import { checkOptions, option } from '../../core/domain/options.ts';
+import { answerClientError, readClientError } from '../node/client-errors.ts';
+import type { Server as NodeServer } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { HttpFront } from '../../core/mastodon/http/types.ts';
 
 export interface RookeryHapiOptions {
   rookery: Rookery;
@@ -54,6 +58,22 @@ function reply(h: ResponseToolkit, raw: RawResponse) {
   return response;
 }
 
+/** node's own refusals (bytes its parser rejects, headers too large) of requests for Rookery's
+ * paths are answered by the front, in their path's shape, as on the node handler; hapi's own
+ * answer is a bare "400 Bad Request" without a body. Those of the host's paths stay hapi's, as
+ * does a broken body of a request under way when hapi answers it through the request's
+ * lifecycle (its cleanStop, the default), where onPreResponse below shapes it. */
+function answerRefusedRequests(listener: NodeServer, http: HttpFront, hapiAnswersUnderWay: boolean): void {
+  const hapis = listener.listeners('clientError') as ((err: Error, socket: Duplex) => void)[];
+  listener.removeAllListeners('clientError');
+  listener.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    const refused = readClientError(err, socket);
+    const ours = refused !== null && !(refused.underWay && hapiAnswersUnderWay) && refused.head.url !== '' && http.bodyLimit(refused.head.method, refused.head.url) !== null;
+    if (ours) answerClientError(http, refused, socket);
+    else for (const handler of hapis) handler.call(listener, err, socket);
+  });
+}
+
 export const rookeryHapi: Plugin<RookeryHapiOptions> = {
   name: 'rookery',
   version: '0.1.0',
@@ -65,6 +85,7 @@ export const rookeryHapi: Plugin<RookeryHapiOptions> = {
     });
     const { rookery, streaming = true, uploadDirectory = defaultUploadDirectory() } = options;
     const { http } = rookery;
+    answerRefusedRequests(server.listener, http, server.settings.operations?.cleanStop !== false);
     if (streaming !== false) {
       const sse = streamingRoutes(rookery, streaming === true ? {} : streaming);
       server.route(sse.routes);

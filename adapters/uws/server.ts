@@ -46,6 +46,13 @@ export interface StreamingServer {
 
 const DEFAULTS = { host: '127.0.0.1', heartbeatMs: 15_000, pingMs: 30_000, maxBackpressure: 1024 * 1024, maxPayloadLength: 16 * 1024, maxSubscriptions: 256 };
 
+/** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT (uWS.js's ListenOptions, a type only in its typings). */
+const LISTEN_EXCLUSIVE_PORT = 1;
+
+interface ListensWithOptions {
+  listen(host: string, port: number, options: number, callback: (listenSocket: us_listen_socket | false) => void): unknown;
+}
+
 const HEALTH_PATH = '/api/v1/streaming/health';
 const NOT_FOUND = JSON.stringify({ error: 'Not Found' });
 
@@ -138,8 +145,11 @@ export async function startStreamingServer(rookery: Rookery, options: StreamingS
     });
   });
 
+  // Exclusively: on a port it is given, uSockets otherwise sets SO_REUSEPORT, and a second
+  // server there (another instance's, a test run's) would not fail but get a share of the
+  // connections. uWS.js takes a host with the options, though its types list no such overload.
   const listenSocket = await new Promise<us_listen_socket | false>((resolve) => {
-    app.listen(host, options.port, resolve);
+    (app as unknown as ListensWithOptions).listen(host, options.port, LISTEN_EXCLUSIVE_PORT, resolve);
   });
   if (listenSocket === false) {
     app.close();

@@ -85,10 +85,21 @@ export interface Verdict {
   family: Counted | null;
 }
 
+/** Where a request came from, as the transport saw it. */
+export interface RequestOrigin {
+  remoteAddress: string;
+  forwardedFor: string | undefined;
+}
+
 export interface RateLimiter {
   before(request: LimitedRequest): Promise<Verdict | null>;
   /** After the endpoint answered: counts a family action that succeeded; the headers to send. */
   after(verdict: Verdict, status: number, body: unknown): Promise<Record<string, string>>;
+  /** Counts a sign-up made other than through POST /api/v1/accounts (the web form) on that
+   * endpoint's own counters, so both share one budget per client address and per e-mail
+   * address. null when it may go on (loopback is exempt); else the seconds until the window
+   * that refused it ends. */
+  countSignUp(origin: RequestOrigin, email: string): Promise<number | null>;
 }
 
 /** Mastodon's X-RateLimit-Reset: the window's end, ISO 8601 with six fractional digits. */
@@ -145,6 +156,13 @@ export function createRateLimiter(config: RookeryConfig, counters: CounterStore,
     return range;
   });
 
+  /** The sign-up limits: per client address, and per e-mail address when one is given. */
+  function signUpThrottles(client: string, email: string | undefined): [Throttle, string][] {
+    const out: [Throttle, string][] = [[THROTTLES.signUpIp, client]];
+    if (email !== undefined && email !== '') out.push([THROTTLES.signUpEmail, email.trim().toLowerCase().slice(0, 320)]);
+    return out;
+  }
+
   function applying(request: LimitedRequest, client: string): [Throttle, string][] {
     const { route, path, params, accountId, tokenId } = request;
     const out: [Throttle, string][] = [];
@@ -156,11 +174,7 @@ export function createRateLimiter(config: RookeryConfig, counters: CounterStore,
     }
     if (accountId !== null && MEDIA.has(route)) out.push([THROTTLES.media, accountId]);
     if (accountId !== null && DELETES.has(route)) out.push([THROTTLES.deletes, accountId]);
-    if (route === 'POST /api/v1/accounts') {
-      out.push([THROTTLES.signUpIp, client]);
-      const email = str(params, 'email');
-      if (email !== undefined && email !== '') out.push([THROTTLES.signUpEmail, email.trim().toLowerCase().slice(0, 320)]);
-    }
+    if (route === 'POST /api/v1/accounts') out.push(...signUpThrottles(client, str(params, 'email')));
     const signIn = route === 'POST /auth/sign_in' || (route === 'POST /oauth/token' && str(params, 'grant_type') === 'password');
     if (signIn || (path.startsWith('/auth/') && route.startsWith('POST '))) out.push([THROTTLES.authIp, client]);
     if (signIn) {
@@ -173,11 +187,17 @@ export function createRateLimiter(config: RookeryConfig, counters: CounterStore,
   const windowOf = (throttle: Throttle, at: Millis) => (Math.floor(at / throttle.periodMs) + 1) * throttle.periodMs;
   const keyOf = (throttle: Throttle, who: string, windowEnd: Millis) => `${throttle.name}:${who}:${windowEnd}`;
 
+  /** The client's key for counting; null for loopback, which is exempt. */
+  function clientOf(origin: RequestOrigin): string | null {
+    const address = clientAddress(origin.remoteAddress, origin.forwardedFor, trusted);
+    if (address !== null && isLoopback(address)) return null;
+    return address === null ? 'unknown' : clientKey(address);
+  }
+
   return {
     async before(request) {
-      const address = clientAddress(request.remoteAddress, request.forwardedFor, trusted);
-      if (address !== null && isLoopback(address)) return null;
-      const client = address === null ? 'unknown' : clientKey(address);
+      const client = clientOf(request);
+      if (client === null) return null;
       const at = now();
       const throttles = applying(request, client);
       const family = request.accountId === null ? undefined : FAMILY_OF[request.route];
@@ -205,6 +225,24 @@ export function createRateLimiter(config: RookeryConfig, counters: CounterStore,
       if (family === null || status < 200 || status >= 300 || isScheduled(body)) return verdict.headers;
       const [count] = await counters.add([{ key: family.key, amount: 1, expiresAt: family.windowEnd }], now());
       return headersOf(verdict.counted, null, { ...family, count: count ?? family.count + 1 });
+    },
+
+    async countSignUp(origin, email) {
+      const client = clientOf(origin);
+      if (client === null) return null;
+      const at = now();
+      const throttles = signUpThrottles(client, email);
+      const windows = throttles.map(([throttle]) => windowOf(throttle, at));
+      const values = await counters.add(
+        throttles.map(([throttle, who], i) => ({ key: keyOf(throttle, who, windows[i] ?? at), amount: 1, expiresAt: windows[i] ?? at })),
+        at,
+      );
+      // Refused until every limit it is over has a new window.
+      let retryAt = 0;
+      for (const [i, [throttle]] of throttles.entries()) {
+        if ((values[i] ?? 0) > throttle.limit) retryAt = Math.max(retryAt, windows[i] ?? at);
+      }
+      return retryAt === 0 ? null : Math.max(1, Math.ceil((retryAt - at) / 1000));
     },
   };
 }

@@ -98,7 +98,10 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   core.jobs.subscribe('conversations', CONVERSATION_EVENTS, conversationHandler(core));
   core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
   core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
-  for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core, plugin.name));
+  // Made before the plugins register: their host counts with them (the web sign-up's limits).
+  const counters = options.counters ?? createMemoryCounters();
+  const rateLimiter = core.config.rateLimits ? createRateLimiter(core.config, counters, () => core.clock.now()) : null;
+  for (const plugin of options.plugins ?? []) await plugin.register(registry.hostFor(core, plugin.name, { counters, rateLimiter }));
   registry.ready();
   // The core's own periodic job, run by startJobs() like the plugins' ones.
   registry.jobs.push({ ...PRUNE_SESSIONS_JOB, run: async () => void (await pruneExpiredSessions(core)) });
@@ -124,8 +127,6 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   ]);
   const stoppers = new Set<() => void>();
   const streaming = createStreamHub(core);
-  const counters = options.counters ?? createMemoryCounters();
-  const rateLimiter = core.config.rateLimits ? createRateLimiter(core.config, counters, () => core.clock.now()) : null;
   const lookup = (raw: string | null | undefined) => lookupToken(core, raw);
   const guard = (endpoint: Endpoint, found: TokenLookup) => authorize(endpoint, found, core.config);
   return {

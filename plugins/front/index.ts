@@ -8,6 +8,11 @@
 // closed registrations refuse it, approval mode asks for a reason and leaves the account waiting
 // for approval, e-mail confirmation leaves it unconfirmed. It does not sign the person in: they
 // sign in from their app, through /oauth/authorize, like everyone else.
+//
+// It is limited as the API is: every sign-up the form attempts counts on the counters of
+// POST /api/v1/accounts (one budget per address, and per e-mail address, for both ways in),
+// and over the limit the form answers 429 with a page of its own and Retry-After. Each form
+// carries a token that serves one attempt: a post replayed, or sent twice, creates nothing more.
 
 import {
   checkOptions,
@@ -204,11 +209,25 @@ function fieldErrorsOf(err: RookeryError): FieldErrors {
   return errors;
 }
 
-// The form's CSRF token is the sign-in pages' (a session's, or a signed double-submit token for
-// a browser without one): showing the form stores nothing.
+function tooManyPage(host: PluginHost, retryAfterSeconds: number): ApiResponse {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  const content = `<p role="alert">Too many sign-ups have come from your network lately, so this one was not made. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.</p>
+<p><a href="/">Back to the front page</a></p>`;
+  const page = host.web.page('Too many sign-ups', content, { status: 429 });
+  return { ...page, headers: { ...page.headers, 'retry-after': String(retryAfterSeconds) } };
+}
+
+function usedPage(host: PluginHost): ApiResponse {
+  const content = `<p role="alert">This form was already sent once, so nothing more was done.</p>
+<p><a href="${SIGN_UP_PATH}">Open the sign-up form again</a></p>`;
+  return host.web.page('Form already sent', content, { status: 403 });
+}
+
+// Each form shown carries a single-use token (bound to the browser as the sign-in pages' tokens
+// are): showing the form stores nothing.
 async function showSignUp(host: PluginHost, request: ApiRequest, signInUrl: string): Promise<ApiResponse> {
   if (!host.config.registrations.open) return closedPage(host);
-  const form = host.web.formToken(request, await host.web.session(request.cookies));
+  const form = host.web.singleUseToken(request, await host.web.session(request.cookies));
   return signUpPage(host, { csrfToken: form.token, signInUrl }, { cookies: form.cookies });
 }
 
@@ -216,9 +235,15 @@ async function submitSignUp(host: PluginHost, request: ApiRequest, signInUrl: st
   const { registrations } = host.config;
   if (!registrations.open) return closedPage(host);
   const browser = await host.web.session(request.cookies);
-  if (!sameOrigin(host, request) || !host.web.formPosted(request, browser, request.body)) return host.web.refusedPage();
+  if (!sameOrigin(host, request) || !host.web.singleUsePosted(request, browser, request.body)) return host.web.refusedPage();
   const form = formOf(request.body);
-  const token = host.web.formToken(request, browser);
+  // An attempt from this browser: counted as the API counts one, before anything is checked;
+  // the token is spent only when the attempt may go on, so a refused one can be sent again later.
+  const retryAfter = await host.web.countSignUp(request, form.email);
+  if (retryAfter !== null) return tooManyPage(host, retryAfter);
+  if (!(await host.web.spendSingleUse(request, browser, request.body))) return usedPage(host);
+  // The form comes back with a fresh token for the next attempt.
+  const token = host.web.singleUseToken(request, browser);
   const retry = (errors: FieldErrors, summary: string) => signUpPage(host, { csrfToken: token.token, signInUrl, form, errors, summary }, { status: 422, cookies: token.cookies });
   if (form.password !== '' && form.password !== form.passwordConfirmation) {
     return retry({ password_confirmation: ["doesn't match Password"] }, "Validation failed: Password confirmation doesn't match Password");

@@ -88,6 +88,8 @@ t.test('the plugin only translates: routes in the host table, the host keeps wha
   const preflight = await h.server.inject({ method: 'OPTIONS', url: '/oauth/revoke', headers: { origin: 'https://elk.zone', 'access-control-request-method': 'POST' } });
   t.same([preflight.statusCode, preflight.headers['access-control-allow-origin']], [200, 'https://elk.zone'], 'preflights outside /api reach the front');
   const wrongMethod = await h.server.inject({ method: 'GET', url: '/oauth/token' });
-  t.same([wrongMethod.statusCode, JSON.parse(wrongMethod.payload)], [404, { error: 'Not Found' }], 'another method on one of our paths');
+  t.same([wrongMethod.statusCode, JSON.parse(wrongMethod.payload)], [404, { error: 'invalid_request', error_description: 'Not Found' }], 'another method on one of our paths (an OAuth one: RFC 6749 shape)');
+  const wrongApiMethod = await h.server.inject({ method: 'PATCH', url: '/api/v1/instance' });
+  t.same([wrongApiMethod.statusCode, JSON.parse(wrongApiMethod.payload)], [404, { error: 'Not Found' }], 'another method on an API path');
   await h.close();
 });

@@ -9,13 +9,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { createRestAPIClient, type mastodon } from 'masto';
 import sharp from 'sharp';
 import t from 'tap';
 import { openSse, type SseClient } from '../helpers/sse.ts';
 import { childEnv, freePort } from '../helpers/processes.ts';
-import { cli, startInstance, stopInstance, type Instance } from '../helpers/standalone.ts';
+import { cli, describeStore, startInstance, stopInstance, type Instance } from '../helpers/standalone.ts';
 import { eventually as waitFor } from '../helpers/eventually.ts';
 
 interface Side {
@@ -84,17 +83,7 @@ const sides: Side[] = [];
 function diagnosis(): string {
   return sides
     .map((s) => {
-      let jobs = '';
-      try {
-        const db = new DatabaseSync(join(s.dataDir, 'rookery.sqlite3'), { readOnly: true });
-        jobs = JSON.stringify(db.prepare('SELECT name, attempts, last_error, run_at FROM jobs').all()).slice(0, 2000);
-        jobs += `\n  dead: ${JSON.stringify(db.prepare('SELECT name, attempts, last_error FROM dead_jobs').all()).slice(0, 2000)}`;
-        jobs += `\n  latest statuses: ${JSON.stringify(db.prepare('SELECT id, uri, deleted_at, edited_at FROM statuses ORDER BY id DESC LIMIT 5').all()).slice(0, 2000)}`;
-        db.close();
-      } catch (err) {
-        jobs = String(err);
-      }
-      return `--- ${s.name}: jobs ${jobs}\n${s.instance?.output().slice(-2000) ?? '(stopped)'}`;
+      return `--- ${s.name}: jobs ${describeStore(join(s.dataDir, 'rookery.sqlite3'))}\n${s.instance?.output().slice(-2000) ?? '(stopped)'}`;
     })
     .concat(opened.map(({ name, client, ended }) => `--- stream ${name}: ${ended ? 'ENDED' : 'open'}, ${client.events.length} events, last: ${JSON.stringify(client.events.slice(-3).map((e) => [e.event, e.data.slice(0, 80)]))}`))
     .join('\n');

@@ -7,9 +7,8 @@ import { createRestAPIClient, createStreamingAPIClient } from 'masto';
 import generator from 'megalodon';
 import t from 'tap';
 import { follow, post } from '../helpers/api.ts';
-import { harness, type Harness, type TestUser } from '../helpers/harness.ts';
-import { startStreaming, watchSubscriptions, type Streaming } from '../helpers/uws.ts';
-import { freePort } from '../helpers/processes.ts';
+import type { Harness, TestUser } from '../helpers/harness.ts';
+import { harnessWithStreaming, watchSubscriptions, type Streaming } from '../helpers/uws.ts';
 
 let h: Harness;
 let s: Streaming;
@@ -19,11 +18,10 @@ let url: string;
 
 t.beforeEach(async () => {
   // Where the instance endpoints send clients: the streaming server's real port, chosen first
-  // (the configuration is frozen once the instance is built).
-  const streamingPort = await freePort();
-  h = await harness({ listen: true, config: { streamingUrl: `ws://127.0.0.1:${streamingPort}` } });
+  // (the configuration is frozen once the instance is built), and never shared with another
+  // process's streaming server.
+  ({ h, s } = await harnessWithStreaming());
   url = h.server.info.uri;
-  s = await startStreaming(h, { port: streamingPort });
   alice = await h.user('alice');
   bob = await h.user('bob');
   await follow(h, bob, alice);

@@ -4,6 +4,7 @@
 
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { cleanCommand } from './processes.ts';
 
@@ -100,4 +101,33 @@ export function stopInstance(instance: Instance): Promise<number | null> {
 /** SIGKILL: no clean-up of any kind, as a crash. */
 export async function killInstance(instance: Instance): Promise<void> {
   await ended(instance.child, 'SIGKILL');
+}
+
+/** What an instance's SQLite file holds that explains a stuck wait: its queued jobs, its dead
+ * letters and its latest statuses, read beside the running instance. Integers are read as
+ * BigInt and shown as decimal strings: ids are 64-bit, and read as JS numbers they throw (or
+ * lose digits). Each part is read apart, so that one that fails hides none of the others. */
+export function describeStore(path: string): string {
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path, { readOnly: true, readBigInts: true });
+  } catch (err) {
+    return String(err);
+  }
+  const rows = (sql: string): string => {
+    try {
+      return JSON.stringify(db.prepare(sql).all(), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)).slice(0, 2000);
+    } catch (err) {
+      return String(err);
+    }
+  };
+  try {
+    return [
+      rows('SELECT name, attempts, last_error, run_at FROM jobs'),
+      `  dead: ${rows('SELECT name, attempts, last_error FROM dead_jobs')}`,
+      `  latest statuses: ${rows('SELECT id, uri, deleted_at, edited_at FROM statuses ORDER BY id DESC LIMIT 5')}`,
+    ].join('\n');
+  } finally {
+    db.close();
+  }
 }

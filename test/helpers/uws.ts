@@ -6,7 +6,8 @@ import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { startStreamingServer, type StreamingServer, type StreamingServerOptions } from '../../adapters/uws/index.ts';
 import type { StreamHub } from '../../core/mastodon/streaming/hub.ts';
-import type { Harness } from './harness.ts';
+import { harness, type Harness } from './harness.ts';
+import { freePort } from './processes.ts';
 
 export interface Streaming {
   server: StreamingServer;
@@ -19,6 +20,24 @@ export interface Streaming {
 export async function startStreaming(h: Harness, options: Partial<StreamingServerOptions> = {}): Promise<Streaming> {
   const server = await startStreamingServer(h.rookery, { port: 0, host: '127.0.0.1', ...options });
   return { server, http: `http://127.0.0.1:${server.port}`, ws: `ws://127.0.0.1:${server.port}` };
+}
+
+/** A listening harness whose configuration advertises a streaming server, and that server. Its
+ * port must be known before the instance is made (the configuration says where clients
+ * stream), so it is picked free first; another process may take it before the server does
+ * (the server then refuses to start: it never shares a port), and both are made again on
+ * another port, a bounded number of times. */
+export async function harnessWithStreaming(attempts = 5): Promise<{ h: Harness; s: Streaming }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const h = await harness({ listen: true, config: { streamingUrl: `ws://127.0.0.1:${port}` } });
+    try {
+      return { h, s: await startStreaming(h, { port }) };
+    } catch (err) {
+      await h.close();
+      if (attempt >= attempts || !(err instanceof Error) || !err.message.startsWith('The streaming server could not listen')) throw err;
+    }
+  }
 }
 
 /** Resolves when `check` holds, re-checked whenever `notify` is called; rejects with `why()`
@@ -304,6 +323,10 @@ export class RawWebSocket {
   readonly socket: Socket;
   /** Text frames received, in order. */
   readonly frames: string[] = [];
+  /** The code of the server's close frame (1005 when it gave none); null before one came. */
+  closeCode: number | null = null;
+  /** The TCP connection has closed. */
+  ended = false;
   readonly #waiters = new Waiters();
   #buffer = Buffer.alloc(0);
   #upgraded = false;
@@ -316,7 +339,10 @@ export class RawWebSocket {
     const socket = connect(port, '127.0.0.1');
     const client = new RawWebSocket(socket);
     socket.on('error', () => {});
-    socket.on('close', () => client.#waiters.fail(new Error('the socket closed')));
+    socket.on('close', () => {
+      client.ended = true;
+      client.#waiters.fail(new Error('the socket closed'));
+    });
     socket.on('data', (chunk: Buffer) => client.#read(chunk));
     socket.once('connect', () => {
       socket.write(
@@ -348,7 +374,9 @@ export class RawWebSocket {
         offset = 4;
       }
       if (this.#buffer.length < offset + length) break;
-      if (((this.#buffer[0] ?? 0) & 0x0f) === 1) this.frames.push(this.#buffer.subarray(offset, offset + length).toString('utf8'));
+      const opcode = (this.#buffer[0] ?? 0) & 0x0f;
+      if (opcode === 1) this.frames.push(this.#buffer.subarray(offset, offset + length).toString('utf8'));
+      else if (opcode === 8) this.closeCode = length >= 2 ? this.#buffer.readUInt16BE(offset) : 1005;
       this.#buffer = this.#buffer.subarray(offset + length);
     }
     this.#waiters.notify();
@@ -364,6 +392,19 @@ export class RawWebSocket {
       return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]);
     });
     this.socket.write(Buffer.concat(frames));
+  }
+
+  /** Bytes exactly as given (a frame this class would not build). */
+  sendBytes(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
+  /** Resolves once the server closed the connection, or sent `n` text frames. */
+  closedOrFrames(n: number): Promise<'closed' | 'frames'> {
+    return this.#waiters.wait(() => this.ended || this.frames.length >= n, `waiting for a close or ${n} frame(s)`).then(
+      () => (this.frames.length >= n ? 'frames' : 'closed'),
+      () => 'closed',
+    );
   }
 
   frameCount(n: number): Promise<void> {

@@ -4,12 +4,14 @@
 
 import t from 'tap';
 import { frontPlugin } from '../../plugins/front/index.ts';
-import { harness, type Harness } from '../helpers/harness.ts';
+import { harness, windowedHarness, type Harness } from '../helpers/harness.ts';
+import { Browser as SigningInBrowser, forms, PASSWORD } from '../helpers/oauth.ts';
 
 const RULES = ['Be kind', 'No <b>spam</b> & no ads'];
 
 interface Browser {
   cookie: string;
+  /** The token of the form the browser shows now. */
   csrf: string;
 }
 
@@ -19,16 +21,23 @@ async function openForm(h: Harness): Promise<Browser> {
   if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
   const setCookie = ([] as string[]).concat((res.headers['set-cookie'] as string[] | string | undefined) ?? []);
   const cookie = (setCookie[0] ?? '').split(';')[0] ?? '';
-  const csrf = /name="authenticity_token" value="([^"]+)"/.exec(res.body)?.[1] ?? '';
+  const csrf = TOKEN_FIELD.exec(res.body)?.[1] ?? '';
   return { cookie, csrf };
 }
 
-function submit(h: Harness, browser: Browser, fields: Record<string, string>, headers: Record<string, string> = {}) {
+const TOKEN_FIELD = /name="authenticity_token" value="([^"]+)"/;
+
+/** Posts the form as the browser holds it; a form that comes back (a 422) carries a new token,
+ * which the browser then holds, as a person correcting the form would send it. */
+async function submit(h: Harness, browser: Browser, fields: Record<string, string>, headers: Record<string, string> = {}) {
   const body = new URLSearchParams({ authenticity_token: browser.csrf, ...fields }).toString();
-  return h.request('POST', '/auth/sign_up', {
+  const res = await h.request('POST', '/auth/sign_up', {
     payload: body,
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: browser.cookie, ...headers },
   });
+  const next = TOKEN_FIELD.exec(res.body)?.[1];
+  if (next !== undefined) browser.csrf = next;
+  return res;
 }
 
 const GOOD = { username: 'newbie', email: 'newbie@example.com', password: 'long enough', password_confirmation: 'long enough', agreement: '1' };
@@ -73,7 +82,7 @@ t.test('web sign-up: the account is created as the API creates it, and can sign 
   t.teardown(() => h.close());
   const browser = await openForm(h);
   t.match(browser.cookie, /^_rookery_csrf=/, 'a nonce cookie and no session: showing the form stores nothing');
-  t.match(browser.csrf, /^\d+\.[\w-]{20,}$/, 'a signed double-submit token');
+  t.match(browser.csrf, /^\d+\.[\w-]{22}\.[\w-]{43}$/, 'a single-use token: when it was made, a random serial, a signature');
   const again = await h.request('GET', '/auth/sign_up', { headers: { cookie: browser.cookie } });
   t.equal(again.headers['set-cookie'], undefined, 'the nonce the browser holds is kept');
   const form = again.body;
@@ -139,10 +148,97 @@ t.test('CSRF and same origin: a post without the session token, or from elsewher
     t.match(res.body, 'nothing was done', label);
   }
   t.equal((await submit(h, browser, GOOD, { origin: 'https://rookery.test', 'sec-fetch-site': 'same-origin' })).statusCode, 200, 'our own origin is fine');
-  t.equal((await submit(h, browser, { ...GOOD, username: 'second', email: 'second@example.com' }, { origin: 'null' })).statusCode, 200, 'so is the null origin our no-referrer pages make');
+  // A form serves one sign-up: the next one is made from a form shown again.
+  t.equal((await submit(h, await openForm(h), { ...GOOD, username: 'second', email: 'second@example.com' }, { origin: 'null' })).statusCode, 200, 'so is the null origin our no-referrer pages make');
   const app = await h.app(['read']);
   const lookup = await h.request('GET', '/api/v1/accounts/lookup?acct=sneaky', { token: app.token });
   t.equal(lookup.statusCode, 404, 'no refused post created anything');
+});
+
+async function exists(h: Harness, username: string): Promise<boolean> {
+  const app = await h.app(['read']);
+  return (await h.request('GET', `/api/v1/accounts/lookup?acct=${username}`, { token: app.token })).statusCode === 200;
+}
+
+const person = (name: string) => ({ ...GOOD, username: name, email: `${name}@example.com` });
+
+t.test('a form serves one sign-up: sent again, or twice at once, it creates nothing more', async (t) => {
+  const h = await harness({ plugins: [frontPlugin()] });
+  t.teardown(() => h.close());
+  const form = await openForm(h);
+  t.equal((await submit(h, { ...form }, person('first'))).statusCode, 200);
+  const again = await submit(h, { ...form }, person('replayed'));
+  t.equal(again.statusCode, 403, 'the same token a second time');
+  t.match(again.body, '<p role="alert">This form was already sent once, so nothing more was done.</p>');
+  t.match(again.body, '<a href="/auth/sign_up">Open the sign-up form again</a>');
+  t.notOk(await exists(h, 'replayed'), 'nothing was created');
+
+  const raced = await openForm(h);
+  const both = await Promise.all([submit(h, { ...raced }, person('racer_a')), submit(h, { ...raced }, person('racer_b'))]);
+  t.same(both.map((res) => res.statusCode).sort(), [200, 403], 'one form sent twice at once: one sign-up');
+  t.equal(Number(await exists(h, 'racer_a')) + Number(await exists(h, 'racer_b')), 1, 'one account');
+
+  const corrected = await openForm(h);
+  const spent = corrected.csrf;
+  t.equal((await submit(h, corrected, { ...person('third'), password_confirmation: 'not the same' })).statusCode, 422);
+  t.not(corrected.csrf, spent, 'the form comes back with a fresh token');
+  t.equal((await submit(h, { ...corrected, csrf: spent }, person('third'))).statusCode, 403, 'the one the refused attempt used is spent');
+  t.equal((await submit(h, corrected, person('third'))).statusCode, 200, 'the fresh one works');
+
+  const shown = await h.request('GET', '/auth/sign_up', { headers: { cookie: form.cookie } });
+  t.not(TOKEN_FIELD.exec(shown.body)?.[1], TOKEN_FIELD.exec((await h.request('GET', '/auth/sign_up', { headers: { cookie: form.cookie } })).body)?.[1], 'every form shown has a token of its own');
+});
+
+t.test("a signed-in browser's form: single-use too, bound to its session", async (t) => {
+  const h = await harness({ plugins: [frontPlugin()] });
+  t.teardown(() => h.close());
+  await h.user('carol');
+  const browser = new SigningInBrowser(h);
+  const signIn = forms((await browser.get('/auth/sign_in')).body).find((f) => f.action === '/auth/sign_in');
+  if (signIn === undefined) throw new Error('no sign-in form');
+  t.equal((await browser.post('/auth/sign_in', { ...signIn.fields, 'user[email]': 'carol@example.com', 'user[password]': PASSWORD })).statusCode, 200);
+  const page = await browser.get('/auth/sign_up');
+  const csrf = TOKEN_FIELD.exec(page.body)?.[1] ?? '';
+  const signedIn: Browser = { cookie: browser.cookieHeader, csrf };
+  t.equal((await submit(h, { ...signedIn }, person('from_session'))).statusCode, 200);
+  t.equal((await submit(h, { ...signedIn }, person('from_session_again'))).statusCode, 403, 'spent');
+  t.equal((await submit(h, { cookie: '', csrf }, person('elsewhere'))).statusCode, 403, 'without the session it was made for: refused');
+});
+
+t.test('web and API sign-ups share one budget per address: the form answers 429 with its page and Retry-After', async (t) => {
+  const h = await windowedHarness({ plugins: [frontPlugin()] });
+  t.teardown(() => h.close());
+  const { token } = await h.app(['read', 'write']);
+  const from = (ip: string) => ({ 'x-forwarded-for': ip });
+  const viaApi = (ip: string, name: string) =>
+    h.request('POST', '/api/v1/accounts', { token, headers: from(ip), payload: { ...person(name), agreement: true } });
+  const viaForm = async (ip: string, name: string) => submit(h, await openForm(h), person(name), from(ip));
+  const statuses = [
+    (await viaApi('203.0.113.9', 'api_1')).statusCode,
+    (await viaForm('203.0.113.9', 'web_1')).statusCode,
+    (await viaApi('203.0.113.9', 'api_2')).statusCode,
+    (await viaForm('203.0.113.9', 'web_2')).statusCode,
+    (await viaForm('203.0.113.9', 'web_3')).statusCode,
+  ];
+  t.same(statuses, [200, 200, 200, 200, 200], 'five sign-ups from one address, both ways');
+  const form = await openForm(h);
+  const over = await submit(h, { ...form }, person('web_4'), from('203.0.113.9'));
+  t.equal(over.statusCode, 429, 'the sixth, by the form');
+  t.match(over.headers['content-type'], /^text\/html/);
+  const windowEnd = (Math.floor(h.clock.now() / 1_800_000) + 1) * 1_800_000;
+  t.equal(over.headers['retry-after'], String(Math.ceil((windowEnd - h.clock.now()) / 1000)), 'Retry-After: the seconds until the window ends');
+  t.match(over.body, '<h1>Too many sign-ups</h1>');
+  t.match(over.body, '<p role="alert">Too many sign-ups have come from your network lately, so this one was not made. Try again in 30 minutes.</p>');
+  t.notOk(await exists(h, 'web_4'));
+  const api = await viaApi('203.0.113.9', 'api_3');
+  t.same([api.statusCode, api.json], [429, { error: 'Too many requests' }], 'and by the API');
+  t.equal((await viaForm('198.51.100.3', 'elsewhere')).statusCode, 200, 'another address has its own budget');
+  const sameEmail = [];
+  for (let i = 0; i < 5; i++) sameEmail.push((await submit(h, await openForm(h), { ...person(`shared_${i}`), email: 'Shared@Example.com' }, from(`198.51.100.${20 + i}`))).statusCode);
+  const apiSameEmail = await h.request('POST', '/api/v1/accounts', { token, headers: from('198.51.100.30'), payload: { ...person('shared_5'), email: 'shared@example.com', agreement: true } });
+  t.same([...sameEmail.slice(1), apiSameEmail.statusCode], [422, 422, 422, 422, 429], 'per e-mail address too: the form\'s attempts count for the API (the address is taken after the first)');
+  h.clock.advance(windowEnd - h.clock.now());
+  t.equal((await submit(h, { ...form }, person('web_4'), from('203.0.113.9'))).statusCode, 200, 'the refused form may be sent again once the window ends');
 });
 
 t.test('closed registrations: no sign-up link, the form and its post are refused', async (t) => {

@@ -29,6 +29,9 @@ export function oauthEndpoints(core: AppCore, signIn?: SignInPort): Endpoint[] {
   const open = { auth: 'public', scopes: [], openInLimitedMode: true } as const;
   // The sign-in and consent pages (and the forms they post) are same-origin only.
   const page = { ...open, cors: false } as const;
+  // The authorize pages answer in HTML; what is refused before them (a body that cannot be
+  // read, an encoding, a limit) is JSON, in RFC 6749's shape as on the token endpoint.
+  const authorizePage = { ...page, oauthErrors: true } as const;
   return [
     {
       method: 'POST',
@@ -58,10 +61,10 @@ export function oauthEndpoints(core: AppCore, signIn?: SignInPort): Endpoint[] {
         return json(renderApplication(application, vapidKeyOf(core)));
       },
     },
-    { method: 'GET', path: '/oauth/authorize', ...page, handle: (request) => showAuthorize(core, request, signIn) },
-    { method: 'POST', path: '/oauth/authorize', ...page, handle: (request) => submitDecision(core, request, signIn) },
-    { method: 'DELETE', path: '/oauth/authorize', ...page, handle: (request) => submitDecision(core, request, signIn) },
-    { method: 'GET', path: '/oauth/authorize/native', ...page, handle: (request) => showNativeCode(core, request) },
+    { method: 'GET', path: '/oauth/authorize', ...authorizePage, handle: (request) => showAuthorize(core, request, signIn) },
+    { method: 'POST', path: '/oauth/authorize', ...authorizePage, handle: (request) => submitDecision(core, request, signIn) },
+    { method: 'DELETE', path: '/oauth/authorize', ...authorizePage, handle: (request) => submitDecision(core, request, signIn) },
+    { method: 'GET', path: '/oauth/authorize/native', ...authorizePage, handle: (request) => showNativeCode(core, request) },
     ...(signIn
       ? []
       : ([

@@ -115,8 +115,8 @@ export interface Endpoint {
   openInLimitedMode?: boolean;
   /** Whether browsers may call it from other origins (default true; HTML pages say false). */
   cors?: boolean;
-  /** Errors in RFC 6749 §5.2's shape (the token and revoke endpoints): a refusal of the front
-   * or the transport (a body it cannot read, a limit) comes out as
+  /** Errors in RFC 6749 §5.2's shape (the OAuth endpoints): a refusal of the front or the
+   * transport (a body it cannot read, a limit, another method on its path) comes out as
    * {"error": "invalid_request", "error_description": text}, like the endpoint's own errors. */
   oauthErrors?: boolean;
   handle(request: ApiRequest): Promise<ApiResponse>;

@@ -12,10 +12,13 @@ import { isId } from '../../domain/ids.ts';
 import { filterVisible, findVisible } from '../../domain/viewer.ts';
 import type { AppCore, AppHooks, BoundAccountDecorator, BoundStatusDecorator } from '../context.ts';
 import type { Endpoint } from '../endpoint/types.ts';
+import type { CounterStore } from '../../domain/ports/counters.ts';
 import { CSRF_FIELD } from '../oauth/csrf.ts';
 import { page, refusedPage } from '../oauth/pages.ts';
 import { currentSession } from '../oauth/sessions.ts';
+import { postedToken, singleUseToken, spendToken } from '../oauth/single-use.ts';
 import { formPosted, formToken } from '../oauth/web-flow.ts';
+import type { RateLimiter } from '../rate-limits.ts';
 import { pluginParts, presentAccounts, presentNotifications, presentStatus, presentStatuses } from '../present/load.ts';
 import type { ServiceKey } from './services.ts';
 import type { AccountDecorator, EventListener, PluginSystem, PluginHost, StatusDecorator } from './types.ts';
@@ -30,6 +33,13 @@ function only<R extends object, K extends keyof R>(repository: R, names: readonl
     picked[name] = method.bind(repository) as R[K];
   }
   return picked;
+}
+
+/** What the host's web methods count with: the instance's counters and rate limits (null
+ * when config.rateLimits is off). */
+export interface HostLimits {
+  counters: CounterStore;
+  rateLimiter: RateLimiter | null;
 }
 
 /** What the plugins registered, each entry bound to the core it was registered with. */
@@ -71,7 +81,7 @@ export class HookRegistry implements AppHooks {
     return this.profileHooks.find((hook) => hook.params.includes(param));
   }
 
-  hostFor(core: AppCore, plugin: string): PluginHost {
+  hostFor(core: AppCore, plugin: string, limits: HostLimits): PluginHost {
     let listeners = 0;
     const { storage } = core;
     const system: PluginSystem = {
@@ -182,6 +192,14 @@ export class HookRegistry implements AppHooks {
         session: (cookies) => currentSession(core, cookies),
         formToken: (request, session) => formToken(core, request, session),
         formPosted: (request, session, params) => formPosted(core, request, session, params),
+        singleUseToken: (request, session) => singleUseToken(core, request.cookies, session?.session ?? null),
+        singleUsePosted: (request, session, params) => postedToken(core, request.cookies, session?.session ?? null, params) !== null,
+        spendSingleUse: async (request, session, params) => {
+          const token = postedToken(core, request.cookies, session?.session ?? null, params);
+          return token !== null && (await spendToken(core, limits.counters, token));
+        },
+        countSignUp: async (request, email) =>
+          limits.rateLimiter === null ? null : limits.rateLimiter.countSignUp({ remoteAddress: request.remoteAddress, forwardedFor: request.headers['x-forwarded-for'] }, email),
       },
       system,
     };

@@ -144,6 +144,18 @@ export interface PluginWeb {
   session(cookies: Record<string, string>): Promise<BrowserSession | null>;
   formToken(request: ApiRequest, session: BrowserSession | null): FormToken;
   formPosted(request: ApiRequest, session: BrowserSession | null, params: Params): boolean;
+  /** A CSRF token for a form that must act only once (a sign-up): a fresh one on every call,
+   * bound to this browser as formToken's are. Showing it stores nothing. */
+  singleUseToken(request: ApiRequest, session: BrowserSession | null): FormToken;
+  /** Whether a post carries a single-use token this browser was given, recently (stores nothing). */
+  singleUsePosted(request: ApiRequest, session: BrowserSession | null, params: Params): boolean;
+  /** Spends the post's single-use token, right before the form acts: true the first time; false
+   * when it has served already (in any process sharing the instance's counters) or is not one. */
+  spendSingleUse(request: ApiRequest, session: BrowserSession | null, params: Params): Promise<boolean>;
+  /** Counts a sign-up from this request's client under the limits of POST /api/v1/accounts,
+   * on that endpoint's own counters (one budget per address, and per e-mail address, for both
+   * ways in): null when it may go on, else the seconds until it may be tried again. */
+  countSignUp(request: ApiRequest, email: string): Promise<number | null>;
 }
 
 /** Work done for the instance rather than for a reader: no visibility rule applies, so each

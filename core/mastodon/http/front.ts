@@ -66,10 +66,10 @@ function corsFor(match: RouteMatch, path: string): boolean {
   return (match.kind === 'path' && match.cors) || isApiPath(path);
 }
 
-/** Whether errors of the request are in RFC 6749's shape: those of the token and revoke
- * endpoints (another method on their paths is a plain 404, like everywhere). */
+/** Whether errors of the request are in RFC 6749's shape: those of the OAuth endpoints, and of
+ * any other method on their paths (still a 404, as everywhere, but one an OAuth client reads). */
 function oauthFor(match: RouteMatch): boolean {
-  return match.kind === 'endpoint' && match.endpoint.oauthErrors === true;
+  return match.kind === 'endpoint' ? match.endpoint.oauthErrors === true : match.kind === 'path' && match.oauth;
 }
 
 /** Path parameters named `id` or `…_id` hold Mastodon ids (core/ids.ts): anything else there
@@ -241,7 +241,7 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         return match.endpoint.cors === false ? response : withCors(response, origin);
       }
       if (match.kind === 'none' && !isApiPath(target.path)) return null;
-      const notFound = errorResponse(404, { error: frontTexts.notFound });
+      const notFound = errorResponse(404, oauthFor(match) ? oauthBody(404, { error: frontTexts.notFound }) : { error: frontTexts.notFound });
       return corsFor(match, target.path) ? withCors(notFound, origin) : notFound;
     },
 
@@ -256,6 +256,10 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
       } else {
         body = { error: message };
       }
+      // An empty url: the transport could not tell which path was asked for (the request line
+      // went by before its headers overflowed), so the body is one both kinds of client read:
+      // the text as Mastodon's error and as RFC 6749's description.
+      if (request.url === '') body = { ...body, error_description: body['error'] };
       const response = errorResponse(status, match !== null && oauthFor(match) ? oauthBody(status, body) : body);
       return match !== null && corsFor(match, path) ? withCors(response, headerOf(request.headers, 'origin')) : response;
     },

@@ -7,8 +7,9 @@ import type { Endpoint } from '../endpoint/types.ts';
 export type RouteMatch =
   /** params are as they appear in the path, still percent-encoded. */
   | { kind: 'endpoint'; endpoint: Endpoint; params: Record<string, string> }
-  /** The path is served, but not with this method. */
-  | { kind: 'path'; cors: boolean }
+  /** The path is served, but not with this method; `oauth`: its endpoints answer errors in
+   * RFC 6749's shape, so this refusal does too. */
+  | { kind: 'path'; cors: boolean; oauth: boolean }
   | { kind: 'none' };
 
 interface Routed {
@@ -30,6 +31,11 @@ function node(): TreeNode {
 
 function corsOf(routes: Iterable<Routed>): boolean {
   for (const { endpoint } of routes) if (endpoint.cors !== false) return true;
+  return false;
+}
+
+function oauthOf(routes: Iterable<Routed>): boolean {
+  for (const { endpoint } of routes) if (endpoint.oauthErrors === true) return true;
   return false;
 }
 
@@ -89,7 +95,10 @@ export class Router {
         return { kind: 'endpoint', endpoint: routed.endpoint, params };
       }
     }
-    if (fixed || known) return { kind: 'path', cors: corsOf([...(fixed?.values() ?? []), ...((known as TreeNode | null)?.routes.values() ?? [])]) };
+    if (fixed || known) {
+      const routes = [...(fixed?.values() ?? []), ...((known as TreeNode | null)?.routes.values() ?? [])];
+      return { kind: 'path', cors: corsOf(routes), oauth: oauthOf(routes) };
+    }
     return NONE;
   }
 }

@@ -81,8 +81,9 @@ export interface HttpFront {
    * compressed) and the endpoint reads it; null otherwise: read it whole within bodyLimit (a
    * transport may always do that, and the front parses it itself). */
   formRules(request: RawHead): FormRules | null;
-  /** A transport's own refusal (a body over the limit, a timeout) in Mastodon's error shape;
-   * a 5xx hides the message and logs `cause`. */
+  /** A transport's own refusal (a body over the limit, a timeout) in Mastodon's error shape,
+   * or RFC 6749's on the OAuth endpoints; a 5xx hides the message and logs `cause`. A url of
+   * '' says the path is not known: the body then carries both shapes' members. */
   refuse(request: RawHead, status: number, message: string, cause?: unknown): RawResponse;
   readonly routes: readonly RouteInfo[];
   /** The largest body an endpoint takes unless it sets its own payload.maxBytes. */

@@ -14,8 +14,8 @@ import { str, type Params } from '../../domain/params.ts';
 /** The name Rails uses, which people reading the form will recognise. */
 export const CSRF_FIELD = 'authenticity_token';
 export const CSRF_COOKIE = '_rookery_csrf';
-/** How long a sign-in form stays good to post. */
-const FORM_SECONDS = 24 * 3600;
+/** How long a form stays good to post. */
+export const FORM_SECONDS = 24 * 3600;
 const NONCE = /^[A-Za-z0-9_-]{22,64}$/;
 
 export function csrfValid(core: AppCore, session: WebSession | null, params: Params): boolean {
@@ -34,23 +34,36 @@ function signature(core: AppCore, nonce: string, issued: number): string {
   return core.secrets.sign(`csrf:${nonce}:${issued}`);
 }
 
-/** A token for a form shown to a browser without a session; the nonce cookie it needs is set
- * unless the browser already holds one (so that several tabs work together). */
-export function anonymousCsrf(core: AppCore, cookies: Record<string, string>): AnonymousCsrf {
+/** The nonce this browser holds, if it is one of ours. */
+export function heldNonce(cookies: Record<string, string>): string | null {
   const held = cookies[CSRF_COOKIE];
-  const nonce = held !== undefined && NONCE.test(held) ? held : core.secrets.randomToken(16);
-  const issued = Math.floor(core.clock.now() / 1000);
+  return held !== undefined && NONCE.test(held) ? held : null;
+}
+
+/** The browser's nonce, or a new one with the Set-Cookie that gives it to the browser (a nonce
+ * it already holds is kept, so that several tabs work together). */
+export function browserNonce(core: AppCore, cookies: Record<string, string>): { nonce: string; cookies: string[] } {
+  const held = heldNonce(cookies);
+  if (held !== null) return { nonce: held, cookies: [] };
+  const nonce = core.secrets.randomToken(16);
   const secure = core.config.baseUrl.startsWith('https:') ? '; Secure' : '';
-  const set = nonce === held ? [] : [`${CSRF_COOKIE}=${nonce}; Path=/; HttpOnly; SameSite=Lax${secure}`];
+  return { nonce, cookies: [`${CSRF_COOKIE}=${nonce}; Path=/; HttpOnly; SameSite=Lax${secure}`] };
+}
+
+/** A token for a form shown to a browser without a session; the nonce cookie it needs is set
+ * unless the browser already holds one. */
+export function anonymousCsrf(core: AppCore, cookies: Record<string, string>): AnonymousCsrf {
+  const { nonce, cookies: set } = browserNonce(core, cookies);
+  const issued = Math.floor(core.clock.now() / 1000);
   return { token: `${issued}.${signature(core, nonce, issued)}`, cookies: set };
 }
 
 /** Whether a post without a session carries a token made for this browser's nonce, recently. */
 export function anonymousCsrfValid(core: AppCore, cookies: Record<string, string>, params: Params): boolean {
-  const nonce = cookies[CSRF_COOKIE];
+  const nonce = heldNonce(cookies);
   const sent = str(params, CSRF_FIELD) ?? '';
   const dot = sent.indexOf('.');
-  if (nonce === undefined || !NONCE.test(nonce) || dot <= 0 || sent.length > 200) return false;
+  if (nonce === null || dot <= 0 || sent.length > 200) return false;
   const issued = Number(sent.slice(0, dot));
   const age = core.clock.now() / 1000 - issued;
   if (!Number.isSafeInteger(issued) || age < -60 || age > FORM_SECONDS) return false;

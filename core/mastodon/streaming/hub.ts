@@ -12,6 +12,12 @@
 //
 // When the bus reconnects (Redis restarted), every account's state is reloaded, since an
 // invalidation published during the outage may never arrive.
+//
+// A subscribe resolves only once the subscription hears everything it depends on: its
+// channels and the control channel (a kill, a changed state). On a bus whose subscriptions take
+// a round trip (Redis), resolving sooner would let a kill, or a block made just after, go by
+// unheard. For the same reason an account's state is first read once the control channel
+// listens: a change committed before that is in what it reads, one after is announced to it.
 
 import type { AppCore } from '../context.ts';
 import { channels } from '../../domain/routing/channels.ts';
@@ -144,11 +150,14 @@ class Connection implements StreamConnection {
   readonly subscriptions: Subscription[] = [];
   closed = false;
   readonly #hub: Hub;
+  /** Settles once the control channel, which may end this connection, listens. */
+  readonly #control: Promise<unknown>;
 
-  constructor(hub: Hub, identity: StreamIdentity, output: StreamOutput) {
+  constructor(hub: Hub, identity: StreamIdentity, output: StreamOutput, control: Promise<unknown>) {
     this.#hub = hub;
     this.identity = identity;
     this.output = output;
+    this.#control = control;
   }
 
   get subscriptionCount(): number {
@@ -168,7 +177,14 @@ class Connection implements StreamConnection {
     if (this.closed || this.#find(stream) !== undefined) return null;
     const subscription: Subscription = { stream, connection: this };
     this.subscriptions.push(subscription);
-    await Promise.all(stream.channels.map((channel) => this.#hub.join(channel, subscription)));
+    try {
+      await Promise.all([this.#control, ...stream.channels.map((channel) => this.#hub.join(channel, subscription))]);
+    } catch (err) {
+      // Not listening: nothing of it stays, so that asking again tries again.
+      remove(this.subscriptions, subscription);
+      await Promise.all(stream.channels.map((channel) => this.#hub.leave(channel, subscription)));
+      throw err;
+    }
     return null;
   }
 
@@ -234,27 +250,32 @@ class Hub implements StreamHub {
 
   // ---- account states ---------------------------------------------------------------------
 
-  #load(accountId: Id, entry: AccountEntry): void {
+  /** Reads the account's state once `listening` (the control channel) settles. */
+  #load(accountId: Id, entry: AccountEntry, listening: Promise<unknown> = Promise.resolve()): void {
     entry.loading = true;
     entry.stale = false;
-    // Reloads follow a change another process announced: its write must be seen.
-    this.#core.storage.freshen?.();
-    const loading: Promise<void> = loadSubscriberState(this.#core, accountId).then(
-      (state) => {
-        entry.state = state;
-        this.#finishLoad(accountId, entry);
-      },
-      (err: unknown) => {
-        // Without it nothing can be screened: end the account's streams rather than guess.
-        this.#core.logger.error({ err, accountId }, 'could not load what a stream subscriber hides: its streams end');
-        entry.loading = false;
-        entry.waiting = null;
-        for (const connection of [...entry.connections]) {
-          connection.output.kill();
-          void connection.close();
-        }
-      },
-    );
+    const loading: Promise<void> = listening
+      .then(() => {
+        // Reloads follow a change another process announced: its write must be seen.
+        this.#core.storage.freshen?.();
+        return loadSubscriberState(this.#core, accountId);
+      })
+      .then(
+        (state) => {
+          entry.state = state;
+          this.#finishLoad(accountId, entry);
+        },
+        (err: unknown) => {
+          // Without it nothing can be screened: end the account's streams rather than guess.
+          this.#core.logger.error({ err, accountId }, 'could not load what a stream subscriber hides: its streams end');
+          entry.loading = false;
+          entry.waiting = null;
+          for (const connection of [...entry.connections]) {
+            connection.output.kill();
+            void connection.close();
+          }
+        },
+      );
     this.#loads.add(loading);
     void loading.finally(() => this.#loads.delete(loading));
   }
@@ -284,6 +305,10 @@ class Hub implements StreamHub {
     let entry = this.#channels.get(channel);
     if (entry === undefined) {
       const created: ChannelEntry = { subscriptions: new Set(), unsubscribe: this.#core.bus.subscribe(channel, (message) => this.#dispatch(created, message)) };
+      // A bus that could not subscribe leaves no entry behind: the next join asks it again.
+      created.unsubscribe.catch(() => {
+        if (this.#channels.get(channel) === created) this.#channels.delete(channel);
+      });
       entry = created;
       this.#channels.set(channel, created);
     }
@@ -296,7 +321,13 @@ class Hub implements StreamHub {
     if (entry === undefined || !entry.subscriptions.delete(subscription)) return;
     if (entry.subscriptions.size > 0) return;
     this.#channels.delete(channel);
-    await (await entry.unsubscribe)();
+    let unsubscribe: () => Promise<void>;
+    try {
+      unsubscribe = await entry.unsubscribe;
+    } catch {
+      return; // never subscribed
+    }
+    await unsubscribe();
   }
 
   /** One bus message to every subscription of a channel; frames shared across subscriptions. */
@@ -353,10 +384,23 @@ class Hub implements StreamHub {
 
   // ---- connections ------------------------------------------------------------------------
 
+  /** The control channel's subscription, asked for once while connections are open; one that
+   * failed is asked for again by the next connection. */
+  #listenToControl(): Promise<() => Promise<void>> {
+    if (this.#control === null) {
+      const control = this.#core.bus.subscribe(channels.control, (message) => this.#onControl(message));
+      control.catch(() => {
+        if (this.#control === control) this.#control = null;
+      });
+      this.#control = control;
+    }
+    return this.#control;
+  }
+
   connect(identity: StreamIdentity, output: StreamOutput): StreamConnection {
-    const connection = new Connection(this, identity, output);
+    const control = this.#listenToControl();
+    const connection = new Connection(this, identity, output, control);
     this.#connections.add(connection);
-    this.#control ??= this.#core.bus.subscribe(channels.control, (message) => this.#onControl(message));
     const tokens = this.#tokens.get(identity.tokenId);
     if (tokens === undefined) this.#tokens.set(identity.tokenId, [connection]);
     else tokens.push(connection);
@@ -364,7 +408,7 @@ class Hub implements StreamHub {
     if (entry === undefined) {
       entry = { connections: [connection], state: null, waiting: null, loading: false, stale: false };
       this.#accounts.set(identity.accountId, entry);
-      this.#load(identity.accountId, entry);
+      this.#load(identity.accountId, entry, control);
     } else {
       entry.connections.push(connection);
     }
@@ -379,9 +423,15 @@ class Hub implements StreamHub {
     const entry = this.#accounts.get(accountId);
     if (entry !== undefined && remove(entry.connections, connection) && entry.connections.length === 0) this.#accounts.delete(accountId);
     if (this.#connections.size === 0 && this.#control !== null) {
-      const unsubscribe = this.#control;
+      const control = this.#control;
       this.#control = null;
-      await (await unsubscribe)();
+      let unsubscribe: () => Promise<void>;
+      try {
+        unsubscribe = await control;
+      } catch {
+        return; // never subscribed
+      }
+      await unsubscribe();
     }
   }
 

@@ -21,7 +21,7 @@ const endpoints = [
   endpoint('GET', '/api/v1/accounts/relationships'),
   endpoint('GET', '/oauth/authorize', { cors: false }),
   endpoint('POST', '/oauth/authorize', { cors: false }),
-  endpoint('POST', '/oauth/token'),
+  endpoint('POST', '/oauth/token', { oauthErrors: true }),
 ];
 const router = new Router(endpoints);
 
@@ -57,4 +57,6 @@ t.test('known paths with another method, and unknown paths', async (t) => {
   }
   t.equal(matched('GET', '/api/v1/accounts//statuses'), 'none', 'an empty segment is no :param');
   t.equal(matched('get', '/api/v1/accounts/lookup'), 'path cors=true', 'methods are case-sensitive here; the front upper-cases');
+  t.same(router.match('GET', '/oauth/token'), { kind: 'path', cors: true, oauth: true }, 'a path whose endpoint answers OAuth errors says so');
+  t.same(router.match('PUT', '/oauth/authorize'), { kind: 'path', cors: false, oauth: false });
 });
