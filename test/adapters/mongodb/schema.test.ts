@@ -61,6 +61,14 @@ const EXPECTED: Row[] = [
   ['domain_blocks', 'domain_blocks_account', { accountId: 1, num: -1 }],
   ['notifications', 'notifications_account', { accountId: 1, num: -1 }],
   ['notifications', 'notifications_dedupe', { accountId: 1, dedupeKey: 1 }, { unique: true, partialFilterExpression: { dedupeKey: { $type: 'string' } }, rule: 'notification' }],
+  ['notifications', 'notifications_group', { accountId: 1, groupKey: 1, num: -1 }, { partialFilterExpression: { groupKey: { $type: 'string' } } }],
+  ['notifications', 'notifications_grouped_type', { accountId: 1, type: 1, statusId: 1, num: -1 }, { partialFilterExpression: { groupKey: { $type: 'string' } } }],
+  ['notifications', 'notifications_filtered', { accountId: 1, fromAccountId: 1, num: -1 }, { partialFilterExpression: { filtered: true } }],
+  ['notification_requests', 'notification_requests_account', { accountId: 1, num: -1 }],
+  ['notification_requests', 'notification_requests_sender', { accountId: 1, fromAccountId: 1 }, { unique: true, rule: 'notificationRequest' }],
+  ['account_conversations', 'account_conversations_key', { accountId: 1, conversationId: 1, participantsKey: 1 }, { unique: true, rule: 'accountConversation' }],
+  ['account_conversations', 'account_conversations_last', { accountId: 1, lastNum: -1 }],
+  ['account_conversations', 'account_conversations_status', { statusIds: 1 }],
   ['lists', 'lists_account', { accountId: 1, num: 1 }],
   ['lists', 'lists_members', { 'members.accountId': 1 }],
   ['filters', 'filters_account', { accountId: 1, num: 1 }],
@@ -87,7 +95,7 @@ const definition = ([collection, name, key, options = {}]: Row) => ({ collection
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 52, 'fifty-two indexes besides the _id ones');
+  t.equal(INDEXES.length, 60, 'sixty indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {
@@ -140,7 +148,7 @@ t.test('what createIndexes is given', async (t) => {
   );
   t.strictSame(indexSpec({ collection: 'a', name: 'a_t', key: { at: 1 }, expireAfterSeconds: 0 }), { key: { at: 1 }, name: 'a_t', expireAfterSeconds: 0 }, 'TTL');
   const grouped = indexesByCollection(INDEXES);
-  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'notifications', 'lists', 'filters', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs'], 'one createIndexes per collection');
+  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs'], 'one createIndexes per collection');
   t.strictSame(grouped.get('accounts')?.map((s) => s.name), ['accounts_acct', 'accounts_email', 'accounts_uri', 'accounts_pins', 'accounts_pending_jobs']);
 });
 
@@ -163,6 +171,8 @@ t.test('the registry: the rule of a duplicate, by index name or key pattern', as
     ['mutes_pair', 'mute'],
     ['domain_blocks_pair', 'domainBlock'],
     ['notifications_dedupe', 'notification'],
+    ['notification_requests_sender', 'notificationRequest'],
+    ['account_conversations_key', 'accountConversation'],
     ['applications_client_id', 'clientId'],
     ['access_tokens_token_hash', 'tokenHash'],
     ['access_tokens_refresh_token_hash', 'refreshTokenHash'],
@@ -302,9 +312,10 @@ t.test('migrations: a failing step records nothing; the next open runs it again'
   t.strictSame(ran, [2]);
 });
 
-t.test('the schema version and its first migration', async (t) => {
+t.test('the schema version and its migrations', async (t) => {
   t.equal(SCHEMA_VERSION, MIGRATIONS.length);
-  t.equal(SCHEMA_VERSION, 1);
+  t.equal(SCHEMA_VERSION, 2);
   t.equal(MIGRATIONS[0]?.description, 'every collection of the storage port, and the job sequence');
-  t.strictSame(Object.values(C).length, 23, 'collections created up front (a transaction cannot create one on a sharded cluster)');
+  t.equal(MIGRATIONS[1]?.description, 'notification policies, requests and permissions, and private conversations');
+  t.strictSame(Object.values(C).length, 27, 'collections created up front (a transaction cannot create one on a sharded cluster)');
 });

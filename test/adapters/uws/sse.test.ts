@@ -113,7 +113,8 @@ t.test('every path of §1 reads the stream the hub maps it to', async (t) => {
   t.strictSame(byPath['/api/v1/streaming/hashtag?tag=Cats'], [`update ${hello.id}`, `update ${remote.id}`, `delete ${hello.id}`]);
   t.strictSame(byPath['/api/v1/streaming/hashtag/local?tag=cats'], [`update ${hello.id}`, `delete ${hello.id}`]);
   t.strictSame(byPath[`/api/v1/streaming/list?list=${list.id}`], [`update ${hello.id}`, `delete ${hello.id}`]);
-  t.strictSame(byPath['/api/v1/streaming/direct'], [`update ${dm.id}`]);
+  const [conversation] = (await h.request('GET', '/api/v1/conversations', { token: bob.token })).json as { id: string }[];
+  t.strictSame(byPath['/api/v1/streaming/direct'], [`update ${dm.id}`, `conversation ${conversation?.id}`], 'the direct message, then its conversation');
 });
 
 t.test('the token: Authorization header, else access_token; the header wins even when wrong', async (t) => {
