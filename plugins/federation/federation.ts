@@ -3,9 +3,10 @@
 // usernames (/users/{identifier}); statuses live at their `uri` (/users/{identifier}/statuses/{id}).
 
 import { type Account, accountUri, type PluginHost, type Status } from 'rookery/plugin-kit';
+import type { Fetcher } from 'rookery/node';
 import { createFederation, type Context, type Federation, type KvStore, type MessageQueue } from '@fedify/fedify';
-import { Create, Note, type Actor, type Recipient } from '@fedify/fedify/vocab';
-import { limitFetchTime } from './fetch-limits.ts';
+import { Create, isActor, Note, type Actor, type Recipient } from '@fedify/fedify/vocab';
+import { documentLoaders, lookupUrl } from './documents.ts';
 import { keyStore, type KeyStore } from './keys.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
 
@@ -16,6 +17,8 @@ export interface FederationParts {
   federation: Federation<PluginHost>;
   keys: KeyStore;
   kv: KvStore;
+  /** How everything the plugin reads from other servers is fetched (documents.ts). */
+  fetcher: Fetcher;
   /** A context for work outside a request (event jobs). */
   context(): Context<PluginHost>;
 }
@@ -23,9 +26,29 @@ export interface FederationParts {
 export interface BuildOptions {
   kv: KvStore;
   queue: MessageQueue;
-  allowPrivateAddress: boolean;
-  /** The time limit of each remote fetch (fetch-limits.ts). */
-  fetchTimeoutMs: number;
+  /** The instance's fetcher, with the plugin's limits and address setting. */
+  fetcher: Fetcher;
+  /** What deliveries say they are. */
+  userAgent: string;
+}
+
+/** Fedify posts each delivery with the headers its queued message carries, and none names us
+ * (Node's fetch then says "node"): the queue hands every delivery over with our User-Agent,
+ * deliveries queued before this was so included. */
+function deliveriesNamingUs(queue: MessageQueue, userAgent: string): MessageQueue {
+  const named = (message: unknown): unknown => {
+    if (typeof message !== 'object' || message === null || (message as { type?: unknown }).type !== 'outbox') return message;
+    const headers = (message as { headers?: Record<string, string> }).headers;
+    return { ...message, headers: { ...headers, 'User-Agent': userAgent } };
+  };
+  const { enqueueMany, getDepth } = queue;
+  return {
+    ...(queue.nativeRetrial === undefined ? {} : { nativeRetrial: queue.nativeRetrial }),
+    enqueue: (message, options) => queue.enqueue(message, options),
+    ...(enqueueMany ? { enqueueMany: (messages, options) => enqueueMany.call(queue, messages, options) } : {}),
+    ...(getDepth ? { getDepth: () => getDepth.call(queue) } : {}),
+    listen: (handler, options) => queue.listen((message) => handler(named(message)), options),
+  };
 }
 
 /** A live local account by username, or null. */
@@ -48,13 +71,13 @@ async function ownStatus(host: PluginHost, author: Account, id: string): Promise
 export function buildFederation(host: PluginHost, options: BuildOptions): FederationParts {
   const federation = createFederation<PluginHost>({
     kv: options.kv,
-    queue: options.queue,
+    queue: deliveriesNamingUs(options.queue, options.userAgent),
     manuallyStartQueue: true,
     origin: host.config.baseUrl,
-    allowPrivateAddress: options.allowPrivateAddress,
-    userAgent: { software: 'Rookery', url: new URL(host.config.baseUrl) },
+    // Neither allowPrivateAddress nor userAgent (Fedify refuses them with these): the fetcher
+    // carries both, and every document comes through it.
+    ...documentLoaders(options.fetcher, options.kv),
   });
-  limitFetchTime(federation, options.fetchTimeoutMs);
   const keys = keyStore(options.kv);
 
   federation
@@ -143,6 +166,7 @@ export function buildFederation(host: PluginHost, options: BuildOptions): Federa
     federation,
     keys,
     kv: options.kv,
+    fetcher: options.fetcher,
     context: () => federation.createContext(new URL(host.config.baseUrl), host),
   };
 }
@@ -175,9 +199,9 @@ export async function recipientOf(parts: FederationParts, ctx: Context<PluginHos
   if (account.domain === null || account.uri === null) return null;
   let stored = await parts.kv.get<StoredInbox>(['rookery', 'inbox', account.uri]);
   if (stored === undefined) {
-    const actor = await ctx.lookupObject(account.uri).catch(() => null);
-    if (actor === null || !('inboxId' in actor)) return null;
-    await rememberInbox(parts.kv, actor as Actor);
+    const actor = await lookupUrl(ctx, account.uri);
+    if (actor === null || !isActor(actor)) return null;
+    await rememberInbox(parts.kv, actor);
     stored = await parts.kv.get<StoredInbox>(['rookery', 'inbox', account.uri]);
     if (stored === undefined) return null;
   }

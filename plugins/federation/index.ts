@@ -4,13 +4,16 @@
 // activities handed to the domain's federation operations (host.system.federation); the resolver the core asks
 // for remote handles and URLs; the operator's domain blocks; the media and custom emoji of
 // remote statuses and accounts (decorators). Fedify's KV store and queue are on the instance's
-// own storage and job queue. `allowPrivateAddress` is for tests only: without it nothing
+// own storage and job queue. Everything read from other servers comes through rookery/node's
+// fetcher (documents.ts: the instance's address policy, time and size limits, User-Agent), and
+// deliveries name the instance too. `allowPrivateAddress` is for tests only: without it nothing
 // private, loopback or link-local is ever fetched.
 
-import { checkOptions, option, type OptionSpec, type PluginHost, type RookeryPlugin } from 'rookery/plugin-kit';
+import { checkOptions, option, rookeryUserAgent, type OptionSpec, type PluginHost, type RookeryPlugin } from 'rookery/plugin-kit';
+import { createFetcher } from 'rookery/node';
 import { buildFederation, type FederationParts } from './federation.ts';
 import { forgetRemoteStatusParts, incoming } from './incoming.ts';
-import { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_DOCUMENT_BYTES } from './documents.ts';
 import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
 import { outgoing, POLL_UPDATE_DELAY_MS } from './outgoing.ts';
 import { remoteAccountEmojiDecorator, remoteStatusEmojiDecorator } from './remote-emoji.ts';
@@ -20,7 +23,7 @@ import { federationStores, type FederationStores } from './stores.ts';
 
 export { federationStores, type FederationStores } from './stores.ts';
 export { DEFAULT_INBOX_CONCURRENCY, INBOX_MAX_BYTES, mountTexts } from './mount.ts';
-export { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
+export { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_DOCUMENT_BYTES } from './documents.ts';
 export { rookeryKvStore, type RookeryKvStoreOptions } from './kv.ts';
 export { rookeryMessageQueue, type RookeryMessageQueue, type RookeryMessageQueueOptions } from './queue.ts';
 export { federationStorage, type DomainBlock, type FederationRepository } from './storage/index.ts';
@@ -38,6 +41,9 @@ export interface FederationPluginOptions {
   /** How long a fetch of a remote document (a key, an actor, a note) may take, in ms (default
    * DEFAULT_FETCH_TIMEOUT_MS). */
   fetchTimeoutMs?: number;
+  /** The largest remote document read, in bytes (default DEFAULT_MAX_DOCUMENT_BYTES, 1 MiB): a
+   * larger one is refused once this much has come, never read whole. */
+  maxDocumentBytes?: number;
   /** How long after a vote on a local poll the poll's new counts are sent to other servers, in
    * ms (default three minutes, as Mastodon: the votes of that while go in one Update). */
   pollUpdateDelayMs?: number;
@@ -48,19 +54,22 @@ const OPTIONS: OptionSpec = {
   stores: option.function(),
   inboxConcurrency: option.integer(1, 100_000),
   fetchTimeoutMs: option.integer(1, 600_000),
+  maxDocumentBytes: option.integer(1024, 100 * 1024 * 1024),
   pollUpdateDelayMs: option.integer(0, 86_400_000),
 };
 
 export function federationPlugin(options: FederationPluginOptions = {}): RookeryPlugin {
   checkOptions('federationPlugin', options, OPTIONS);
-  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY, fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS, pollUpdateDelayMs = POLL_UPDATE_DELAY_MS } = options;
+  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY, fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS, maxDocumentBytes = DEFAULT_MAX_DOCUMENT_BYTES, pollUpdateDelayMs = POLL_UPDATE_DELAY_MS } = options;
   return {
     name: 'federation',
     register(host) {
-      
       const allowPrivateAddress = options.allowPrivateAddress === true;
+      const userAgent = rookeryUserAgent(host.config.baseUrl);
+      // The instance's one fetch policy; the test setting relaxes its address judgement only.
+      const fetcher = createFetcher({ userAgent, allowPrivateAddresses: allowPrivateAddress, timeoutMs: fetchTimeoutMs, maxBytes: maxDocumentBytes });
       const stores = (options.stores ?? federationStores)(host);
-      const parts: FederationParts = buildFederation(host, { kv: stores.kv, queue: stores.queue, allowPrivateAddress, fetchTimeoutMs });
+      const parts: FederationParts = buildFederation(host, { kv: stores.kv, queue: stores.queue, fetcher, userAgent });
       const isBlocked = (domain: string) => stores.repository.isBlocked(domain.toLowerCase());
       host.provideDomainBlocks(isBlocked);
       for (const endpoint of federationEndpoints(host, parts.federation, { isBlocked, inboxConcurrency })) host.addEndpoint(endpoint);
@@ -69,7 +78,7 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       host.on('account.created', async (event) => {
         if (event.account.domain === null) await parts.keys.pairsOf(event.account.id);
       });
-      const remote = resolver(host, parts.context, host.system.federation, parts.kv, allowPrivateAddress, stores.repository);
+      const remote = resolver(host, parts.context, host.system.federation, parts.kv, allowPrivateAddress, stores.repository, fetcher);
       const fetchStatus = async (uri: string) => {
         const found = await remote.url(uri);
         return found !== null && 'status' in found ? found.status.id : null;
