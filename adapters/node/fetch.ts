@@ -81,6 +81,11 @@ export interface FetchedResponse {
 
 export interface Fetcher {
   fetch(url: string | URL, request?: FetchRequest): Promise<FetchedResponse>;
+  /** Resolves when the policy lets a request reach this URL (an http(s) URL whose literal, or
+   * every address its name resolves to, may be reached); a FetchRefused otherwise. For requests
+   * another library sends, which this fetcher cannot dial itself: the library's own lookup may
+   * still get another DNS answer. */
+  judge(url: string | URL): Promise<void>;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -197,7 +202,22 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       req.end(body);
     });
 
+  const parse = (target: string | URL): URL => {
+    try {
+      return new URL(target);
+    } catch {
+      throw new FetchRefused('refused: not a URL');
+    }
+  };
+
   return {
+    async judge(target) {
+      const url = parse(target);
+      checkUrl(url, false);
+      if (parseIp(url.hostname.replace(/^\[(.*)\]$/, '$1')) !== null) return;
+      await new Promise<void>((judged, refused) => judgedLookup(url.hostname, { all: true }, (error) => (error ? refused(error) : judged())));
+    },
+
     async fetch(target, request = {}) {
       const method = request.method ?? 'GET';
       const timeoutMs = request.timeoutMs ?? defaults.timeoutMs;
@@ -205,12 +225,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       const maxRedirects = request.maxRedirects ?? defaults.maxRedirects;
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
-      let url: URL;
-      try {
-        url = new URL(target);
-      } catch {
-        throw new FetchRefused('refused: not a URL');
-      }
+      let url = parse(target);
       try {
         for (let redirects = 0; ; redirects += 1) {
           checkUrl(url, request.httpsOnly === true);

@@ -3,7 +3,7 @@
 // usernames (/users/{identifier}); statuses live at their `uri` (/users/{identifier}/statuses/{id}).
 
 import { type Account, accountUri, type PluginHost, type Status } from 'rookery/plugin-kit';
-import type { Fetcher } from 'rookery/node';
+import { FetchRefused, type Fetcher } from 'rookery/node';
 import { createFederation, type Context, type Federation, type KvStore, type MessageQueue } from '@fedify/fedify';
 import { Create, isActor, Note, type Actor, type Recipient } from '@fedify/fedify/vocab';
 import { documentLoaders, lookupUrl } from './documents.ts';
@@ -32,14 +32,23 @@ export interface BuildOptions {
   userAgent: string;
 }
 
-/** Fedify posts each delivery with the headers its queued message carries, and none names us
- * (Node's fetch then says "node"): the queue hands every delivery over with our User-Agent,
- * deliveries queued before this was so included. */
-function deliveriesNamingUs(queue: MessageQueue, userAgent: string): MessageQueue {
-  const named = (message: unknown): unknown => {
-    if (typeof message !== 'object' || message === null || (message as { type?: unknown }).type !== 'outbox') return message;
-    const headers = (message as { headers?: Record<string, string> }).headers;
-    return { ...message, headers: { ...headers, 'User-Agent': userAgent } };
+/** Fedify posts each delivery itself (fetch(), with the headers its queued message carries), so
+ * the fetcher cannot dial it: the queue hands each delivery over only once the fetcher's policy
+ * has judged its inbox (a refused one is dropped: its address will not change by waiting), and
+ * with our User-Agent, which Fedify would not send (Node's fetch then says "node"). Messages
+ * queued before this was so are handled the same way. */
+function deliveriesUnderPolicy(queue: MessageQueue, fetcher: Fetcher, userAgent: string, logger: PluginHost['logger']): MessageQueue {
+  const deliver = async (handler: (message: unknown) => Promise<void> | void, message: unknown) => {
+    if (typeof message !== 'object' || message === null || (message as { type?: unknown }).type !== 'outbox') return handler(message);
+    const { inbox, headers } = message as { inbox?: unknown; headers?: Record<string, string> };
+    try {
+      await fetcher.judge(String(inbox));
+    } catch (error) {
+      if (!(error instanceof FetchRefused)) throw error;
+      logger.warn({ inbox, error: error.message }, 'federation: a delivery was not sent');
+      return;
+    }
+    return handler({ ...message, headers: { ...headers, 'User-Agent': userAgent } });
   };
   const { enqueueMany, getDepth } = queue;
   return {
@@ -47,7 +56,7 @@ function deliveriesNamingUs(queue: MessageQueue, userAgent: string): MessageQueu
     enqueue: (message, options) => queue.enqueue(message, options),
     ...(enqueueMany ? { enqueueMany: (messages, options) => enqueueMany.call(queue, messages, options) } : {}),
     ...(getDepth ? { getDepth: () => getDepth.call(queue) } : {}),
-    listen: (handler, options) => queue.listen((message) => handler(named(message)), options),
+    listen: (handler, options) => queue.listen((message) => deliver(handler, message), options),
   };
 }
 
@@ -71,7 +80,7 @@ async function ownStatus(host: PluginHost, author: Account, id: string): Promise
 export function buildFederation(host: PluginHost, options: BuildOptions): FederationParts {
   const federation = createFederation<PluginHost>({
     kv: options.kv,
-    queue: deliveriesNamingUs(options.queue, options.userAgent),
+    queue: deliveriesUnderPolicy(options.queue, options.fetcher, options.userAgent, host.logger),
     manuallyStartQueue: true,
     origin: host.config.baseUrl,
     // Neither allowPrivateAddress nor userAgent (Fedify refuses them with these): the fetcher

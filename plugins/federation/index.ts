@@ -30,9 +30,10 @@ export { federationStorage, type DomainBlock, type FederationRepository } from '
 export { canonicalDomain, normalizeDomain } from './domain-blocks.ts';
 
 export interface FederationPluginOptions {
-  /** Fetch from and deliver to private, loopback and link-local addresses, and look handles up
-   * over plain http on them. For tests only. */
-  allowPrivateAddress?: boolean;
+  /** Fetch from and deliver to private, loopback and link-local addresses (true: all of them; a
+   * function: those it accepts, e.g. to let 127.0.0.1 play a public server), and look handles
+   * up over plain http on them. For tests only. */
+  allowPrivateAddress?: boolean | ((address: string) => boolean);
   /** Where Fedify keeps its KV data and queues its work (default: federationStores). */
   stores?: (host: PluginHost) => FederationStores;
   /** Inbox POSTs in progress at once in this process; more are answered 429 with Retry-After
@@ -50,7 +51,7 @@ export interface FederationPluginOptions {
 }
 
 const OPTIONS: OptionSpec = {
-  allowPrivateAddress: option.boolean(),
+  allowPrivateAddress: option.either(option.boolean(), option.function()),
   stores: option.function(),
   inboxConcurrency: option.integer(1, 100_000),
   fetchTimeoutMs: option.integer(1, 600_000),
@@ -64,10 +65,11 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
   return {
     name: 'federation',
     register(host) {
-      const allowPrivateAddress = options.allowPrivateAddress === true;
+      const relaxed = options.allowPrivateAddress ?? false;
+      const allowPrivateAddress = relaxed !== false;
       const userAgent = rookeryUserAgent(host.config.baseUrl);
       // The instance's one fetch policy; the test setting relaxes its address judgement only.
-      const fetcher = createFetcher({ userAgent, allowPrivateAddresses: allowPrivateAddress, timeoutMs: fetchTimeoutMs, maxBytes: maxDocumentBytes });
+      const fetcher = createFetcher({ userAgent, allowPrivateAddresses: relaxed, timeoutMs: fetchTimeoutMs, maxBytes: maxDocumentBytes });
       const stores = (options.stores ?? federationStores)(host);
       const parts: FederationParts = buildFederation(host, { kv: stores.kv, queue: stores.queue, fetcher, userAgent });
       const isBlocked = (domain: string) => stores.repository.isBlocked(domain.toLowerCase());

@@ -160,6 +160,15 @@ t.test('time and redirects are bounded', async (t) => {
   await t.rejects(fetcher.fetch(`file:///etc/passwd`), { name: 'FetchRefused', message: 'refused: file: is not http(s)' });
 });
 
+t.test('judge: the same policy, for a request another library sends', async (t) => {
+  await fetcher.judge(`${origin}/inbox`);
+  await t.rejects(fetcher.judge(`http://[::ffff:7f00:1]:${port}/inbox`), { name: 'FetchRefused', message: 'refused: ::ffff:7f00:1 is not a public address (loopback)' });
+  await t.rejects(fetcher.judge('http://[64:ff9b::a9fe:a9fe]/inbox'), { name: 'FetchRefused', message: 'refused: 64:ff9b::a9fe:a9fe is not a public address (NAT64 of link-local)' });
+  const byName = await createFetcher({ userAgent: USER_AGENT }).judge(`http://localhost:${port}/inbox`).catch((error: unknown) => error);
+  t.match((byName as Error).message, /^refused: localhost resolves to (127\.0\.0\.1|::1), which is not a public address \(loopback\)$/);
+  await t.rejects(fetcher.judge('ftp://127.0.0.1/'), { name: 'FetchRefused', message: 'refused: ftp: is not http(s)' });
+});
+
 t.test('every request says who sends it', async (t) => {
   const answer = await fetcher.fetch(`${origin}/headers`, { headers: { accept: 'application/json' } });
   const headers = JSON.parse(answer.body.toString()) as Record<string, string>;

@@ -2,7 +2,7 @@
 // everything it sends says who sends it: against a stand-in server on loopback (allowed by the
 // test setting), a WebFinger lookup, the actor document and a delivery each carry
 // "Rookery/<version> (+<baseUrl>)"; a document that never ends is refused at the size limit
-// instead of read whole; a signed fetch tries the other signature spec when the first is
+// instead of read whole; a delivery to an inbox that is not public is not sent; a signed fetch tries the other signature spec when the first is
 // refused, and remembers which worked.
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
@@ -24,12 +24,12 @@ const seen: Seen[] = [];
 const endless: { res: ServerResponse; written: number; closed: Promise<unknown> }[] = [];
 let origin = '';
 let host = '';
-const actor = (name: string) => ({
+const actor = (name: string, inboxOrigin = origin) => ({
   '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
   id: `${origin}/users/${name}`,
   type: 'Person',
   preferredUsername: name,
-  inbox: `${origin}/users/${name}/inbox`,
+  inbox: `${inboxOrigin}/users/${name}/inbox`,
 });
 
 /** Answers as the server would write it, forever: an actor whose summary never ends. */
@@ -59,6 +59,8 @@ const remote = createServer((req, res) => {
   }
   if (url.pathname === '/users/carol') return void res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify(actor('carol')));
   if (url.pathname === '/users/endless') return neverEnding(res);
+  // Its inbox: this server again, spelt as an IPv4-mapped address.
+  if (url.pathname === '/users/mallory') return void res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify(actor('mallory', origin.replace('127.0.0.1', '[::ffff:7f00:1]'))));
   if (url.pathname === '/signed/doc') {
     // A server that knows only draft-cavage signatures, and wants one.
     const cavage = req.headers['signature'] !== undefined && req.headers['signature-input'] === undefined;
@@ -116,6 +118,23 @@ t.test('a document that never ends is refused at the size limit, not read whole'
   const carol = await h.request('GET', `/api/v2/search?q=${encodeURIComponent(`${origin}/users/carol`)}&resolve=true&type=accounts`, { token: alice.token });
   t.equal((carol.json as { accounts: unknown[] }).accounts.length, 1, 'a document within the limit is read');
   t.throws(() => federationPlugin({ maxDocumentBytes: 0 }), { name: 'ConfigError', message: 'Invalid config: federationPlugin: "maxDocumentBytes" must be a whole number from 1024 to 104857600, got 0' });
+});
+
+t.test('a delivery to an inbox that is not public is not sent', async (t) => {
+  // 127.0.0.1, spelt so, plays a public server; no other address does.
+  const h = await harness({ plugins: [federationPlugin({ allowPrivateAddress: (address) => address === '127.0.0.1' })] });
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  for (const name of ['mallory', 'carol']) {
+    const found = await h.request('GET', `/api/v2/search?q=${encodeURIComponent(`${origin}/users/${name}`)}&resolve=true&type=accounts`, { token: alice.token });
+    const account = (found.json as { accounts: { id: string }[] }).accounts[0];
+    t.ok(account, `${name} found`);
+    t.equal((await h.request('POST', `/api/v1/accounts/${account?.id}/follow`, { token: alice.token })).statusCode, 200);
+  }
+  await h.rookery.drain();
+  const posts = seen.filter((s) => s.method === 'POST').map((s) => s.path);
+  t.same(posts, ['/users/carol/inbox'], "carol's Follow was delivered; mallory's inbox, [::ffff:7f00:1], was never posted to");
+  t.same(await h.core.queue.deadLetters(10), [], 'the refused delivery was dropped, not failed');
 });
 
 t.test('without the test setting, nothing on loopback is fetched', async (t) => {
