@@ -72,7 +72,7 @@ export interface FetchRequest {
 }
 
 export interface FetchedResponse {
-  /** The URL after redirects. */
+  /** The URL after redirects, without its fragment. */
   url: string;
   status: number;
   headers: IncomingHttpHeaders;
@@ -246,7 +246,10 @@ export function createFetcher(options: FetcherOptions): Fetcher {
             continue;
           }
           const body = method === 'HEAD' ? Buffer.alloc(0) : await readBody(response, maxBytes, request.truncate === true);
-          return { url: url.href, status, headers: response.headers, body };
+          // As fetch() reports it: a fragment is never sent, and not part of what answered.
+          const answered = new URL(url);
+          answered.hash = '';
+          return { url: answered.href, status, headers: response.headers, body };
         }
       } catch (error) {
         if (timeout.aborted && !(error instanceof FetchRefused)) throw new FetchRefused(`refused: no complete answer within ${timeoutMs} ms`);
