@@ -6,7 +6,7 @@ export { createRookery, type Rookery, type RookeryOptions } from './mastodon/roo
 export type { AppCore } from './mastodon/context.ts';
 export type { Core } from './domain/context.ts';
 export type { CoreDeps } from './mastodon/create-core.ts';
-export { resolveConfig, defaultLimits, MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, type ConfigInput } from './domain/config.ts';
+export { resolveConfig, defaultLimits, MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION, rookeryUserAgent, type ConfigInput } from './domain/config.ts';
 export type { HostAccountInput, HostAccounts, HostTokens } from './mastodon/host-api.ts';
 export type { SignInPort } from './mastodon/oauth/sign-in-port.ts';
 export type { BodyLimit, FormRules, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo, StreamedForm } from './mastodon/http/types.ts';

@@ -1,8 +1,9 @@
 // Node defaults for the core's ports: the system clock, node:crypto secrets, an in-process
 // bus, the store's own job queue. createNodeRookery wires them with a store and a
 // configuration (a Redis bus and queue from rookery/redis for several processes);
-// createNodeHandler serves the result on node:http (or Express, Connect …), and
-// limitNodeServer sets a server's limits.
+// createNodeHandler serves the result on node:http (or Express, Connect …),
+// limitNodeServer sets a server's limits, and createFetcher is how plugins reach other servers
+// (one address policy and limits for every outgoing request: fetch.ts).
 
 import { resolveConfig, type ConfigInput } from '../../core/domain/config.ts';
 import type { EventBus } from '../../core/domain/ports/bus.ts';
@@ -25,6 +26,9 @@ export { systemClock } from './clock.ts';
 export { createNodeHandler, DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WRITE_TIMEOUT_MS, type NodeHandler, type NodeHandlerOptions } from './handler.ts';
 export { limitNodeServer, type NodeServerLimits } from './server.ts';
 export { createNodeSecrets, type NodeSecretsOptions } from './secrets.ts';
+export { createFetcher, FetchRefused, FETCHER_OPTIONS, type Fetcher, type FetcherOptions, type FetchRequest, type FetchedResponse, type Hop } from './fetch.ts';
+export { isPublicAddress } from '../../core/domain/ip.ts';
+export { rookeryUserAgent } from '../../core/domain/config.ts';
 
 export interface NodeRookeryOptions {
   config: ConfigInput;

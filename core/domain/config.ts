@@ -60,6 +60,11 @@ export interface RookeryConfig {
 }
 
 export const ROOKERY_VERSION = '0.1.0';
+/** What every request this instance makes to another server says it is, as Mastodon's say
+ * "Mastodon/4.x (…; +https://domain/)": the software, its version, and where to find it. */
+export function rookeryUserAgent(baseUrl: string): string {
+  return `Rookery/${ROOKERY_VERSION} (+${baseUrl})`;
+}
 /** Clients parse the leading semver to decide which Mastodon features to use. */
 export const MASTODON_COMPATIBLE_VERSION = `4.3.0 (compatible; Rookery ${ROOKERY_VERSION})`;
 

@@ -1,6 +1,7 @@
-// IP addresses as rate limits need them, without node:net (core stays pure): parsing IPv4 and
-// IPv6 text into one 128-bit number (IPv4 as ::ffff:a.b.c.d, so both spellings of an IPv4
-// peer are one address), CIDR ranges, loopback, and the /64 an IPv6 client is counted by.
+// IP addresses as rate limits and outgoing requests need them, without node:net (core stays
+// pure): parsing IPv4 and IPv6 text into one 128-bit number (IPv4 as ::ffff:a.b.c.d, so both
+// spellings of an IPv4 peer are one address), CIDR ranges, loopback, the /64 an IPv6 client is
+// counted by, and whether an address is public (the only ones Rookery's requests may reach).
 
 const V4_MAPPED = 0xffff00000000n;
 const ALL = (1n << 128n) - 1n;
@@ -96,4 +97,81 @@ export function clientKey(ip: ParsedIp): string {
     return [24n, 16n, 8n, 0n].map((shift) => String((v >> shift) & 0xffn)).join('.');
   }
   return `${(ip.value >> 64n).toString(16)}::/64`;
+}
+
+// Whether an address is one an outgoing request may reach: a public unicast address. IPv4
+// appears in IPv6 in several spellings (mapped ::ffff:a.b.c.d, which parseIp already treats as
+// the IPv4 address whatever its spelling; compatible ::a.b.c.d; NAT64 64:ff9b::a.b.c.d), each
+// of which may reach the IPv4 address it embeds, so each is judged by that address or refused.
+
+function cidr(text: string): Cidr {
+  const range = parseCidr(text);
+  if (range === null) throw new Error(`ip: bad range ${text}`);
+  return range;
+}
+
+/** IPv4 ranges that are not public, by what they are (IANA's special-purpose registry). */
+const V4_NOT_PUBLIC: readonly (readonly [Cidr, string])[] = [
+  ['0.0.0.0/8', '"this network"'],
+  ['10.0.0.0/8', 'private'],
+  ['100.64.0.0/10', 'carrier-grade NAT'],
+  ['127.0.0.0/8', 'loopback'],
+  ['169.254.0.0/16', 'link-local'],
+  ['172.16.0.0/12', 'private'],
+  ['192.0.0.0/24', 'IETF protocol assignments'],
+  ['192.0.2.0/24', 'documentation'],
+  ['192.88.99.0/24', '6to4 relay anycast'],
+  ['192.168.0.0/16', 'private'],
+  ['198.18.0.0/15', 'benchmarking'],
+  ['198.51.100.0/24', 'documentation'],
+  ['203.0.113.0/24', 'documentation'],
+  ['224.0.0.0/4', 'multicast'],
+  ['240.0.0.0/4', 'reserved'],
+].map(([range = '', name = '']) => [cidr(range), name] as const);
+
+/** Public IPv6 unicast is within 2000::/3, less these; outside it only NAT64 of a public IPv4. */
+const V6_GLOBAL_UNICAST = cidr('2000::/3');
+const V6_NOT_PUBLIC: readonly (readonly [Cidr, string])[] = [
+  ['2001::/23', 'IETF protocol assignments (Teredo, benchmarking, ORCHID)'],
+  ['2001:db8::/32', 'documentation'],
+  ['2002::/16', '6to4'],
+  ['3fff::/20', 'documentation'],
+  ['5f00::/16', 'segment routing'],
+  // Outside 2000::/3 (all refused), named for the error message; the first match names it.
+  ['::/96', 'IPv4-compatible'],
+  ['64:ff9b:1::/48', 'local-use NAT64, which may embed any IPv4 address'],
+  ['::/8', 'reserved'],
+  ['100::/64', 'discard-only'],
+  ['fc00::/7', 'unique local'],
+  ['fe80::/10', 'link-local'],
+  ['fec0::/10', 'site-local'],
+  ['ff00::/8', 'multicast'],
+].map(([range = '', name = '']) => [cidr(range), name] as const);
+const NAT64_WELL_KNOWN = cidr('64:ff9b::/96');
+
+function v4Range(value: bigint): string | null {
+  const ip: ParsedIp = { value: V4_MAPPED | (value & 0xffffffffn), v4: true };
+  return V4_NOT_PUBLIC.find(([range]) => inCidr(ip, range))?.[1] ?? null;
+}
+
+/** What kind of address this is when it is not public ("loopback", "private" …); null when it
+ * is public. */
+export function nonPublicRange(ip: ParsedIp): string | null {
+  if (ip.v4) return v4Range(ip.value);
+  if (ip.value === 0n) return 'unspecified';
+  if (ip.value === 1n) return 'loopback';
+  if (inCidr(ip, NAT64_WELL_KNOWN)) {
+    const embedded = v4Range(ip.value);
+    return embedded === null ? null : `NAT64 of ${embedded}`;
+  }
+  const named = V6_NOT_PUBLIC.find(([range]) => inCidr(ip, range))?.[1];
+  if (named !== undefined) return named;
+  return inCidr(ip, V6_GLOBAL_UNICAST) ? null : 'reserved';
+}
+
+/** An IP address (IPv4, IPv6 in any spelling, or a URL's bracketed IPv6 host) that is public;
+ * false for anything else, text that is not an address included. */
+export function isPublicAddress(text: string): boolean {
+  const ip = parseIp(text.replace(/^\[(.*)\]$/, '$1'));
+  return ip !== null && nonPublicRange(ip) === null;
 }

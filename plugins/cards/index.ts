@@ -1,6 +1,7 @@
 // Preview cards: the first eligible link of a new or edited status is
-// fetched in the background (a job per event, through the PageFetcher port, with timeouts, size
-// and redirect limits, never from private, loopback or link-local addresses unless allowed),
+// fetched in the background (a job per event, through the PageFetcher port: by default
+// rookery/node's fetcher, so the instance's one fetch policy: public addresses only unless a
+// test allows others, time, size and redirect limits, the instance's User-Agent),
 // its oEmbed or OpenGraph data becomes one shared PreviewCard, the card is inlined on the
 // Status, a `status.update` goes out when it arrives (recorded with the attach write), and
 // operation 17 (GET /api/v1/statuses/:id/card) answers it.
@@ -16,6 +17,7 @@ import {
   type PreviewCard,
   type RookeryConfig,
   type RookeryPlugin,
+  rookeryUserAgent,
   type Status,
 } from 'rookery/plugin-kit';
 import { FETCHER_OPTIONS, nodeFetcher, type FetcherOptions, type PageFetcher } from './fetcher.ts';
@@ -64,7 +66,7 @@ export function cardsPlugin(options: CardsPluginOptions = {}): RookeryPlugin {
     name: 'cards',
     register(host) {
       const cards = host.storage(cardStorage);
-      const fetcher = options.fetcher ?? nodeFetcher(options.fetch);
+      const fetcher = options.fetcher ?? nodeFetcher(options.fetch, rookeryUserAgent(host.config.baseUrl));
 
       const fetchCard = async (event: { status: Status }) => {
         // The status as it is now (the event may be old), whoever may see it: the card is the author's.

@@ -5,9 +5,10 @@
 // asks of those who fetch from it: `signedFetches` (AUTHORIZED_FETCH).
 
 import { type Account, accountUri, type PluginHost, type Status } from 'rookery/plugin-kit';
+import { FetchRefused, type Fetcher } from 'rookery/node';
 import { createFederation, type Context, type Federation, type KvStore, type MessageQueue, type RequestContext } from '@fedify/fedify';
-import { Create, Note, type Actor, type Recipient } from '@fedify/fedify/vocab';
-import { limitFetchTime } from './fetch-limits.ts';
+import { Create, isActor, Note, type Actor, type Recipient } from '@fedify/fedify/vocab';
+import { documentLoaders, lookupUrl } from './documents.ts';
 import { instanceActor, signFetches, type InstanceActor } from './instance-actor.ts';
 import { keyStore, type KeyStore } from './keys.ts';
 import { actorOf, instant, noteOf } from './objects.ts';
@@ -22,6 +23,8 @@ export interface FederationParts {
   /** The server's own actor (/actor): signs fetches and relay subscriptions. */
   instance: InstanceActor;
   kv: KvStore;
+  /** How everything the plugin reads from other servers is fetched (documents.ts). */
+  fetcher: Fetcher;
   /** A context for work outside a request (event jobs). */
   context(): Context<PluginHost>;
 }
@@ -29,14 +32,43 @@ export interface FederationParts {
 export interface BuildOptions {
   kv: KvStore;
   queue: MessageQueue;
-  allowPrivateAddress: boolean;
-  /** The time limit of each remote fetch (fetch-limits.ts). */
-  fetchTimeoutMs: number;
+  /** The instance's fetcher, with the plugin's limits and address setting. */
+  fetcher: Fetcher;
+  /** What deliveries say they are. */
+  userAgent: string;
   /** How the first delivery to a server is signed (signatures.ts). */
   firstKnock: SignatureSpec;
   /** Whether a fetch of the instance's actors, statuses and collections is answered: true for
    * every fetch unless AUTHORIZED_FETCH (authorized-fetch.ts). */
   mayFetch(ctx: RequestContext<PluginHost>): Promise<boolean>;
+}
+
+/** Fedify posts each delivery itself (fetch(), with the headers its queued message carries), so
+ * the fetcher cannot dial it: the queue hands each delivery over only once the fetcher's policy
+ * has judged its inbox (a refused one is dropped: its address will not change by waiting), and
+ * with our User-Agent, which Fedify would not send (Node's fetch then says "node"). Messages
+ * queued before this was so are handled the same way. */
+function deliveriesUnderPolicy(queue: MessageQueue, fetcher: Fetcher, userAgent: string, logger: PluginHost['logger']): MessageQueue {
+  const deliver = async (handler: (message: unknown) => Promise<void> | void, message: unknown) => {
+    if (typeof message !== 'object' || message === null || (message as { type?: unknown }).type !== 'outbox') return handler(message);
+    const { inbox, headers } = message as { inbox?: unknown; headers?: Record<string, string> };
+    try {
+      await fetcher.judge(String(inbox));
+    } catch (error) {
+      if (!(error instanceof FetchRefused)) throw error;
+      logger.warn({ inbox, error: error.message }, 'federation: a delivery was not sent');
+      return;
+    }
+    return handler({ ...message, headers: { ...headers, 'User-Agent': userAgent } });
+  };
+  const { enqueueMany, getDepth } = queue;
+  return {
+    ...(queue.nativeRetrial === undefined ? {} : { nativeRetrial: queue.nativeRetrial }),
+    enqueue: (message, options) => queue.enqueue(message, options),
+    ...(enqueueMany ? { enqueueMany: (messages, options) => enqueueMany.call(queue, messages, options) } : {}),
+    ...(getDepth ? { getDepth: () => getDepth.call(queue) } : {}),
+    listen: (handler, options) => queue.listen((message) => deliver(handler, message), options),
+  };
 }
 
 /** A live local account by username, or null. */
@@ -61,13 +93,13 @@ export function buildFederation(host: PluginHost, options: BuildOptions): Federa
     kv: specMemory(options.kv),
     kvPrefixes: { httpMessageSignaturesSpec: SPEC_PREFIX },
     firstKnock: options.firstKnock,
-    queue: options.queue,
+    queue: deliveriesUnderPolicy(options.queue, options.fetcher, options.userAgent, host.logger),
     manuallyStartQueue: true,
     origin: host.config.baseUrl,
-    allowPrivateAddress: options.allowPrivateAddress,
-    userAgent: { software: 'Rookery', url: new URL(host.config.baseUrl) },
+    // Neither allowPrivateAddress nor userAgent (Fedify refuses them with these): the fetcher
+    // carries both, and every document comes through it.
+    ...documentLoaders(options.fetcher, options.kv, { prefix: SPEC_PREFIX, first: options.firstKnock }),
   });
-  limitFetchTime(federation, options.fetchTimeoutMs);
   const keys = keyStore(options.kv);
   const instance = instanceActor(host, keys, federation);
   signFetches(federation, options.kv, instance);
@@ -166,6 +198,7 @@ export function buildFederation(host: PluginHost, options: BuildOptions): Federa
     keys,
     instance,
     kv: options.kv,
+    fetcher: options.fetcher,
     context: () => federation.createContext(new URL(host.config.baseUrl), host),
   };
 }
@@ -198,9 +231,9 @@ export async function recipientOf(parts: FederationParts, ctx: Context<PluginHos
   if (account.domain === null || account.uri === null) return null;
   let stored = await parts.kv.get<StoredInbox>(['rookery', 'inbox', account.uri]);
   if (stored === undefined) {
-    const actor = await ctx.lookupObject(account.uri).catch(() => null);
-    if (actor === null || !('inboxId' in actor)) return null;
-    await rememberInbox(parts.kv, actor as Actor);
+    const actor = await lookupUrl(ctx, account.uri);
+    if (actor === null || !isActor(actor)) return null;
+    await rememberInbox(parts.kv, actor);
     stored = await parts.kv.get<StoredInbox>(['rookery', 'inbox', account.uri]);
     if (stored === undefined) return null;
   }

@@ -4,16 +4,19 @@
 // activities handed to the domain's federation operations (host.system.federation); the resolver the core asks
 // for remote handles and URLs; the operator's domain blocks; the media and custom emoji of
 // remote statuses and accounts (decorators). Fedify's KV store and queue are on the instance's
-// own storage and job queue. `allowPrivateAddress` is for tests only: without it nothing
+// own storage and job queue. Everything read from other servers comes through rookery/node's
+// fetcher (documents.ts: the instance's address policy, time and size limits, User-Agent), and
+// deliveries name the instance too. `allowPrivateAddress` is for tests only: without it nothing
 // private, loopback or link-local is ever fetched. What is signed how: signatures.ts (the first
 // knock of a delivery and the spec remembered per server), instance-actor.ts (signed fetches),
 // authorized-fetch.ts (AUTHORIZED_FETCH); relays: relays.ts.
 
-import { checkOptions, option, type OptionSpec, type PluginHost, type RookeryPlugin } from 'rookery/plugin-kit';
+import { checkOptions, option, rookeryUserAgent, type OptionSpec, type PluginHost, type RookeryPlugin } from 'rookery/plugin-kit';
+import { createFetcher } from 'rookery/node';
 import { fetchAuthorizer } from './authorized-fetch.ts';
 import { buildFederation, type FederationParts } from './federation.ts';
 import { forgetRemoteStatusParts, incoming } from './incoming.ts';
-import { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_DOCUMENT_BYTES } from './documents.ts';
 import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
 import { outgoing, POLL_UPDATE_DELAY_MS } from './outgoing.ts';
 import { relays } from './relays.ts';
@@ -25,7 +28,7 @@ import { federationStores, type FederationStores } from './stores.ts';
 
 export { federationStores, type FederationStores } from './stores.ts';
 export { DEFAULT_INBOX_CONCURRENCY, INBOX_MAX_BYTES, mountTexts } from './mount.ts';
-export { DEFAULT_FETCH_TIMEOUT_MS } from './fetch-limits.ts';
+export { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_DOCUMENT_BYTES } from './documents.ts';
 export { rookeryKvStore, type RookeryKvStoreOptions } from './kv.ts';
 export { rookeryMessageQueue, type RookeryMessageQueue, type RookeryMessageQueueOptions } from './queue.ts';
 export { federationStorage, type DomainBlock, type FederationRepository } from './storage/index.ts';
@@ -36,9 +39,10 @@ export { INSTANCE_ACTOR_PATH } from './instance-actor.ts';
 export { addRelay, listRelays, MAX_RELAYS, RELAY_JOB, relayTexts, removeRelay, type Relay, type RelayState } from './relays.ts';
 
 export interface FederationPluginOptions {
-  /** Fetch from and deliver to private, loopback and link-local addresses, and look handles up
-   * over plain http on them. For tests only. */
-  allowPrivateAddress?: boolean;
+  /** Fetch from and deliver to private, loopback and link-local addresses (true: all of them; a
+   * function: those it accepts, e.g. to let 127.0.0.1 play a public server), and look handles
+   * up over plain http on them. For tests only. */
+  allowPrivateAddress?: boolean | ((address: string) => boolean);
   /** Where Fedify keeps its KV data and queues its work (default: federationStores). */
   stores?: (host: PluginHost) => FederationStores;
   /** Inbox POSTs in progress at once in this process; more are answered 429 with Retry-After
@@ -47,6 +51,9 @@ export interface FederationPluginOptions {
   /** How long a fetch of a remote document (a key, an actor, a note) may take, in ms (default
    * DEFAULT_FETCH_TIMEOUT_MS). */
   fetchTimeoutMs?: number;
+  /** The largest remote document read, in bytes (default DEFAULT_MAX_DOCUMENT_BYTES, 1 MiB): a
+   * larger one is refused once this much has come, never read whole. */
+  maxDocumentBytes?: number;
   /** How long after a vote on a local poll the poll's new counts are sent to other servers, in
    * ms (default three minutes, as Mastodon: the votes of that while go in one Update). */
   pollUpdateDelayMs?: number;
@@ -60,10 +67,11 @@ export interface FederationPluginOptions {
 }
 
 const OPTIONS: OptionSpec = {
-  allowPrivateAddress: option.boolean(),
+  allowPrivateAddress: option.either(option.boolean(), option.function()),
   stores: option.function(),
   inboxConcurrency: option.integer(1, 100_000),
   fetchTimeoutMs: option.integer(1, 600_000),
+  maxDocumentBytes: option.integer(1024, 100 * 1024 * 1024),
   pollUpdateDelayMs: option.integer(0, 86_400_000),
   firstKnock: option.oneOf(SIGNATURE_SPECS),
   authorizedFetch: option.boolean(),
@@ -71,17 +79,21 @@ const OPTIONS: OptionSpec = {
 
 export function federationPlugin(options: FederationPluginOptions = {}): RookeryPlugin {
   checkOptions('federationPlugin', options, OPTIONS);
-  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY, fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS, pollUpdateDelayMs = POLL_UPDATE_DELAY_MS, firstKnock = DEFAULT_FIRST_KNOCK } = options;
+  const { inboxConcurrency = DEFAULT_INBOX_CONCURRENCY, fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS, maxDocumentBytes = DEFAULT_MAX_DOCUMENT_BYTES, pollUpdateDelayMs = POLL_UPDATE_DELAY_MS, firstKnock = DEFAULT_FIRST_KNOCK } = options;
   return {
     name: 'federation',
     register(host) {
-      const allowPrivateAddress = options.allowPrivateAddress === true;
+      const relaxed = options.allowPrivateAddress ?? false;
+      const allowPrivateAddress = relaxed !== false;
+      const userAgent = rookeryUserAgent(host.config.baseUrl);
+      // The instance's one fetch policy; the test setting relaxes its address judgement only.
+      const fetcher = createFetcher({ userAgent, allowPrivateAddresses: relaxed, timeoutMs: fetchTimeoutMs, maxBytes: maxDocumentBytes });
       const stores = (options.stores ?? federationStores)(host);
       const isBlocked = (domain: string) => stores.repository.isBlocked(domain.toLowerCase());
       const mayFetch = fetchAuthorizer({ enabled: options.authorizedFetch === true, isBlocked });
-      const parts: FederationParts = buildFederation(host, { kv: stores.kv, queue: stores.queue, allowPrivateAddress, fetchTimeoutMs, firstKnock, mayFetch });
+      const parts: FederationParts = buildFederation(host, { kv: stores.kv, queue: stores.queue, fetcher, userAgent, firstKnock, mayFetch });
       host.provideDomainBlocks(isBlocked);
-      const remote = resolver(host, parts.context, host.system.federation, parts.kv, allowPrivateAddress, stores.repository);
+      const remote = resolver(host, parts.context, host.system.federation, parts.kv, allowPrivateAddress, stores.repository, fetcher);
       const fetchStatus = async (uri: string) => {
         const found = await remote.url(uri);
         return found !== null && 'status' in found ? found.status.id : null;

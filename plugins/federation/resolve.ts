@@ -1,12 +1,15 @@
 // Looking remote accounts and statuses up: a handle (user@domain) through WebFinger, a URL
 // through its ActivityStreams document, both stored through the core's federation API, a
-// status whole (mentions, hashtags, emojis, media, poll), as a delivery stores it.
-// Fedify's WebFinger client always asks over https; when private addresses are allowed
-// (tests on loopback), a handle whose host is such an address is asked over plain http.
+// status whole (mentions, hashtags, emojis, media, poll), as a delivery stores it. Both go
+// through the instance's fetcher (documents.ts): WebFinger asks over https only, as Mastodon
+// and Fedify do; when private addresses are allowed (tests on loopback), a handle whose host is
+// such an address is asked over plain http too.
 
 import type { Account, PluginHost, Status } from 'rookery/plugin-kit';
+import type { Fetcher } from 'rookery/node';
 import type { Context } from '@fedify/fedify';
 import { isActor, Note, Question, type Actor } from '@fedify/fedify/vocab';
+import { lookupUrl } from './documents.ts';
 import { rememberInbox } from './federation.ts';
 import { actorInput, keepActorEmojis, keepStatusParts } from './incoming.ts';
 import { isPublicAudience, statusInputOf } from './status-input.ts';
@@ -14,28 +17,29 @@ import type { EmojiRepository } from './remote-emoji.ts';
 import type { RemoteApi } from './remote-api.ts';
 
 const HANDLE = /^@?([^@\s]{1,64})@([^@\s/?#]{1,255})$/;
-const WEBFINGER_TIMEOUT_MS = 10_000;
 const WEBFINGER_MAX_BYTES = 64 * 1024;
+const ACTIVITY_STREAMS = /^application\/(activity\+json|ld\+json;\s*profile="https:\/\/www\.w3\.org\/ns\/activitystreams")$/;
 
 function isLoopbackOrPrivateHost(host: string): boolean {
   const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
   return name === 'localhost' || name.endsWith('.localhost') || /^127\./.test(name) || name === '::1' || /^10\./.test(name) || /^192\.168\./.test(name) || /^172\.(1[6-9]|2\d|3[01])\./.test(name);
 }
 
-/** The actor URL a handle's WebFinger document names, asked over plain http. */
-async function plainWebFinger(user: string, host: string): Promise<string | null> {
-  const url = `http://${host}/.well-known/webfinger?resource=${encodeURIComponent(`acct:${user}@${host}`)}`;
-  const response = await fetch(url, { headers: { accept: 'application/jrd+json' }, redirect: 'error', signal: AbortSignal.timeout(WEBFINGER_TIMEOUT_MS) }).catch(() => null);
-  if (response === null || !response.ok) return null;
-  const text = await response.text();
-  if (text.length > WEBFINGER_MAX_BYTES) return null;
-  try {
-    const jrd = JSON.parse(text) as { links?: { rel?: unknown; type?: unknown; href?: unknown }[] };
-    const self = jrd.links?.find((link) => link.rel === 'self' && typeof link.href === 'string' && /activity\+json|ld\+json/.test(String(link.type ?? '')));
-    return typeof self?.href === 'string' ? self.href : null;
-  } catch {
-    return null;
+/** The actor URL a handle's WebFinger document names, or null. */
+async function webFinger(fetcher: Fetcher, user: string, host: string, plainHttpToo: boolean): Promise<string | null> {
+  for (const scheme of plainHttpToo ? ['https', 'http'] : ['https']) {
+    const url = `${scheme}://${host}/.well-known/webfinger?resource=${encodeURIComponent(`acct:${user}@${host}`)}`;
+    const answer = await fetcher.fetch(url, { headers: { accept: 'application/jrd+json' }, maxBytes: WEBFINGER_MAX_BYTES, httpsOnly: scheme === 'https' }).catch(() => null);
+    if (answer === null || answer.status !== 200) continue;
+    try {
+      const jrd = JSON.parse(answer.body.toString('utf8')) as { links?: { rel?: unknown; type?: unknown; href?: unknown }[] };
+      const self = (Array.isArray(jrd.links) ? jrd.links : []).find((link) => link?.rel === 'self' && typeof link.href === 'string' && ACTIVITY_STREAMS.test(String(link.type ?? '')));
+      if (typeof self?.href === 'string') return self.href;
+    } catch {
+      // Not a JRD: nothing found here.
+    }
   }
+  return null;
 }
 
 export interface Resolver {
@@ -50,6 +54,7 @@ export function resolver(
   kv: Parameters<typeof rememberInbox>[0],
   allowPrivateAddress: boolean,
   emojis: EmojiRepository,
+  fetcher: Fetcher,
 ): Resolver {
   async function store(actor: Actor): Promise<Account | null> {
     const input = await actorInput(actor);
@@ -60,7 +65,7 @@ export function resolver(
   }
 
   async function actorOfUrl(ctx: Context<PluginHost>, url: string): Promise<{ actor: Actor; account: Account } | null> {
-    const object = await ctx.lookupObject(url).catch(() => null);
+    const object = await lookupUrl(ctx, url);
     if (object === null || !isActor(object)) return null;
     const account = await store(object);
     return account === null ? null : { actor: object, account };
@@ -75,12 +80,8 @@ export function resolver(
       const match = HANDLE.exec(handle.trim());
       if (match === null) return null;
       const [, user = '', host = ''] = match;
-      const ctx = context();
-      const found = await ctx.lookupObject(`acct:${user}@${host}`).catch(() => null);
-      if (found !== null && isActor(found)) return store(found);
-      if (!allowPrivateAddress || !isLoopbackOrPrivateHost(host)) return null;
-      const self = await plainWebFinger(user, host);
-      return self === null ? null : accountOfUrl(ctx, self);
+      const self = await webFinger(fetcher, user, host, allowPrivateAddress && isLoopbackOrPrivateHost(host));
+      return self === null ? null : accountOfUrl(context(), self);
     },
     async url(url) {
       let parsed: URL;
@@ -91,7 +92,7 @@ export function resolver(
       }
       if (parsed.protocol !== 'https:' && !(allowPrivateAddress && parsed.protocol === 'http:')) return null;
       const ctx = context();
-      const object = await ctx.lookupObject(parsed.href).catch(() => null);
+      const object = await lookupUrl(ctx, parsed.href);
       if (object === null) return null;
       if (isActor(object)) {
         const account = await store(object);

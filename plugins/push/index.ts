@@ -29,6 +29,7 @@ import {
   type PluginSystem,
   type RookeryConfig,
   type RookeryPlugin,
+  rookeryUserAgent,
 } from 'rookery/plugin-kit';
 import webpush from 'web-push';
 import { pushPayload } from './payload.ts';
@@ -198,10 +199,10 @@ const OPTIONS: OptionSpec = {
 export function pushPlugin(options: PushPluginOptions = {}): RookeryPlugin {
   checkOptions('pushPlugin', options, OPTIONS);
   const allowLocal = options.allowLocalEndpoints ?? false;
-  const transport = options.transport ?? nodePushTransport({ allowLocalEndpoints: allowLocal });
   return {
     name: 'push',
     async register(host) {
+      const transport = options.transport ?? nodePushTransport({ allowLocalEndpoints: allowLocal, userAgent: rookeryUserAgent(host.config.baseUrl) });
       const repo: PushRepository = host.storage(pushStorage);
       const generated = webpush.generateVAPIDKeys();
       const keys = await repo.vapidKeys({ publicKey: generated.publicKey, privateKey: generated.privateKey });

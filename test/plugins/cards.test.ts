@@ -1,7 +1,8 @@
 // Preview cards end to end: a status linking to a page served here (127.0.0.1, allowed by the
 // plugin's test-only option) gets its card through the queue; the Status, operation 17 and a
 // `status.update` on the live stream then carry it. Without the option the same link stays
-// card-less along the whole path, and so does a page that is not HTML.
+// card-less along the whole path, and so does a page that is not HTML; with 127.0.0.1 alone
+// playing a public server, no other spelling of loopback or link-local gets through.
 
 import { createServer } from 'node:http';
 import t from 'tap';
@@ -10,8 +11,14 @@ import { harness, type Harness, type TestUser } from '../helpers/harness.ts';
 import { openStream } from '../helpers/streams.ts';
 
 const requests: string[] = [];
+const userAgents: string[] = [];
 const server = createServer((req, res) => {
   requests.push(req.url ?? '');
+  userAgents.push(req.headers['user-agent'] ?? '');
+  if (req.url?.startsWith('/to?')) {
+    res.writeHead(302, { location: new URL(req.url, 'http://x').searchParams.get('url') ?? '/' }).end();
+    return;
+  }
   if (req.url === '/plain') {
     res.writeHead(200, { 'content-type': 'text/plain' }).end('just text');
     return;
@@ -33,13 +40,14 @@ t.teardown(() => new Promise<void>((closed) => server.close(() => closed())));
 let h: Harness;
 let alice: TestUser;
 let bob: TestUser;
-const open = async (allow: boolean) => {
-  h = await harness({ plugins: [cardsPlugin(allow ? { fetch: { allowPrivateAddresses: true } } : {})] });
+const open = async (allow: boolean | ((address: string) => boolean)) => {
+  h = await harness({ plugins: [cardsPlugin(allow === false ? {} : { fetch: { allowPrivateAddresses: allow } })] });
   alice = await h.user('alice');
   bob = await h.user('bob');
 };
 t.beforeEach(() => {
   requests.length = 0;
+  userAgents.length = 0;
 });
 t.afterEach(() => h.close());
 
@@ -51,6 +59,7 @@ t.test('a link to a local page, allowed for tests: the card arrives through the 
   const posted = await publish(`Read this: ${page} #birds`);
   t.equal(posted.card, null, 'the publish response does not wait for the card');
   t.same(requests, ['/page'], 'fetched once, by the job');
+  t.same(userAgents, [`Rookery/0.1.0 (+${h.core.config.baseUrl})`], 'saying who fetches it');
 
   const expected = {
     url: page,
@@ -107,6 +116,19 @@ t.test('without the option, a link to 127.0.0.1 stays card-less along the whole 
   const localhost = await publish(`And by name http://localhost:${port}/page`);
   t.equal((await h.request('GET', `/api/v1/statuses/${localhost.id}`)).json.card, null, 'a name resolving to loopback is refused too');
   t.same(requests, []);
+});
+
+t.test('with 127.0.0.1 playing a public server, links and redirects to its other spellings get no card', async (t) => {
+  await open((address) => address === '127.0.0.1');
+  const forms = [`http://[::ffff:7f00:1]:${port}/page`, `http://[::ffff:127.0.0.1]:${port}/page`, `http://[::127.0.0.1]:${port}/page`, `http://[::ffff:a9fe:a9fe]:${port}/page`, `http://[64:ff9b::7f00:1]:${port}/page`];
+  for (const url of forms) {
+    const direct = await publish(`Look ${url}`);
+    t.equal((await h.request('GET', `/api/v1/statuses/${direct.id}`)).json.card, null, url);
+    const redirected = await publish(`Look http://127.0.0.1:${port}/to?url=${encodeURIComponent(url)}`);
+    t.equal((await h.request('GET', `/api/v1/statuses/${redirected.id}`)).json.card, null, `a redirect to ${url}`);
+  }
+  t.same(requests, forms.map((url) => `/to?url=${encodeURIComponent(url)}`), 'only the public pages were fetched, never a target');
+  t.same(await h.core.queue.deadLetters(10), [], 'refusals are final, not failures');
 });
 
 t.test('operation 17: 404 for a missing or invisible status', async (t) => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import type { Notification } from '../../core/domain/model.ts';
-import { pushPlugin, pushStorage } from '../../plugins/push/index.ts';
+import { nodePushTransport, pushPlugin, pushStorage } from '../../plugins/push/index.ts';
 import { follow, post } from '../helpers/api.ts';
 import { harness, type Harness, type TestUser } from '../helpers/harness.ts';
 import { decryptPush, startPushService, userAgentKeys, verifyVapid, type PushService, type UserAgentKeys } from '../helpers/push-service.ts';
@@ -145,6 +145,7 @@ t.test('a delivery: encrypted for the subscription, signed with the instance key
   t.equal(message.headers['content-type'], 'application/octet-stream');
   t.equal(message.headers['ttl'], '172800', 'kept 48 hours by the push service');
   t.equal(message.headers['urgency'], 'normal');
+  t.equal(message.headers['user-agent'], `Rookery/0.1.0 (+${h.core.config.baseUrl})`, 'saying who sends it');
   const claims = verifyVapid(String(message.headers['authorization']), subscribed.json.server_key);
   t.equal(claims.aud, service.origin, 'VAPID audience: the push service origin');
   t.equal(claims.sub, 'mailto:staff@rookery.test', 'VAPID subject: the contact address');
@@ -275,4 +276,23 @@ t.test('the VAPID key pair is made once and kept in the store', async (t) => {
   const without = await harness();
   t.teardown(() => without.close());
   t.equal((await without.request('GET', '/api/v2/instance')).json.configuration.vapid.public_key, '', 'no push plugin, no key');
+});
+
+t.test('the default transport reaches public https endpoints only, however the address is spelt', async (t) => {
+  const transport = nodePushTransport();
+  const port = new URL(service.origin).port;
+  const refused: readonly (readonly [string, string])[] = [
+    [`${service.origin}/bob`, 'refused: the endpoint is not an https URL'],
+    [`https://127.0.0.1:${port}/bob`, 'refused: 127.0.0.1 is not a public address (loopback)'],
+    [`https://[::ffff:7f00:1]:${port}/bob`, 'refused: ::ffff:7f00:1 is not a public address (loopback)'],
+    [`https://[::127.0.0.1]:${port}/bob`, 'refused: ::7f00:1 is not a public address (IPv4-compatible)'],
+    [`https://[64:ff9b::a9fe:a9fe]/bob`, 'refused: 64:ff9b::a9fe:a9fe is not a public address (NAT64 of link-local)'],
+    [`https://[::ffff:a9fe:a9fe]/bob`, 'refused: ::ffff:a9fe:a9fe is not a public address (link-local)'],
+  ];
+  for (const [endpoint, message] of refused) {
+    await t.rejects(transport.send({ endpoint, headers: {}, body: new Uint8Array(1) }), { message }, endpoint);
+  }
+  const byName = await transport.send({ endpoint: `https://localhost:${port}/bob`, headers: {}, body: new Uint8Array(1) }).catch((error: unknown) => error);
+  t.match((byName as Error).message, /^refused: localhost resolves to (127\.0\.0\.1|::1), which is not a public address \(loopback\)$/);
+  t.equal(service.received.length, 0, 'nothing reached the service');
 });

@@ -83,6 +83,7 @@ export { checkOptions, ConfigError, option, type OptionRule, type OptionSpec } f
 // The model, the configuration and the ports a plugin's storage implements against.
 export type * from '../../domain/model.ts';
 export type { Limits, RookeryConfig } from '../../domain/config.ts';
+export { rookeryUserAgent } from '../../domain/config.ts';
 export type { Clock } from '../../domain/ports/clock.ts';
 export type { Logger } from '../../domain/ports/logger.ts';
 export type { Job as QueuedJob, NewJob, Outbox } from '../../domain/ports/queue.ts';

@@ -58,7 +58,7 @@ t.test('every plugin checks its options', async (t) => {
     ['push', () => pushPlugin({ tokenKey: 'short' }), 'pushPlugin: "tokenKey" must be 32 bytes in base64url, got another string'],
     ['push subject', () => pushPlugin({ subject: 'me' }), 'pushPlugin: "subject" must be a mailto: or https: URL, got "me"'],
     ['front', () => frontPlugin({ signInUrl: '' }), 'frontPlugin: "signInUrl" must be a URL or a path, got ""'],
-    ['federation', () => federationPlugin({ allowPrivateAddress: 'yes' } as never), 'federationPlugin: "allowPrivateAddress" must be a boolean, got "yes"'],
+    ['federation', () => federationPlugin({ allowPrivateAddress: 'yes' } as never), 'federationPlugin: "allowPrivateAddress" must be a boolean or a function, got "yes"'],
   ];
   for (const [label, run, message] of cases) t.equal(await refusal(run), `Invalid config: ${message}`, label);
 });
