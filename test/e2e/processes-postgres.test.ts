@@ -1,0 +1,14 @@
+// One instance as four processes (test/helpers/four-processes.ts), two web, one streaming and
+// one worker, on one PostgreSQL database (DATABASE_URL) and Redis: every status, favourite,
+// notification and stream event exactly once, and no acknowledged write lost to a kill -9.
+
+import t from 'tap';
+import { fourProcesses } from '../helpers/four-processes.ts';
+import { testPostgres } from '../helpers/postgres.ts';
+
+t.setTimeout(180_000);
+
+t.test('2 web + 1 streaming + 1 worker on one PostgreSQL database and Redis', async (t) => {
+  const postgres = await testPostgres(t.teardown.bind(t));
+  await fourProcesses(t, { DATABASE_URL: postgres.url });
+});
