@@ -2,9 +2,11 @@
 // as an operator would: the instance of test/fixtures/upgrade (a database an older Rookery
 // wrote, with rows in every core and plugin table, and its DATA_DIR) is served on SQLite, copied,
 // and served again on the copy with the same DATA_DIR: the same answers, byte for byte, then a
-// new post. Every row is compared between the engines, ids as decimal text. A target that is not
-// empty, or whose columns differ, is refused before a row is written.
+// new post. Every row is compared between the engines, ids as decimal text. A pg_dump taken while
+// it runs restores with pg_restore into a new database that serves the same. A target that is
+// not empty, or whose columns differ, is refused before a row is written.
 
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +16,7 @@ import pg from 'pg';
 import t from 'tap';
 import { openPostgresStorage } from '../../adapters/postgres/index.ts';
 import { STANDALONE_STORAGES } from '../../examples/standalone/plugins.ts';
-import { testPostgres } from '../helpers/postgres.ts';
+import { postgresProgram, testPostgres } from '../helpers/postgres.ts';
 import { childEnv, freePort } from '../helpers/processes.ts';
 import { cli, runCli, startInstance, stopInstance } from '../helpers/standalone.ts';
 
@@ -156,6 +158,18 @@ t.test('an instance moves from SQLite to PostgreSQL and serves the same', async 
   const mine = (await (await fetch(`${base}/api/v1/accounts/${(before['me'] as { id: string }).id}/statuses`, { headers: { authorization: `Bearer ${writer}` } })).json()) as { id: string }[];
   t.equal(mine[0]?.id, status.id, 'the new post is the newest of the account');
   t.ok(BigInt(status.id) > BigInt((before['statuses'] as { id: string }[])[0]?.id ?? '0'), 'with an id after the copied ones');
+
+  await t.test('a pg_dump taken while it runs restores with pg_restore and serves the same', async (t) => {
+    const dump = join(dataDir, 'rookery.dump');
+    const withPost = await snapshot(token);
+    execFileSync(postgresProgram('pg_dump'), ['--format=custom', `--file=${dump}`, `--dbname=${postgres.url}`]);
+    await stopInstance(onPostgres);
+    const restored = await postgres.freshDatabase();
+    execFileSync(postgresProgram('pg_restore'), ['--no-owner', `--dbname=${restored.url}`, dump]);
+    const onRestored = await startInstance({ ...pgEnv, DATABASE_URL: restored.url });
+    t.teardown(() => stopInstance(onRestored));
+    t.same(await snapshot(token), withPost, 'the same answers, the new post included');
+  });
 
   await t.test('a second copy into the same database is refused', async (t) => {
     const again = runCli(sqliteEnv, 'storage', 'copy', '--to', postgres.url);
