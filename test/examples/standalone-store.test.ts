@@ -89,8 +89,10 @@ t.test('DATABASE_URL and MONGODB_URI together are refused, by the server and the
 });
 
 t.test('a DATABASE_URL that is not one is refused without showing its password', async (t) => {
-  for (const url of [`mysql://rookery:${SECRET}@127.0.0.1/rookery`, `postgres://rookery:${SECRET}@127.0.0.1:99999/rookery`, `rookery:${SECRET}@127.0.0.1`, `postgres:${SECRET}`]) {
-    t.throws(() => readSettings({ DATABASE_URL: url }), { message: NOT_POSTGRES }, url);
+  const urls = [`mysql://rookery:${SECRET}@127.0.0.1/rookery`, `postgres://rookery:${SECRET}@127.0.0.1:99999/rookery`, `rookery:${SECRET}@127.0.0.1`, `postgres:${SECRET}`];
+  for (const url of urls) t.throws(() => readSettings({ DATABASE_URL: url }), { message: NOT_POSTGRES }, url);
+  // The server, on two of them (each run starts a process).
+  for (const url of urls.slice(0, 2)) {
     const server = runServer(childEnv({ DATA_DIR: join(dir, 'bad-url'), PORT: '0', DATABASE_URL: url }));
     t.same([server.status, server.stderr.trim()], [1, NOT_POSTGRES], `the server refuses ${url}`);
     t.notMatch(server.stdout + server.stderr, SECRET, 'and never prints the password');
