@@ -63,8 +63,10 @@ interface PgColumn {
 /** Which PostgreSQL column types take values of which SQLite declared type. */
 const COMPATIBLE: Record<string, readonly string[]> = {
   INTEGER: ['int8', 'int4', 'int2', 'bool'],
+  INT: ['int8', 'int4', 'int2', 'bool'],
   TEXT: ['text', '_int8', '_int4'],
   REAL: ['float8', 'float4'],
+  BLOB: ['bytea'],
 };
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -85,6 +87,8 @@ function convert(value: unknown, type: string, where: string): unknown {
       return value === 0n ? false : value === 1n ? true : wrong();
     case 'text':
       return typeof value === 'string' ? value : wrong();
+    case 'bytea':
+      return value instanceof Uint8Array ? Buffer.from(value) : wrong();
     case 'float8':
     case 'float4':
       return typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : wrong();
