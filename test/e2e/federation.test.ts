@@ -346,6 +346,8 @@ t.test('two instances federate, one on SQLite and one on PostgreSQL', async (t) 
   t.notOk(daveNotes2.events.some((e) => payloadOf(e).status?.uri === unseen.uri), 'nothing was delivered while B was blocked');
   const daveMentions = await dave.masto.v1.notifications.list({ types: ['mention'] });
   t.notOk(daveMentions.some((n) => n.status?.uri === unseen.uri), 'nor is it among dave\'s notifications');
+  const [kept] = await postgres.query('SELECT count(*)::int AS n FROM statuses WHERE uri = $1', [seen.uri]);
+  t.same(kept, { n: 1 }, "B keeps what it received in PostgreSQL");
 });
 
 t.test('inbox refusals', async (t) => {

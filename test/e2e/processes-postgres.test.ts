@@ -11,4 +11,7 @@ t.setTimeout(180_000);
 t.test('2 web + 1 streaming + 1 worker on one PostgreSQL database and Redis', async (t) => {
   const postgres = await testPostgres(t.teardown.bind(t));
   await fourProcesses(t, { DATABASE_URL: postgres.url });
+  // The data is where DATABASE_URL said, not in a SQLite file beside it.
+  const [row] = await postgres.query('SELECT count(*)::int AS n FROM statuses');
+  t.ok(Number(row?.['n']) > 100, `${String(row?.['n'])} statuses in the PostgreSQL database`);
 });
