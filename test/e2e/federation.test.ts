@@ -99,7 +99,8 @@ async function storeState(s: Side): Promise<string> {
   let text = '';
   try {
     if (s.databaseUrl === null) {
-      const db = new DatabaseSync(join(s.dataDir, 'rookery.sqlite3'), { readOnly: true });
+      // Ids past 2^53 are read as BigInt (shown as decimal text), not refused.
+      const db = new DatabaseSync(join(s.dataDir, 'rookery.sqlite3'), { readOnly: true, readBigInts: true });
       for (const [label, sql] of queries) text += label + show(db.prepare(sql).all());
       db.close();
     } else {

@@ -10,7 +10,8 @@ import { childEnv } from '../helpers/processes.ts';
 import { SHARED_REDIS } from '../helpers/redis.ts';
 import { runServer } from '../helpers/standalone.ts';
 
-t.setTimeout(180_000);
+// About 80 s alone; 150 s and more beside the other e2e files on a loaded machine.
+t.setTimeout(300_000);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'rookery-processes-'));
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
