@@ -6,6 +6,12 @@
 // Benchmarks prove performance; tests never time anything.
 //
 // The server runs on core 0 and the load generator on core 1 when taskset is there.
+//
+// BENCH_STORE=sqlite (default) or postgres: the instance's store for the HTTP scenarios. With
+// postgres, a database of its own is created on the server at BENCH_POSTGRES_URL (default
+// postgres://postgres@127.0.0.1:5432/postgres) and dropped at the end; the CPU time of its
+// server processes (the backends of that database, read from /proc) is reported beside the
+// instance's: they run on either core, not pinned.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,8 +20,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { createNodeRookery } from '../adapters/node/index.ts';
+import { openPostgresStorage } from '../adapters/postgres/index.ts';
 import { openSqliteStorage } from '../adapters/sqlite/index.ts';
+import type { Storage } from '../core/domain/ports/storage.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -33,6 +43,8 @@ const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 // BENCH_ONLY=<part of a scenario's name> runs only the matching scenarios.
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 const pinned = spawnSync('taskset', ['-cp', '1', String(process.pid)]).status === 0;
+const STORE = process.env['BENCH_STORE'] || 'sqlite';
+if (STORE !== 'sqlite' && STORE !== 'postgres') throw new Error(`BENCH_STORE must be sqlite or postgres, got "${STORE}"`);
 
 async function freePort(): Promise<number> {
   return new Promise((done) => {
@@ -74,9 +86,45 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-async function seed(databasePath: string, port: number) {
+/** Where the instance keeps its data for this run, made before and removed after. */
+interface BenchStore {
+  label: string;
+  /** What the instance's environment gets (DATABASE_URL, or nothing: SQLite in DATA_DIR). */
+  env: Record<string, string>;
+  open(): Promise<Storage>;
+  /** The pids of the database server's processes working for the instance (none for SQLite). */
+  serverPids(): Promise<number[]>;
+  remove(): Promise<void>;
+}
+
+async function benchStore(dataDir: string): Promise<BenchStore> {
+  if (STORE === 'sqlite') {
+    const path = join(dataDir, 'rookery.sqlite3');
+    return { label: 'SQLite synchronous=FULL', env: {}, open: async () => openSqliteStorage({ path }), serverPids: async () => [], remove: async () => {} };
+  }
+  const serverUrl = new URL(process.env['BENCH_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres');
+  const database = `rookery_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl.toString() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  const version = (await admin.query('SHOW server_version')).rows[0]?.server_version as string;
+  return {
+    label: `PostgreSQL ${version}, database ${database} on ${url.host}`,
+    env: { DATABASE_URL: url.toString() },
+    open: () => openPostgresStorage({ url: url.toString() }),
+    serverPids: async () => (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows.map((r) => Number(r.pid)),
+    async remove() {
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+async function seed(storage: Storage, port: number) {
   const config = { domain: `localhost:${port}`, baseUrl: `http://localhost:${port}` };
-  const rookery = await createNodeRookery({ config, storage: openSqliteStorage({ path: databasePath }) });
+  const rookery = await createNodeRookery({ config, storage });
   const account = await rookery.accounts.create({ username: 'bench', email: 'bench@example.com', password: 'bench password' });
   const token = await rookery.tokens.issue(account.id, ['read', 'write']);
   await rookery.close();
@@ -100,19 +148,40 @@ interface Measured {
   p50: number;
   p99: number;
   cpu: number;
+  /** CPU µs per request of the database server's processes (0 for SQLite, in the process). */
+  dbCpu: number;
   errors: number;
 }
 
-async function measure(pid: number, base: string, scenario: Scenario): Promise<Measured> {
+/** The CPU time of processes still there (one that exited meanwhile counts as 0). */
+function cpuOf(pids: readonly number[]): Map<number, number> {
+  const times = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      times.set(pid, cpuMicros(pid));
+    } catch {
+      // Gone.
+    }
+  }
+  return times;
+}
+
+async function measure(pid: number, base: string, scenario: Scenario, dbPids: () => Promise<number[]> = async () => []): Promise<Measured> {
   const options = { url: `${base}${scenario.path}`, method: scenario.method, headers: scenario.headers, body: scenario.body, connections: CONNECTIONS };
   if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
   const before = cpuMicros(pid);
+  const dbBefore = cpuOf(await dbPids());
   const result = await autocannon({ ...options, duration: DURATION });
+  const requests = Math.max(1, result.requests.total);
+  // A backend that started during the run counts from 0.
+  let dbMicros = 0;
+  for (const [dbPid, micros] of cpuOf(await dbPids())) dbMicros += micros - (dbBefore.get(dbPid) ?? 0);
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    cpu: (cpuMicros(pid) - before) / Math.max(1, result.requests.total),
+    cpu: (cpuMicros(pid) - before) / requests,
+    dbCpu: dbMicros / requests,
     errors: result.non2xx + result.errors,
   };
 }
@@ -120,48 +189,55 @@ async function measure(pid: number, base: string, scenario: Scenario): Promise<M
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rookery-bench-'));
   const port = await freePort();
-  const token = await seed(join(dataDir, 'rookery.sqlite3'), port);
-  const env = { ...process.env, PORT: String(port), STREAMING_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'false' };
-  const server = await startOnCore0([join(root, 'examples/standalone/server.ts')], env, 'Rookery is up');
+  const store = await benchStore(dataDir);
+  let server: ChildProcess | null = null;
+  try {
+    const token = await seed(await store.open(), port);
+    const env = { ...process.env, ...store.env, PORT: String(port), STREAMING_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'false' };
+    server = await startOnCore0([join(root, 'examples/standalone/server.ts')], env, 'Rookery is up');
+    await runScenarios(server, port, token, env, store);
+  } finally {
+    if (server !== null) await stop(server);
+    await store.remove();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function runScenarios(server: ChildProcess, port: number, token: string, env: NodeJS.ProcessEnv, store: BenchStore): Promise<void> {
   server.stdout?.removeAllListeners('data');
   server.stdout?.resume();
   const base = `http://127.0.0.1:${port}`;
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const rows: { scenario: Scenario; rookery: Measured; bare: Measured }[] = [];
-  try {
-    const post = async (text: string) => ((await (await fetch(`${base}/api/v1/statuses`, { method: 'POST', headers: auth, body: JSON.stringify({ status: text }) })).json()) as { id: string }).id;
-    let statusId = '';
-    for (let i = 0; i < 40; i++) statusId = await post(`Seed status ${i} with a #tag and https://example.com/${i}`);
+  const post = async (text: string) => ((await (await fetch(`${base}/api/v1/statuses`, { method: 'POST', headers: auth, body: JSON.stringify({ status: text }) })).json()) as { id: string }).id;
+  let statusId = '';
+  for (let i = 0; i < 40; i++) statusId = await post(`Seed status ${i} with a #tag and https://example.com/${i}`);
 
-    const scenarios: Scenario[] = [
-      { name: 'GET status (anonymous)', method: 'GET', path: `/api/v1/statuses/${statusId}`, headers: {}, ratio: 0.25 },
-      { name: 'GET status (signed in)', method: 'GET', path: `/api/v1/statuses/${statusId}`, headers: auth, ratio: 0.2 },
-      { name: 'GET public timeline (20)', method: 'GET', path: '/api/v1/timelines/public?limit=20', headers: {}, rate: 5000 },
-      { name: 'POST favourite (idempotent)', method: 'POST', path: `/api/v1/statuses/${statusId}/favourite`, headers: auth, rate: 8000 },
-      { name: 'POST status (publish)', method: 'POST', path: '/api/v1/statuses', headers: auth, body: JSON.stringify({ status: 'benchmark post #bench' }), rate: 2000 },
-    ];
-    const only = process.env['BENCH_ONLY'];
-    if (only) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => s.name.toLowerCase().includes(only.toLowerCase())));
-    console.log(`Rookery standalone (node:http, SQLite synchronous=FULL) against a bare node:http server answering the same bytes;`);
-    console.log(`${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run${pinned ? ', server on core 0, load on core 1' : ' (taskset missing: not pinned)'}\n`);
-    for (const scenario of scenarios) {
-      const init: RequestInit = { method: scenario.method, headers: scenario.headers };
-      if (scenario.body !== undefined) init.body = scenario.body;
-      const sample = Buffer.from(await (await fetch(`${base}${scenario.path}`, init)).arrayBuffer());
-      const rookery = await measure(server.pid ?? 0, base, scenario);
-      const barePort = await freePort();
-      const bare = await startOnCore0([join(root, 'bench/bare-server.ts'), String(barePort)], env, 'bare server up', sample);
-      try {
-        rows.push({ scenario, rookery, bare: await measure(bare.pid ?? 0, `http://127.0.0.1:${barePort}`, scenario) });
-      } finally {
-        await stop(bare);
-      }
-      const row = rows[rows.length - 1] as (typeof rows)[number];
-      report(row.scenario, row.rookery, row.bare);
+  const scenarios: Scenario[] = [
+    { name: 'GET status (anonymous)', method: 'GET', path: `/api/v1/statuses/${statusId}`, headers: {}, ratio: 0.25 },
+    { name: 'GET status (signed in)', method: 'GET', path: `/api/v1/statuses/${statusId}`, headers: auth, ratio: 0.2 },
+    { name: 'GET public timeline (20)', method: 'GET', path: '/api/v1/timelines/public?limit=20', headers: {}, rate: 5000 },
+    { name: 'POST favourite (idempotent)', method: 'POST', path: `/api/v1/statuses/${statusId}/favourite`, headers: auth, rate: 8000 },
+    { name: 'POST status (publish)', method: 'POST', path: '/api/v1/statuses', headers: auth, body: JSON.stringify({ status: 'benchmark post #bench' }), rate: 2000 },
+  ];
+  const only = process.env['BENCH_ONLY'];
+  if (only) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => s.name.toLowerCase().includes(only.toLowerCase())));
+  console.log(`Rookery standalone (node:http, ${store.label}) against a bare node:http server answering the same bytes;`);
+  console.log(`${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run${pinned ? ', server on core 0, load on core 1' : ' (taskset missing: not pinned)'}\n`);
+  for (const scenario of scenarios) {
+    const init: RequestInit = { method: scenario.method, headers: scenario.headers };
+    if (scenario.body !== undefined) init.body = scenario.body;
+    const sample = Buffer.from(await (await fetch(`${base}${scenario.path}`, init)).arrayBuffer());
+    const rookery = await measure(server.pid ?? 0, base, scenario, () => store.serverPids());
+    const barePort = await freePort();
+    const bare = await startOnCore0([join(root, 'bench/bare-server.ts'), String(barePort)], env, 'bare server up', sample);
+    try {
+      rows.push({ scenario, rookery, bare: await measure(bare.pid ?? 0, `http://127.0.0.1:${barePort}`, scenario) });
+    } finally {
+      await stop(bare);
     }
-  } finally {
-    await stop(server);
-    rmSync(dataDir, { recursive: true, force: true });
+    const row = rows[rows.length - 1] as (typeof rows)[number];
+    report(row.scenario, row.rookery, row.bare);
   }
   const failed = rows.filter(({ scenario, rookery, bare }) => !meets(scenario, rookery, bare));
   console.log(failed.length === 0 ? '\nEvery target met.' : `\nTargets missed: ${failed.map((r) => r.scenario.name).join('; ')}`);
@@ -173,6 +249,12 @@ function meets(scenario: Scenario, rookery: Measured, bare: Measured): boolean {
   return rookery.errors === 0;
 }
 
+/** With PostgreSQL: its processes' CPU per request, and the ratio counting it with Rookery's. */
+function database(rookery: Measured, bare: Measured): string {
+  if (STORE !== 'postgres') return '';
+  return `  | PostgreSQL ${rookery.dbCpu.toFixed(1)} µs/req, ratio with it ${(bare.cpu / (rookery.cpu + rookery.dbCpu)).toFixed(2)}×`;
+}
+
 let header = false;
 function report(scenario: Scenario, rookery: Measured, bare: Measured): void {
   if (!header) {
@@ -182,7 +264,7 @@ function report(scenario: Scenario, rookery: Measured, bare: Measured): void {
   const target = scenario.ratio !== undefined ? `≥ ${scenario.ratio.toFixed(2)}×` : scenario.rate !== undefined ? `≥ ${scenario.rate}/s` : '';
   const ok = meets(scenario, rookery, bare) ? 'met' : 'MISSED';
   console.log(
-    `${scenario.name.padEnd(30)} ${rookery.rps.toFixed(0).padStart(13)}  ${String(rookery.p50).padStart(6)}  ${String(rookery.p99).padStart(6)}  ${rookery.cpu.toFixed(1).padStart(10)} | ${bare.rps.toFixed(0).padStart(11)}  ${bare.cpu.toFixed(1).padStart(10)} | ${(bare.cpu / rookery.cpu).toFixed(2).padStart(5)}×  ${target} ${target ? ok : ''}${rookery.errors ? `  (${rookery.errors} errors)` : ''}`,
+    `${scenario.name.padEnd(30)} ${rookery.rps.toFixed(0).padStart(13)}  ${String(rookery.p50).padStart(6)}  ${String(rookery.p99).padStart(6)}  ${rookery.cpu.toFixed(1).padStart(10)} | ${bare.rps.toFixed(0).padStart(11)}  ${bare.cpu.toFixed(1).padStart(10)} | ${(bare.cpu / rookery.cpu).toFixed(2).padStart(5)}×  ${target} ${target ? ok : ''}${rookery.errors ? `  (${rookery.errors} errors)` : ''}${database(rookery, bare)}`,
   );
 }
 

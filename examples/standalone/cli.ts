@@ -1,5 +1,6 @@
 // The operator's tool for the standalone instance: create accounts and issue tokens on the
-// same store the server uses (same DATA_DIR, or same MONGODB_URI). Run it with `npm run rookery -- <command>`.
+// same store the server uses (same DATA_DIR, DATABASE_URL or MONGODB_URI), and move the store
+// from SQLite to PostgreSQL. Run it with `npm run rookery -- <command>`.
 
 import { parseArgs } from 'node:util';
 import { createNodeRookery } from '../../adapters/node/index.ts';
@@ -14,10 +15,11 @@ import { silentLogger } from '../../core/domain/ports/logger.ts';
 import { normalizeDomain } from '../../plugins/federation/domain-blocks.ts';
 import { addRelay, listRelays, removeRelay } from '../../plugins/federation/relays.ts';
 import { federationStorage } from '../../plugins/federation/storage/index.ts';
-import { readSettings } from './env.ts';
+import { checkPostgresUrl, readSettings, type StandaloneSettings } from './env.ts';
 import { standalonePlugins } from './plugins.ts';
 import { reserveNode } from './shared.ts';
-import { openStore } from './store.ts';
+import { copySqliteToPostgres } from './storage-copy.ts';
+import { openStore, redactUrl } from './store.ts';
 
 const USAGE = `Usage: npm run rookery -- <command>
 
@@ -40,8 +42,12 @@ const USAGE = `Usage: npm run rookery -- <command>
                                   https://relay.example/inbox): a running server sends the Follow.
   relays remove <inbox URL>       Unsubscribes (a running server sends the Undo).
   relays list                     Lists the relays and the state of each subscription.
+  storage copy [--to postgres://user[:password]@host[:port]/database]
+      Copies the SQLite store in DATA_DIR, every plugin's tables included, into an empty
+      PostgreSQL database (default: DATABASE_URL) and checks each table's count. Stop the
+      instance first; then start it with DATABASE_URL and the same DATA_DIR.
 
-Settings come from the environment, as for npm start (DATA_DIR, LOCAL_DOMAIN, PORT …).`;
+Settings come from the environment, as for npm start (DATA_DIR, DATABASE_URL, LOCAL_DOMAIN …).`;
 
 class UsageError extends Error {}
 
@@ -171,15 +177,63 @@ async function run(core: AppCore, argv: string[]): Promise<string> {
   throw new UsageError(`Unknown command: ${positionals.join(' ')}`);
 }
 
-const settings = readSettings();
+/** `storage copy`: runs before any store is opened the usual way (a Rookery registers its
+ * plugins, and the push plugin would write its keys into the target). */
+async function storage(settings: StandaloneSettings, argv: string[]): Promise<string> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { to: { type: 'string' } } });
+  if (positionals.join(' ') !== 'copy') throw new UsageError(`Unknown command: storage ${positionals.join(' ')}`);
+  const target = values.to ?? settings.postgres?.url;
+  if (target === undefined) throw new UsageError('storage copy needs --to postgres://… (or DATABASE_URL).');
+  checkPostgresUrl(target, values.to === undefined ? 'DATABASE_URL' : '--to');
+  const copied = await copySqliteToPostgres({ sqlitePath: settings.databasePath, postgresUrl: target });
+  const width = Math.max(...copied.map((c) => c.from.length));
+  const lines = copied.map((c) => `  ${c.from.padEnd(width)}  ${String(c.rows).padStart(8)}${c.to === c.from ? '' : `  (into ${c.to})`}`);
+  const rows = copied.reduce((sum, c) => sum + c.rows, 0);
+  return [
+    `Copied ${settings.databasePath} into ${redactUrl(target)}:`,
+    ...lines,
+    `${rows} rows from ${copied.length} tables, every count checked.`,
+    'The media files and keys stay in DATA_DIR: start the instance with DATABASE_URL set to that database and the same DATA_DIR.',
+  ].join('\n');
+}
+
+function fail(message: string, code: number): never {
+  if (message) console.error(message);
+  if (code === 2) console.error(USAGE);
+  process.exit(code);
+}
+
+let settings: StandaloneSettings;
+try {
+  settings = readSettings();
+} catch (err) {
+  fail(err instanceof Error ? err.message : String(err), 1);
+}
+const argv = process.argv.slice(2);
+if (argv[0] === 'storage') {
+  try {
+    console.log(await storage(settings, argv.slice(1)));
+    process.exit(0);
+  } catch (err) {
+    if (err instanceof UsageError) fail(err.message, 2);
+    // A CopyError, a refused setting, a server that did not answer or refused a statement: its
+    // sentence alone (none repeats the connection string).
+    fail(err instanceof Error ? err.message : String(err), 1);
+  }
+}
 // No worker here: the jobs this command records are run by the server's workers, whose buses
 // reach the live streams. The same plugins as the server: the jobs of an event are named after
 // the handlers the recording process knows.
 // With REDIS_URL, an id node of its own: the servers may be writing to the same store meanwhile.
 const lease = await reserveNode(settings, silentLogger);
+// A store that cannot be opened (a server away, a newer schema) is said in one line.
+const opened = await openStore(settings).catch(async (err: unknown) => {
+  await lease?.release();
+  fail(err instanceof Error ? err.message : String(err), 1);
+});
 const rookery = await createNodeRookery({
   config: settings.config,
-  storage: (await openStore(settings)).storage,
+  storage: opened.storage,
   worker: false,
   plugins: standalonePlugins(settings.dataDir, settings.federation),
   ...(lease !== null ? { idNode: lease.node } : {}),

@@ -24,8 +24,11 @@ export interface StandaloneSettings {
   connections: { maxBufferedBytes: number; writeTimeoutMs: number };
   streamingPort: number;
   dataDir: string;
-  /** The SQLite file, used unless mongodbUrl is set. */
+  /** The SQLite file, used unless postgres or mongodbUrl is set. */
   databasePath: string;
+  /** DATABASE_URL: storage on PostgreSQL instead of SQLite in DATA_DIR, with DB_POOL and
+   * DB_STATEMENT_TIMEOUT_MS. */
+  postgres: PostgresSettings | null;
   /** MONGODB_URI: storage on MongoDB (a replica set) instead of SQLite in DATA_DIR. */
   mongodbUrl: string | null;
   config: ConfigInput;
@@ -38,6 +41,17 @@ export interface StandaloneSettings {
    * delivery to a server is signed. */
   federation: { enabled: boolean; allowPrivateAddress: boolean; authorizedFetch?: boolean; firstKnock?: SignatureSpec };
 }
+
+export interface PostgresSettings {
+  url: string;
+  /** DB_POOL (Mastodon's name): most connections this process opens. */
+  pool: number;
+  /** DB_STATEMENT_TIMEOUT_MS: longest a statement may run (0: no limit). */
+  statementTimeoutMs: number;
+}
+
+export const DEFAULT_DB_POOL = 10;
+export const DEFAULT_DB_STATEMENT_TIMEOUT_MS = 10_000;
 
 function flag(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
@@ -79,6 +93,42 @@ function positive(value: string | undefined, fallback: number, name: string): nu
   return n;
 }
 
+function count(value: string | undefined, fallback: number, name: string, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
+/** Throws unless `url` is a PostgreSQL connection string. The string is never repeated in the
+ * message: it may hold a password. */
+export function checkPostgresUrl(url: string, name: string): void {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  // A host, or a socket directory in ?host= (as libpq and node-postgres take it).
+  const located = parsed !== null && (parsed.hostname !== '' || parsed.searchParams.has('host'));
+  if (parsed === null || !['postgres:', 'postgresql:'].includes(parsed.protocol) || !located) {
+    throw new Error(`${name} must be a PostgreSQL connection string: postgres://user[:password]@host[:port]/database`);
+  }
+}
+
+function postgresSettings(env: NodeJS.ProcessEnv): PostgresSettings | null {
+  const url = env['DATABASE_URL'] || null;
+  if (url !== null && env['MONGODB_URI']) {
+    throw new Error('DATABASE_URL and MONGODB_URI are both set: an instance keeps its data in one store; unset one of them');
+  }
+  // Checked even without DATABASE_URL: a typo is said at once, not when PostgreSQL is chosen.
+  const pool = count(env['DB_POOL'], DEFAULT_DB_POOL, 'DB_POOL', 1, 1000);
+  const statementTimeoutMs = count(env['DB_STATEMENT_TIMEOUT_MS'], DEFAULT_DB_STATEMENT_TIMEOUT_MS, 'DB_STATEMENT_TIMEOUT_MS', 0, 2_147_483_647);
+  if (url === null) return null;
+  checkPostgresUrl(url, 'DATABASE_URL');
+  return { url, pool, statementTimeoutMs };
+}
+
 export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSettings {
   const redisUrl = env['REDIS_URL'] || null;
   const portNumber = port(env['PORT'], 3000, 'PORT');
@@ -108,6 +158,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
     dataDir,
     databasePath: join(dataDir, 'rookery.sqlite3'),
     clockOffsetMs: offset(env['ROOKERY_TEST_CLOCK_OFFSET_MS'], 'ROOKERY_TEST_CLOCK_OFFSET_MS'),
+    postgres: postgresSettings(env),
     mongodbUrl: env['MONGODB_URI'] || null,
     federation: {
       enabled: flag(env['FEDERATION'], true),

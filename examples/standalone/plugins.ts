@@ -2,9 +2,11 @@
 // worker, and anything that drains its queue) must run the same ones: a job recorded by one
 // process names a handler the others must have.
 
+import type { StorageExtension } from '../../core/domain/ports/storage.ts';
 import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import { pushTokenKey } from './keys.ts';
-import { cardsPlugin, federationPlugin, frontPlugin, mediaPlugin, pollsPlugin, pushPlugin, scheduledPlugin } from '../../plugins/index.ts';
+import { cardsPlugin, cardStorage, federationPlugin, frontPlugin, mediaPlugin, mediaStorage, pollsPlugin, pollStorage, pushPlugin, pushStorage, scheduledPlugin, scheduledStorage } from '../../plugins/index.ts';
+import { federationStorage } from '../../plugins/federation/index.ts';
 import type { StandaloneSettings } from './env.ts';
 
 export function standalonePlugins(dataDir: string, federation: StandaloneSettings['federation'] = { enabled: true, allowPrivateAddress: false }): RookeryPlugin[] {
@@ -20,3 +22,8 @@ export function standalonePlugins(dataDir: string, federation: StandaloneSetting
     ...(federation.enabled ? [federationPlugin({ allowPrivateAddress, authorizedFetch, ...(firstKnock ? { firstKnock } : {}) })] : []),
   ];
 }
+
+/** The storage extensions of those plugins (federation's too, whether on or off): what `storage
+ * copy` opens on both stores so that every plugin's tables exist there, without registering the
+ * plugins (registering writes: the push plugin makes its keys). */
+export const STANDALONE_STORAGES: readonly StorageExtension<unknown>[] = [mediaStorage, pollStorage, scheduledStorage, cardStorage, pushStorage, federationStorage];

@@ -1,5 +1,5 @@
 // The standalone Rookery instance. `npm start` runs this file. Its store is SQLite in DATA_DIR,
-// or MongoDB when MONGODB_URI is set. By default (ROOKERY_ROLE=all) one process does
+// PostgreSQL when DATABASE_URL is set, or MongoDB when MONGODB_URI is. By default (ROOKERY_ROLE=all) one process does
 // everything; with REDIS_URL, the same file runs one part of a deployment of many processes:
 // - web: the API, the OAuth and front pages and SSE, on Rookery's node:http handler (the
 //   thinnest transport: hapi is for apps that are hapi apps already), on PORT;

@@ -1,5 +1,7 @@
 // Two standalone instances on loopback (different ports, so different domains), federating over
-// plain http with ALLOW_PRIVATE_ADDRESS=true, driven with masto.js as their users would:
+// plain http with ALLOW_PRIVATE_ADDRESS=true, one on SQLite (A) and one on PostgreSQL (B), so
+// that every exchange runs from each engine to the other; driven with masto.js as their users
+// would:
 // a follow of a locked account approved, posts of every visibility reaching exactly the right
 // people, replies, boosts and favourites counted back, edits and deletes carried over, a block;
 // deliveries that survive the receiving instance being away and the sending one restarting;
@@ -10,16 +12,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRestAPIClient, type mastodon } from 'masto';
+import pg from 'pg';
 import sharp from 'sharp';
 import t from 'tap';
 import { openSse, type SseClient } from '../helpers/sse.ts';
 import { childEnv, freePort } from '../helpers/processes.ts';
-import { cli, describeStore, startInstance, stopInstance, type Instance } from '../helpers/standalone.ts';
+import { cli, cliAsync, describeStore, startInstance, stopInstance, type Instance } from '../helpers/standalone.ts';
 import { eventually as waitFor } from '../helpers/eventually.ts';
+import { testPostgres } from '../helpers/postgres.ts';
 
 interface Side {
   name: string;
   dataDir: string;
+  /** DATABASE_URL when the side runs on PostgreSQL; null: SQLite in dataDir. */
+  databaseUrl: string | null;
   env: NodeJS.ProcessEnv;
   port: number;
   base: string;
@@ -40,7 +46,7 @@ t.teardown(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function side(name: string, allowPrivateAddress = true): Promise<Side> {
+async function side(name: string, allowPrivateAddress = true, databaseUrl: string | null = null): Promise<Side> {
   const dataDir = mkdtempSync(join(tmpdir(), `rookery-fed-${name}-`));
   dirs.push(dataDir);
   const port = await freePort();
@@ -51,10 +57,12 @@ async function side(name: string, allowPrivateAddress = true): Promise<Side> {
     STREAMING_PORT: String(await freePort()),
     ALLOW_PRIVATE_ADDRESS: String(allowPrivateAddress),
     LOG_LEVEL: 'warn',
+    ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl }),
   });
   const s: Side = {
     name,
     dataDir,
+    databaseUrl,
     env,
     port,
     base: `http://127.0.0.1:${port}`,
@@ -79,12 +87,36 @@ async function side(name: string, allowPrivateAddress = true): Promise<Side> {
 
 const sides: Side[] = [];
 
+/** The jobs, dead jobs and latest statuses of a side's store, for a failed wait's message
+ * (describeStore reads a SQLite file; PostgreSQL is asked the same). */
+async function storeState(s: Side): Promise<string> {
+  const queries = [
+    ['', 'SELECT name, attempts, last_error, run_at FROM jobs'],
+    ['\n  dead: ', 'SELECT name, attempts, last_error FROM dead_jobs'],
+    ['\n  latest statuses: ', 'SELECT id, uri, deleted_at, edited_at FROM statuses ORDER BY id DESC LIMIT 5'],
+  ] as const;
+  const show = (rows: unknown[]) => JSON.stringify(rows, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)).slice(0, 2000);
+  let text = '';
+  try {
+    if (s.databaseUrl === null) {
+      text = describeStore(join(s.dataDir, 'rookery.sqlite3'));
+    } else {
+      const client = new pg.Client({ connectionString: s.databaseUrl });
+      await client.connect();
+      for (const [label, sql] of queries) text += label + show((await client.query(sql)).rows);
+      await client.end();
+    }
+  } catch (err) {
+    text += String(err);
+  }
+  return text;
+}
+
 /** What each instance printed and the jobs it still holds: the message of a wait that failed. */
-function diagnosis(): string {
+async function diagnosis(): Promise<string> {
+  const states = await Promise.all(sides.map(storeState));
   return sides
-    .map((s) => {
-      return `--- ${s.name}: jobs ${describeStore(join(s.dataDir, 'rookery.sqlite3'))}\n${s.instance?.output().slice(-2000) ?? '(stopped)'}`;
-    })
+    .map((s, i) => `--- ${s.name}: jobs ${states[i]}\n${s.instance?.output().slice(-2000) ?? '(stopped)'}`)
     .concat(opened.map(({ name, client, ended }) => `--- stream ${name}: ${ended ? 'ENDED' : 'open'}, ${client.events.length} events, last: ${JSON.stringify(client.events.slice(-3).map((e) => [e.event, e.data.slice(0, 80)]))}`))
     .join('\n');
 }
@@ -93,7 +125,7 @@ function diagnosis(): string {
 async function within<T>(waiting: Promise<T>, what: string, ms = 120_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, fail) => {
-    timer = setTimeout(() => fail(new Error(`no ${what} within ${ms} ms\n${diagnosis()}`)), ms);
+    timer = setTimeout(() => void diagnosis().then((text) => fail(new Error(`no ${what} within ${ms} ms\n${text}`))), ms);
   });
   try {
     return await Promise.race([waiting, expired]);
@@ -124,9 +156,11 @@ function payloadOf(event: { data: string }): { id?: string; uri?: string; conten
   }
 }
 
-t.test('two instances federate', async (t) => {
+t.test('two instances federate, one on SQLite and one on PostgreSQL', async (t) => {
+  // Its database is dropped after the instances stopped (teardowns run last first).
+  const postgres = await testPostgres(t.teardown.bind(t));
   const a = await side('a');
-  const b = await side('b');
+  const b = await side('b', true, postgres.url);
   const alice = await a.user('alice');
   const bob = await b.user('bob');
   const carol = await b.user('carol');
@@ -294,7 +328,8 @@ t.test('two instances federate', async (t) => {
   // The operator of A blocks B's domain: B's activities are refused, nothing goes to B.
   const daveNotes2 = await userStream(b, dave.token, 'user/notification');
   t.teardown(() => daveNotes2.close());
-  cli(a.env, 'domains', 'block', b.domain, '--reason', 'test');
+  // Run without blocking the event loop: the test's kept-alive connections to A stay current.
+  await cliAsync(a.env, 'domains', 'block', b.domain, '--reason', 'test');
   const refused = await fetch(`${a.base}/users/alice/inbox`, {
     method: 'POST',
     headers: { 'content-type': 'application/activity+json', signature: `keyId="http://${b.domain}/users/carol#main-key",signature="x"` },
@@ -303,12 +338,14 @@ t.test('two instances federate', async (t) => {
   t.equal(refused.status, 403);
   t.same(await refused.json(), { error: 'This domain is blocked by the instance' });
   const unseen = await alice.masto.v1.statuses.create({ status: `@dave@${b.domain} not while blocked`, visibility: 'direct' });
-  cli(a.env, 'domains', 'unblock', b.domain);
+  await cliAsync(a.env, 'domains', 'unblock', b.domain);
   const seen = await alice.masto.v1.statuses.create({ status: `@dave@${b.domain} after the unblock`, visibility: 'direct' });
   await within(daveNotes2.next((e) => e.event === 'notification' && payloadOf(e).status?.uri === seen.uri), 'the stream event');
   t.notOk(daveNotes2.events.some((e) => payloadOf(e).status?.uri === unseen.uri), 'nothing was delivered while B was blocked');
   const daveMentions = await dave.masto.v1.notifications.list({ types: ['mention'] });
   t.notOk(daveMentions.some((n) => n.status?.uri === unseen.uri), 'nor is it among dave\'s notifications');
+  const [kept] = await postgres.query('SELECT count(*)::int AS n FROM statuses WHERE uri = $1', [seen.uri]);
+  t.same(kept, { n: 1 }, "B keeps what it received in PostgreSQL");
 });
 
 t.test('inbox refusals', async (t) => {

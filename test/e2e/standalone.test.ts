@@ -11,9 +11,12 @@ import t from 'tap';
 import { childEnv, freePort } from '../helpers/processes.ts';
 import { runCli, runServer, spawnInstance, startInstance, stopInstance } from '../helpers/standalone.ts';
 
+// About a minute alone; twice that beside the heavier files on a loaded machine, past tap's
+// default of 120 s.
+t.setTimeout(240_000);
+
 const dataDir = mkdtempSync(join(tmpdir(), 'rookery-standalone-'));
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-
 
 t.test('CLI, start, write, SIGTERM, restart', async (t) => {
   const port = await freePort();

@@ -75,6 +75,13 @@ function postgresBin(): string | null {
   return null;
 }
 
+/** The path of a PostgreSQL program (pg_dump, pg_restore …): the newest installed version's,
+ * else the name alone, for the PATH to find. */
+export function postgresProgram(name: string): string {
+  const bin = postgresBin();
+  return bin !== null && existsSync(join(bin, name)) ? join(bin, name) : name;
+}
+
 /** A private cluster on a free port; stopped (and its directory removed) by the returned function. */
 async function privateCluster(reason: string): Promise<{ url: string; stop(): Promise<void> }> {
   const bin = postgresBin();

@@ -24,6 +24,21 @@ export function cli(env: NodeJS.ProcessEnv, ...args: string[]): string {
   return result.stdout.trim();
 }
 
+/** The CLI's output, like cli(), without blocking the event loop meanwhile: while spawnSync
+ * blocks it, a kept-alive connection the server closes as idle is not seen closing, and the
+ * next request is sent on it and fails. Use it while the test holds connections to a server. */
+export function cliAsync(env: NodeJS.ProcessEnv, ...args: string[]): Promise<string> {
+  const child = spawn(...cleanCommand(process.execPath, [CLI, ...args]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((done, fail) => {
+    child.once('error', fail);
+    child.once('close', (code) => (code === 0 ? done(stdout.trim()) : fail(new Error(`cli ${args.join(' ')}: ${stderr}`))));
+  });
+}
+
 /** The server run to its end, for settings that must stop it before it serves. */
 export function runServer(env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
   return spawnSync(...cleanCommand(process.execPath, [STANDALONE_SERVER]), { env, encoding: 'utf8' });

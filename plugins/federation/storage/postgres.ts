@@ -28,7 +28,8 @@ export const FEDERATION_POSTGRES_MIGRATIONS: readonly string[] = [
   `,
 ];
 
-const hashOf = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+/** The primary key of a federation key on PostgreSQL (also what `storage copy` writes). */
+export const federationKeyHash = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
 
 export function postgresFederationRows(context: PostgresExtensionContext): FederationRows {
   const { sql, values: v } = context;
@@ -38,25 +39,25 @@ export function postgresFederationRows(context: PostgresExtensionContext): Feder
   return {
     async kvRead(key) {
       await ready;
-      const r = await sql.row('SELECT key, value, expires_at FROM federation_kv WHERE key_hash = $1', [hashOf(key)]);
+      const r = await sql.row('SELECT key, value, expires_at FROM federation_kv WHERE key_hash = $1', [federationKeyHash(key)]);
       return r ? kvRow(r) : null;
     },
     async kvReadMany(keys) {
       await ready;
       if (keys.length === 0) return [];
-      return (await sql.rows('SELECT key, value, expires_at FROM federation_kv WHERE key_hash = ANY($1::bytea[])', [keys.map(hashOf)])).map(kvRow);
+      return (await sql.rows('SELECT key, value, expires_at FROM federation_kv WHERE key_hash = ANY($1::bytea[])', [keys.map(federationKeyHash)])).map(kvRow);
     },
     async kvWrite(row) {
       await ready;
       await sql.run(
         `INSERT INTO federation_kv (key_hash, key, value, expires_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (key_hash) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
-        [hashOf(row.key), row.key, row.value, row.expiresAt],
+        [federationKeyHash(row.key), row.key, row.value, row.expiresAt],
       );
     },
     async kvRemove(key) {
       await ready;
-      await sql.run('DELETE FROM federation_kv WHERE key_hash = $1', [hashOf(key)]);
+      await sql.run('DELETE FROM federation_kv WHERE key_hash = $1', [federationKeyHash(key)]);
     },
     async kvRange(exact, from, to, now, limit) {
       await ready;
@@ -69,7 +70,7 @@ export function postgresFederationRows(context: PostgresExtensionContext): Feder
                                   AND key >= $2::text AND key < $3::text))
            AND (expires_at IS NULL OR expires_at > $4)
          ORDER BY left(key, ${KEY_PREFIX}), key LIMIT $5`,
-        [hashOf(exact), from, to, v.floorMs(now), v.limitOf(limit)],
+        [federationKeyHash(exact), from, to, v.floorMs(now), v.limitOf(limit)],
       );
       return rows.map(kvRow);
     },
@@ -79,7 +80,7 @@ export function postgresFederationRows(context: PostgresExtensionContext): Feder
         // Absent: only an insert that finds no row (a concurrent one waits, then finds it).
         return (
           (await sql.run('INSERT INTO federation_kv (key_hash, key, value, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key_hash) DO NOTHING', [
-            hashOf(next.key), next.key, next.value, next.expiresAt,
+            federationKeyHash(next.key), next.key, next.value, next.expiresAt,
           ])) > 0
         );
       }
@@ -88,7 +89,7 @@ export function postgresFederationRows(context: PostgresExtensionContext): Feder
       return (
         (await sql.run(
           'UPDATE federation_kv SET value = $1, expires_at = $2 WHERE key_hash = $3 AND value = $4 AND expires_at IS NOT DISTINCT FROM $5::bigint',
-          [next.value, next.expiresAt, hashOf(next.key), seen.value, seen.expiresAt],
+          [next.value, next.expiresAt, federationKeyHash(next.key), seen.value, seen.expiresAt],
         )) > 0
       );
     },
@@ -96,7 +97,7 @@ export function postgresFederationRows(context: PostgresExtensionContext): Feder
       await ready;
       return key === undefined
         ? sql.run('DELETE FROM federation_kv WHERE expires_at IS NOT NULL AND expires_at <= $1', [v.floorMs(now)])
-        : sql.run('DELETE FROM federation_kv WHERE key_hash = $1 AND expires_at IS NOT NULL AND expires_at <= $2', [hashOf(key), v.floorMs(now)]);
+        : sql.run('DELETE FROM federation_kv WHERE key_hash = $1 AND expires_at IS NOT NULL AND expires_at <= $2', [federationKeyHash(key), v.floorMs(now)]);
     },
     async blockUpsert(block) {
       await ready;
