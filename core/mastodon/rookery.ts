@@ -22,7 +22,7 @@ import type { ServiceKey } from './host/services.ts';
 import type { RookeryPlugin } from './host/types.ts';
 import { NOTIFYING_EVENTS, notificationHandler } from '../domain/notifications/handlers.ts';
 import { STREAMED_EVENTS, streamHandler } from './streaming/fanout.ts';
-import { CONVERSATION_EVENTS, conversationHandler } from '../domain/conversations/conversations.ts';
+import { concernsConversations, CONVERSATION_EVENTS, conversationHandler } from '../domain/conversations/conversations.ts';
 import { profileHandler } from '../domain/accounts/profile.ts';
 import { createRelay } from '../domain/queue/relay.ts';
 import { createWorker, WORKER_TUNING, type WorkerOptions } from '../domain/queue/worker.ts';
@@ -95,7 +95,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   checkOptions('createRookery', options, ROOKERY_OPTIONS);
   const { core, registry, onJobs } = createCore(options);
   core.jobs.subscribe('notifications', NOTIFYING_EVENTS, notificationHandler(core));
-  core.jobs.subscribe('conversations', CONVERSATION_EVENTS, conversationHandler(core));
+  core.jobs.subscribe('conversations', CONVERSATION_EVENTS, conversationHandler(core), {}, concernsConversations);
   core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
   core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
   // Made before the plugins register: their host counts with them (the web sign-up's limits).

@@ -6,7 +6,7 @@
 // that held it back. A deleted status leaves every conversation that held it.
 
 import type { Core } from '../context.ts';
-import type { DomainEventType } from '../events/events.ts';
+import type { DomainEvent, DomainEventType } from '../events/events.ts';
 import { notFound } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Account, AccountConversation, Id, Status } from '../model.ts';
@@ -16,6 +16,19 @@ import type { EventHandler } from '../queue/registry.ts';
 import { filterVisible } from '../viewer.ts';
 
 export const CONVERSATION_EVENTS: readonly DomainEventType[] = ['status.created', 'notification.created', 'status.deleted'];
+
+/** The events a conversation can change for: direct statuses, and unfiltered mentions. */
+export function concernsConversations(event: DomainEvent): boolean {
+  switch (event.type) {
+    case 'status.created':
+    case 'status.deleted':
+      return event.status.visibility === 'direct';
+    case 'notification.created':
+      return event.notification.type === 'mention' && event.notification.statusId !== null && !event.notification.filtered;
+    default:
+      return false;
+  }
+}
 
 /** Everyone in the status's conversation but `ownerId`: its author and the accounts it mentions. */
 export function participantsOf(status: Status, ownerId: Id): Id[] {

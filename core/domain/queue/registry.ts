@@ -2,7 +2,7 @@
 // process of one instance registers the same handlers (they come from the same code and
 // plugins), so a job recorded by one process can be run by any other.
 
-import type { DomainEventType, RecordedEvent } from '../events/events.ts';
+import type { DomainEvent, DomainEventType, RecordedEvent } from '../events/events.ts';
 import { orderingKeyOf } from '../events/events.ts';
 import type { Job, NewJob } from '../ports/queue.ts';
 import { checkOptions, option, type OptionSpec } from '../options.ts';
@@ -41,7 +41,7 @@ const JOB_OPTIONS: OptionSpec = {
 
 export class JobRegistry {
   readonly #jobs = new Map<string, RegisteredJob>();
-  readonly #subscribers = new Map<DomainEventType, string[]>();
+  readonly #subscribers = new Map<DomainEventType, { name: string; wants: ((event: DomainEvent) => boolean) | null }[]>();
 
   register(name: string, handler: JobHandler, options: JobOptions = {}): void {
     if (this.#jobs.has(name)) throw new Error(`a job handler named "${name}" is already registered`);
@@ -53,13 +53,15 @@ export class JobRegistry {
     return this.#jobs.get(name);
   }
 
-  /** An event handler: each recorded event of these types becomes one job for it. */
-  subscribe(name: string, types: readonly DomainEventType[], handle: EventHandler, options: JobOptions = {}): void {
+  /** An event handler: each recorded event of these types becomes one job for it; with
+   * `wants`, only the events it answers true for (decided when the event is recorded, from the
+   * event alone: a handler that acts on few events costs the others no job at all). */
+  subscribe(name: string, types: readonly DomainEventType[], handle: EventHandler, options: JobOptions = {}, wants?: (event: DomainEvent) => boolean): void {
     this.register(EVENT_JOB + name, (payload) => handle(payload as RecordedEvent), options);
     for (const type of types) {
-      const names = this.#subscribers.get(type) ?? [];
-      names.push(EVENT_JOB + name);
-      this.#subscribers.set(type, names);
+      const subscribers = this.#subscribers.get(type) ?? [];
+      subscribers.push({ name: EVENT_JOB + name, wants: wants ?? null });
+      this.#subscribers.set(type, subscribers);
     }
   }
 
@@ -67,6 +69,10 @@ export class JobRegistry {
    * the other events of the same subject for that handler. */
   jobsFor(recorded: RecordedEvent): NewJob[] {
     const key = orderingKeyOf(recorded.event);
-    return (this.#subscribers.get(recorded.event.type) ?? []).map((name) => ({ name, payload: recorded, orderingKey: `${name}|${key}` }));
+    const jobs: NewJob[] = [];
+    for (const { name, wants } of this.#subscribers.get(recorded.event.type) ?? []) {
+      if (wants === null || wants(recorded.event)) jobs.push({ name, payload: recorded, orderingKey: `${name}|${key}` });
+    }
+    return jobs;
   }
 }

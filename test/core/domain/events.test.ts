@@ -70,8 +70,26 @@ t.test('unlisted and private statuses: homes only', async (t) => {
 });
 
 t.test('a direct status: the direct channels of author and mentioned, nothing else', async (t) => {
+  // From someone the stranger does not follow: the mention is held as a request (Mastodon's
+  // default policy), so only the author's conversation moves.
   await post(h, alice, { status: '@stranger psst #cats', visibility: 'direct' });
-  t.same(got(), [`timeline:direct:${alice.account.id} update`, `timeline:direct:${stranger.account.id} update`, `timeline:${stranger.account.id} notification`].sort());
+  t.same(got(), [`timeline:direct:${alice.account.id} update`, `timeline:direct:${stranger.account.id} update`, `timeline:${alice.account.id} conversation`, `timeline:direct:${alice.account.id} conversation`].sort());
+  listening.messages.length = 0;
+  // Once the stranger takes private mentions from anyone: the mention and the conversation too.
+  await h.request('PATCH', '/api/v2/notifications/policy', { token: stranger.token, payload: { for_private_mentions: 'accept' } });
+  await post(h, alice, { status: '@stranger again', visibility: 'direct' });
+  t.same(
+    got(),
+    [
+      `timeline:direct:${alice.account.id} update`,
+      `timeline:direct:${stranger.account.id} update`,
+      `timeline:${stranger.account.id} notification`,
+      `timeline:${alice.account.id} conversation`,
+      `timeline:direct:${alice.account.id} conversation`,
+      `timeline:${stranger.account.id} conversation`,
+      `timeline:direct:${stranger.account.id} conversation`,
+    ].sort(),
+  );
   t.equal(payloadOn(`timeline:${stranger.account.id}`).type, 'mention');
 });
 
