@@ -228,7 +228,10 @@ t.test('two instances federate, one on SQLite and one on PostgreSQL', async (t) 
   t.notOk((await carol.masto.v1.timelines.public.list({ remote: true })).some((s) => s.uri === privatePost.uri), 'not public on B');
   t.notOk((await carol.masto.v1.timelines.home.list()).some((s) => s.uri === privatePost.uri), 'not in carol\'s home');
 
-  // Direct to dave: a mention notification for dave, nothing for bob.
+  // Direct to dave: a mention notification for dave, nothing for bob. A private mention from
+  // someone dave does not follow is filtered by Mastodon's default policy; dave accepts them.
+  const davePolicy = await dave.masto.v2.notifications.policy.update({ forPrivateMentions: 'accept' });
+  t.equal(davePolicy.forPrivateMentions, 'accept');
   const direct = await alice.masto.v1.statuses.create({ status: `@dave@${b.domain} just for you`, visibility: 'direct' });
   const mention = await within(daveNotes.next((e) => e.event === 'notification' && payloadOf(e).type === 'mention'), 'the stream event');
   t.equal(payloadOf(mention).status?.uri, direct.uri);

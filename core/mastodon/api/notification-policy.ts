@@ -130,7 +130,7 @@ export function notificationPolicyEndpoints(core: AppCore): Endpoint[] {
         },
       },
       {
-        method: 'PATCH',
+        method: 'PUT',
         path,
         auth: 'user',
         scopes: WRITE,

@@ -119,6 +119,14 @@ function bearerToken(authorization: string | undefined, query: Params, body: Par
   return null;
 }
 
+/** Rails routes a resource's update to both PUT and PATCH, and Mastodon's clients use either
+ * (masto.js sends PUT, others PATCH): an endpoint declared PUT answers PATCH too, unless the
+ * path has a PATCH of its own. */
+function withPatchForPut(endpoints: readonly Endpoint[]): Endpoint[] {
+  const patched = new Set(endpoints.filter((e) => e.method === 'PATCH').map((e) => e.path));
+  return endpoints.flatMap((e) => (e.method === 'PUT' && !patched.has(e.path) ? [e, { ...e, method: 'PATCH' as const }] : [e]));
+}
+
 function uniqueRoutes(endpoints: readonly Endpoint[], limitOf: (endpoint: Endpoint) => number): RouteInfo[] {
   const seen = new Set<string>();
   const routes: RouteInfo[] = [];
@@ -132,7 +140,8 @@ function uniqueRoutes(endpoints: readonly Endpoint[], limitOf: (endpoint: Endpoi
 }
 
 export function createHttpFront(deps: FrontDeps): HttpFront {
-  const router = new Router(deps.endpoints);
+  const endpoints = withPatchForPut(deps.endpoints);
+  const router = new Router(endpoints);
   const maxBytes = deps.maxBytes ?? DEFAULT_MAX_BYTES;
   const limitOf = (endpoint: Endpoint) => endpoint.payload?.maxBytes ?? maxBytes;
   const logFailure = (method: string, path: string) => (err: unknown) => deps.logger.error({ err, method, path }, 'request failed');
@@ -198,7 +207,7 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
 
   return {
     maxBytes,
-    routes: uniqueRoutes(deps.endpoints, limitOf),
+    routes: uniqueRoutes(endpoints, limitOf),
 
     bodyLimit(method: string, url: string): BodyLimit | null {
       const target = splitUrl(url);
