@@ -31,6 +31,9 @@ export const C = {
   notificationPermissions: 'notification_permissions',
   accountConversations: 'account_conversations',
   lists: 'lists',
+  tagFollows: 'tag_follows',
+  featuredTags: 'featured_tags',
+  endorsements: 'endorsements',
   filters: 'filters',
   markers: 'markers',
   applications: 'applications',
@@ -106,6 +109,7 @@ export const INDEXES: readonly IndexDefinition[] = [
   },
   { collection: C.statuses, name: 'statuses_mentions', key: { mentionIds: 1, num: -1 } },
   { collection: C.statuses, name: 'statuses_tags', key: { tags: 1, num: -1 } },
+  { collection: C.statuses, name: 'statuses_created', key: { createdAt: -1 } },
 
   { collection: C.statusEdits, name: 'status_edits_status', key: { statusId: 1, createdAt: 1, num: 1 } },
   { collection: C.idempotencyKeys, name: 'idempotency_keys_expiry', key: { expireAt: 1 }, expireAfterSeconds: 0 },
@@ -172,6 +176,9 @@ export const INDEXES: readonly IndexDefinition[] = [
   byAccount(C.lists, 1),
   { collection: C.lists, name: 'lists_members', key: { 'members.accountId': 1 } },
   byAccount(C.filters, 1),
+  byAccount(C.tagFollows),
+  { collection: C.tagFollows, name: 'tag_follows_tag', key: { tag: 1, accountId: 1 } },
+  byAccount(C.endorsements),
 
   { collection: C.applications, name: 'applications_client_id', key: { clientId: 1 }, unique: true, rule: 'clientId' },
   { collection: C.accessTokens, name: 'access_tokens_token_hash', key: { tokenHash: 1 }, unique: true, rule: 'tokenHash' },
@@ -302,6 +309,12 @@ export const MIGRATIONS: readonly MongoMigration[] = [
     description: 'notification policies, requests and permissions, and private conversations',
     async up(db) {
       await createCollections(db, [C.notificationPolicies, C.notificationRequests, C.notificationPermissions, C.accountConversations]);
+    },
+  },
+  {
+    description: 'followed and featured hashtags, and endorsed accounts',
+    async up(db) {
+      await createCollections(db, [C.tagFollows, C.featuredTags, C.endorsements]);
     },
   },
 ];

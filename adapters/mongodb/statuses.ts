@@ -152,6 +152,7 @@ export function statusQueryFilter(q: StatusQuery, scope: QueryScope, page: PageQ
   if (q.homeOf !== undefined) conditions.push({ accountId: { $in: scope.homeAccounts ?? [q.homeOf] } });
   if (q.listId !== undefined) conditions.push({ accountId: { $in: scope.listAccounts ?? [] } });
   if (q.tag !== undefined) conditions.push({ tags: q.tag });
+  if (q.anyTag !== undefined) conditions.push({ tags: { $in: [...q.anyTag] } });
   if (q.local !== undefined) conditions.push({ local: q.local });
   if (q.onlyMedia) conditions.push({ 'mediaIds.0': { $exists: true } });
   if (q.excludeReblogs) conditions.push({ reblogOfId: null });

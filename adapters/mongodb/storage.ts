@@ -14,6 +14,7 @@ import { filterRepository, markerRepository } from './filters.ts';
 import { interactionRepository } from './interactions.ts';
 import { jobQueue } from './jobs.ts';
 import { listRepository } from './lists.ts';
+import { endorsementRepository, tagRepository } from './tags.ts';
 import { notificationRepository } from './notifications.ts';
 import { notificationPolicyRepository } from './notification-policies.ts';
 import { conversationRepository } from './conversations.ts';
@@ -217,6 +218,8 @@ function storageOn(m: Mongo, idempotencyRetentionMs: number): Storage {
     notificationPolicies: notificationPolicyRepository(m),
     conversations: conversationRepository(m),
     lists: listRepository(m),
+    tags: tagRepository(m),
+    endorsements: endorsementRepository(m),
     filters: filterRepository(m),
     markers: markerRepository(m),
     oauth: oauthRepository(m),

@@ -404,6 +404,35 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX account_conversation_statuses_status ON account_conversation_statuses (status_id);
   `,
+  // 8: followed and featured hashtags, endorsed accounts, and statuses by creation time (the
+  // hashtags' history and trends read the recent ones).
+  `
+  CREATE TABLE tag_follows (
+    id bigint PRIMARY KEY,
+    account_id bigint NOT NULL,
+    tag text NOT NULL,
+    name text NOT NULL,
+    created_at bigint NOT NULL,
+    UNIQUE (account_id, tag)
+  );
+  CREATE INDEX tag_follows_tag ON tag_follows (tag, account_id);
+  CREATE TABLE featured_tags (
+    id bigint PRIMARY KEY,
+    account_id bigint NOT NULL,
+    tag text NOT NULL,
+    name text NOT NULL,
+    created_at bigint NOT NULL,
+    UNIQUE (account_id, tag)
+  );
+  CREATE TABLE endorsements (
+    id bigint PRIMARY KEY,
+    account_id bigint NOT NULL,
+    target_account_id bigint NOT NULL,
+    created_at bigint NOT NULL,
+    UNIQUE (account_id, target_account_id)
+  );
+  CREATE INDEX statuses_created ON statuses (created_at) WHERE deleted_at IS NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -120,6 +120,7 @@ function queryCondition(p: Params, q: StatusQuery): string {
   }
   if (q.listId !== undefined) parts.push(`s.account_id IN (SELECT lm.account_id FROM list_members lm WHERE lm.list_id = ${p.id(q.listId)})`);
   if (q.tag !== undefined) parts.push(`EXISTS (SELECT 1 FROM status_tags t WHERE t.status_id = s.id AND t.tag = ${p.add(q.tag)})`);
+  if (q.anyTag !== undefined) parts.push(`EXISTS (SELECT 1 FROM status_tags t WHERE t.status_id = s.id AND t.tag = ANY(${p.add([...q.anyTag])}::text[]))`);
   if (q.local !== undefined) parts.push(`s.local = ${p.add(q.local)}`);
   if (q.onlyMedia) parts.push('s.has_media');
   if (q.excludeReblogs) parts.push('s.reblog_of_id IS NULL');

@@ -11,6 +11,7 @@ import { filterRepository, markerRepository } from './filters.ts';
 import { interactionRepository } from './interactions.ts';
 import { enqueueIn, jobQueue, writeWithOutbox } from './jobs.ts';
 import { listRepository } from './lists.ts';
+import { endorsementRepository, tagRepository } from './tags.ts';
 import { notificationRepository } from './notifications.ts';
 import { notificationPolicyRepository } from './notification-policies.ts';
 import { conversationRepository } from './conversations.ts';
@@ -133,6 +134,8 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     notificationPolicies: notificationPolicyRepository(db),
     conversations: conversationRepository(db),
     lists: listRepository(db),
+    tags: tagRepository(db),
+    endorsements: endorsementRepository(db),
     filters: filterRepository(db),
     markers: markerRepository(db),
     oauth: oauthRepository(db),

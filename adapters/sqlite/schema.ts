@@ -419,6 +419,35 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX account_conversation_statuses_status ON account_conversation_statuses (status_id);
   `,
+  // 8: followed and featured hashtags, endorsed accounts, and statuses by creation time (the
+  // hashtags' history and trends read the recent ones).
+  `
+  CREATE TABLE tag_follows (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    tag TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, tag)
+  ) STRICT;
+  CREATE INDEX tag_follows_tag ON tag_follows (tag, account_id);
+  CREATE TABLE featured_tags (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    tag TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, tag)
+  ) STRICT;
+  CREATE TABLE endorsements (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    target_account_id INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, target_account_id)
+  ) STRICT;
+  CREATE INDEX statuses_created ON statuses (created_at) WHERE deleted_at IS NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

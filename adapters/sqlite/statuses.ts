@@ -152,6 +152,10 @@ function queryCondition(q: StatusQuery): { sql: string; params: Param[] } {
     parts.push('EXISTS (SELECT 1 FROM status_tags t WHERE t.status_id = s.id AND t.tag = ?)');
     params.push(q.tag);
   }
+  if (q.anyTag !== undefined) {
+    parts.push('EXISTS (SELECT 1 FROM status_tags t WHERE t.status_id = s.id AND t.tag IN (SELECT value FROM json_each(?)))');
+    params.push(jsonText(q.anyTag));
+  }
   if (q.local !== undefined) {
     parts.push('s.local = ?');
     params.push(flag(q.local));

@@ -11,6 +11,7 @@ import { openDb, type Db } from './db.ts';
 import { filterRepository, markerRepository } from './filters.ts';
 import { interactionRepository } from './interactions.ts';
 import { listRepository } from './lists.ts';
+import { endorsementRepository, tagRepository } from './tags.ts';
 import { notificationRepository } from './notifications.ts';
 import { notificationPolicyRepository } from './notification-policies.ts';
 import { conversationRepository } from './conversations.ts';
@@ -119,6 +120,8 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     notificationPolicies: notificationPolicyRepository(db),
     conversations: conversationRepository(db),
     lists: listRepository(db),
+    tags: tagRepository(db),
+    endorsements: endorsementRepository(db),
     filters: filterRepository(db),
     markers: markerRepository(db),
     oauth: oauthRepository(db),

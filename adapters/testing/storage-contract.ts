@@ -27,6 +27,7 @@
 import { StorageConflict, type Page, type Storage, type StatusQuery, type StorageExtension } from '../../core/domain/ports/storage.ts';
 import { probeStorage } from './probe-extension.ts';
 import { inboxContract } from './inbox-contract.ts';
+import { tagsContract } from './tags-contract.ts';
 import type { AccessToken, Account, Id, Status, StatusMark, Visibility } from '../../core/domain/model.ts';
 import {
   IdSeq,
@@ -172,6 +173,7 @@ export function contractRunner(t: ContractTest, adapterName: string, open: OpenS
 export function storageContract(t: ContractTest, adapterName: string, open: OpenStore): void {
   const { it, shared, durable } = contractRunner(t, adapterName, open);
   inboxContract(it, shared);
+  tagsContract(it, shared);
 
   // ---- accounts --------------------------------------------------------------------------------
 

@@ -339,6 +339,33 @@ export interface List {
   createdAt: Millis;
 }
 
+/** A local account's follow of a hashtag: `tag` is the normalized name (what statuses store),
+ * `name` the name as the account first wrote it. */
+export interface TagFollow {
+  id: Id;
+  accountId: Id;
+  tag: string;
+  name: string;
+  createdAt: Millis;
+}
+
+/** A hashtag an account shows on its profile (normalized `tag`, `name` as written). */
+export interface FeaturedTag {
+  id: Id;
+  accountId: Id;
+  tag: string;
+  name: string;
+  createdAt: Millis;
+}
+
+/** An account the owner recommends on their profile (Mastodon's AccountPin). */
+export interface Endorsement {
+  id: Id;
+  accountId: Id;
+  targetId: Id;
+  createdAt: Millis;
+}
+
 export const FILTER_CONTEXTS = ['home', 'notifications', 'public', 'thread', 'account'] as const;
 export type FilterContext = (typeof FILTER_CONTEXTS)[number];
 export const FILTER_ACTIONS = ['warn', 'hide', 'blur'] as const;

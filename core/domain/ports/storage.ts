@@ -60,6 +60,9 @@ import type {
   AccountConversation,
   Status,
   StatusEdit,
+  TagFollow,
+  FeaturedTag,
+  Endorsement,
   StatusMark,
   User,
   UserSettings,
@@ -131,6 +134,8 @@ export interface StatusQuery {
   listId?: Id | undefined;
   /** Only statuses carrying this hashtag (exact match: the core stores and asks for normalized names). */
   tag?: string | undefined;
+  /** Only statuses carrying at least one of these hashtags (normalized names; none: no status). */
+  anyTag?: readonly string[] | undefined;
   /** true: only local statuses; false: only remote ones. */
   local?: boolean | undefined;
   onlyMedia?: boolean | undefined;
@@ -427,6 +432,70 @@ export interface ConversationRepository {
   delete(accountId: Id, id: Id): Promise<boolean>;
 }
 
+/** One use of a hashtag: a live status carrying it. */
+export interface TagUse {
+  tag: string;
+  statusId: Id;
+  accountId: Id;
+  createdAt: Millis;
+}
+
+export interface TagUseQuery {
+  /** Statuses created at or after this time. */
+  since: Millis;
+  visibilities: readonly Visibility[];
+  /** Leave boosts out. */
+  excludeReblogs?: boolean | undefined;
+  /** Only these hashtags (normalized names). */
+  tags?: readonly string[] | undefined;
+  /** Only statuses of this account. */
+  accountId?: Id | undefined;
+}
+
+/** How often an account used a hashtag: its live statuses with the asked visibilities. */
+export interface TagStats {
+  tag: string;
+  count: number;
+  lastStatusAt: Millis;
+}
+
+export interface TagRepository {
+  /** ATOMIC. Creates the follow unless the account already follows the tag; returns the follow
+   * as stored (the earlier one when there was one). */
+  follow(follow: TagFollow): Promise<TagFollow>;
+  /** true when there was one. */
+  unfollow(accountId: Id, tag: string): Promise<boolean>;
+  /** The account's follows, paged by follow id. */
+  followedBy(accountId: Id, page: Page): Promise<TagFollow[]>;
+  /** Those of `tags` the account follows. */
+  followedAmong(accountId: Id, tags: readonly string[]): Promise<string[]>;
+  /** Accounts following at least one of `tags`, each once. */
+  followersOf(tags: readonly string[]): Promise<Id[]>;
+  /** ATOMIC. Features the tag unless the account already does ('exists', with the stored one) or
+   * already features `max` tags ('limit', featured null). */
+  feature(featured: FeaturedTag, max: number): Promise<{ result: 'added' | 'exists' | 'limit'; featured: FeaturedTag | null }>;
+  /** true when the account featured a tag with this id. */
+  unfeature(accountId: Id, id: Id): Promise<boolean>;
+  /** Oldest first. */
+  featuredBy(accountId: Id): Promise<FeaturedTag[]>;
+  /** For each of `tags` the account used: how many of its live statuses with these
+   * visibilities carry it, and when the newest was created. */
+  statsOf(accountId: Id, tags: readonly string[], visibilities: readonly Visibility[]): Promise<TagStats[]>;
+  /** Uses by live statuses, newest status first, at most `limit`. */
+  uses(query: TagUseQuery, limit: number): Promise<TagUse[]>;
+}
+
+export interface EndorsementRepository {
+  /** ATOMIC. true when added, false when the account already endorses the target. */
+  endorse(endorsement: Endorsement): Promise<boolean>;
+  /** true when there was one. */
+  unendorse(accountId: Id, targetId: Id): Promise<boolean>;
+  /** The account's endorsements, paged by endorsement id. */
+  endorsedBy(accountId: Id, page: Page): Promise<Endorsement[]>;
+  /** Those of `targetIds` the account endorses. */
+  endorsedAmong(accountId: Id, targetIds: readonly Id[]): Promise<Id[]>;
+}
+
 export interface ListRepository {
   create(list: List): Promise<void>;
   get(id: Id): Promise<List | null>;
@@ -500,6 +569,8 @@ export interface Storage {
   notificationPolicies: NotificationPolicyRepository;
   conversations: ConversationRepository;
   lists: ListRepository;
+  tags: TagRepository;
+  endorsements: EndorsementRepository;
   filters: FilterRepository;
   markers: MarkerRepository;
   oauth: OAuthRepository;

@@ -41,6 +41,7 @@ const EXPECTED: Row[] = [
   ['statuses', 'statuses_live_boost', { accountId: 1, liveBoostOf: 1 }, { unique: true, partialFilterExpression: { liveBoostOf: { $exists: true } }, rule: 'reblog' }],
   ['statuses', 'statuses_mentions', { mentionIds: 1, num: -1 }],
   ['statuses', 'statuses_tags', { tags: 1, num: -1 }],
+  ['statuses', 'statuses_created', { createdAt: -1 }],
   ['status_edits', 'status_edits_status', { statusId: 1, createdAt: 1, num: 1 }],
   ['idempotency_keys', 'idempotency_keys_expiry', { expireAt: 1 }, { expireAfterSeconds: 0 }],
   ['favourites', 'favourites_pair', { accountId: 1, statusId: 1 }, { unique: true, rule: 'favourite' }],
@@ -72,6 +73,9 @@ const EXPECTED: Row[] = [
   ['lists', 'lists_account', { accountId: 1, num: 1 }],
   ['lists', 'lists_members', { 'members.accountId': 1 }],
   ['filters', 'filters_account', { accountId: 1, num: 1 }],
+  ['tag_follows', 'tag_follows_account', { accountId: 1, num: -1 }],
+  ['tag_follows', 'tag_follows_tag', { tag: 1, accountId: 1 }],
+  ['endorsements', 'endorsements_account', { accountId: 1, num: -1 }],
   ['applications', 'applications_client_id', { clientId: 1 }, { unique: true, rule: 'clientId' }],
   ['access_tokens', 'access_tokens_token_hash', { tokenHash: 1 }, { unique: true, rule: 'tokenHash' }],
   ['access_tokens', 'access_tokens_refresh_token_hash', { refreshTokenHash: 1 }, { unique: true, partialFilterExpression: { refreshTokenHash: { $type: 'string' } }, rule: 'refreshTokenHash' }],
@@ -95,7 +99,7 @@ const definition = ([collection, name, key, options = {}]: Row) => ({ collection
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 60, 'sixty indexes besides the _id ones');
+  t.equal(INDEXES.length, 64, 'sixty-four indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {
@@ -148,7 +152,7 @@ t.test('what createIndexes is given', async (t) => {
   );
   t.strictSame(indexSpec({ collection: 'a', name: 'a_t', key: { at: 1 }, expireAfterSeconds: 0 }), { key: { at: 1 }, name: 'a_t', expireAfterSeconds: 0 }, 'TTL');
   const grouped = indexesByCollection(INDEXES);
-  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs'], 'one createIndexes per collection');
+  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'tag_follows', 'endorsements', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs'], 'one createIndexes per collection');
   t.strictSame(grouped.get('accounts')?.map((s) => s.name), ['accounts_acct', 'accounts_email', 'accounts_uri', 'accounts_pins', 'accounts_pending_jobs']);
 });
 
@@ -314,8 +318,9 @@ t.test('migrations: a failing step records nothing; the next open runs it again'
 
 t.test('the schema version and its migrations', async (t) => {
   t.equal(SCHEMA_VERSION, MIGRATIONS.length);
-  t.equal(SCHEMA_VERSION, 2);
+  t.equal(SCHEMA_VERSION, 3);
   t.equal(MIGRATIONS[0]?.description, 'every collection of the storage port, and the job sequence');
   t.equal(MIGRATIONS[1]?.description, 'notification policies, requests and permissions, and private conversations');
-  t.strictSame(Object.values(C).length, 27, 'collections created up front (a transaction cannot create one on a sharded cluster)');
+  t.equal(MIGRATIONS[2]?.description, 'followed and featured hashtags, and endorsed accounts');
+  t.strictSame(Object.values(C).length, 30, 'collections created up front (a transaction cannot create one on a sharded cluster)');
 });
