@@ -3,6 +3,7 @@
 // policies and the home feed's de-duplication of boosts (docs/behaviour.md, "Home feed").
 
 import type { Follow, Id, List, Status } from './model.ts';
+import { isHashtagTimelineStatus } from './policy.ts';
 
 /** How many entries of the home feed just before a boost are looked at for its original or
  * another boost of it (docs/behaviour.md, "Home feed"). */
@@ -58,4 +59,12 @@ export function showsInList(status: Pick<Status, 'accountId' | 'inReplyToAccount
     case 'followed':
       return replyTarget === list.accountId || ownerFollowsReplyTarget;
   }
+}
+
+/** A status that reaches a reader's home feed through a hashtag they follow (Mastodon's
+ * FeedManager for tag follows): public, not a boost, carrying one of `followedTags`, whoever
+ * wrote it and whomever it replies to. Blocks and mutes of its author or of an account it
+ * mentions keep it out (applied where the reader's relationships are known). */
+export function showsByFollowedTag(status: Status, followedTags: ReadonlySet<string>): boolean {
+  return followedTags.size > 0 && isHashtagTimelineStatus(status) && status.tags.some((tag) => followedTags.has(tag));
 }

@@ -2,6 +2,7 @@
 
 import type { Core } from '../context.ts';
 import type { Id, Status } from '../model.ts';
+import { isHashtagTimelineStatus } from '../policy.ts';
 import type { Audience } from './routing.ts';
 
 export async function audienceOf(core: Core, status: Status): Promise<Audience> {
@@ -9,12 +10,14 @@ export async function audienceOf(core: Core, status: Status): Promise<Audience> 
   const author = await storage.accounts.get(status.accountId);
   const replyTarget =
     status.inReplyToAccountId !== null && status.inReplyToAccountId !== status.accountId ? status.inReplyToAccountId : null;
-  const [followers, lists, replyTargetFollowers, listsWithReplyTarget, mentioned] = await Promise.all([
+  const byTags = isHashtagTimelineStatus(status) && status.tags.length > 0;
+  const [followers, lists, replyTargetFollowers, listsWithReplyTarget, mentioned, tagFollowerIds] = await Promise.all([
     storage.relationships.localFollowers(status.accountId),
     storage.lists.listsContaining(status.accountId),
     replyTarget === null ? Promise.resolve([]) : storage.relationships.localFollowers(replyTarget),
     replyTarget === null ? Promise.resolve([]) : storage.lists.listsContaining(replyTarget),
     storage.accounts.getMany(status.mentionIds),
+    byTags ? storage.tags.followersOf(status.tags) : Promise.resolve([]),
   ]);
   return {
     authorIsLocal: author !== null && author.domain === null,
@@ -23,5 +26,6 @@ export async function audienceOf(core: Core, status: Status): Promise<Audience> 
     replyTargetFollowerIds: new Set<Id>(replyTargetFollowers.map((f) => f.accountId)),
     listsWithReplyTarget: new Set<Id>(listsWithReplyTarget.map((l) => l.id)),
     localMentionIds: mentioned.filter((a) => a.domain === null).map((a) => a.id),
+    tagFollowerIds,
   };
 }

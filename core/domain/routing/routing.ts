@@ -19,6 +19,8 @@ export interface Audience {
   listsWithReplyTarget: ReadonlySet<Id>;
   /** Mentioned accounts that are local. */
   localMentionIds: readonly Id[];
+  /** Local accounts following one of the status's hashtags (read for public non-boosts only). */
+  tagFollowerIds: readonly Id[];
 }
 
 export interface Route {
@@ -35,7 +37,8 @@ export type RouteKind = 'update' | 'status.update' | 'delete';
  *   (local or remote, and media variants, as they apply), rendered anonymously;
  * - hashtag channels: public non-boost statuses, replies included;
  * - home (timeline:<id>): the author and their local followers, for every visibility but
- *   direct, under the home feed rules of feeds.ts (replies, hidden boosts, languages);
+ *   direct, under the home feed rules of feeds.ts (replies, hidden boosts, languages); and the
+ *   followers of its hashtags when it is public and not a boost (feeds.ts, showsByFollowedTag);
  * - lists containing the author whose owner follows the author, under the list's replies policy;
  * - direct channels: the author and the local mentioned accounts of a direct status.
  * `delete` goes wherever the status could have gone, without the feed rules;
@@ -79,6 +82,9 @@ export function routeStatus(status: Status, audience: Audience, kind: RouteKind)
     followerIds.add(follow.accountId);
     if (filterFeeds && !showsInHome(status, follow.accountId, follow, audience.replyTargetFollowerIds.has(follow.accountId))) continue;
     add(channels.user(follow.accountId), follow.accountId);
+  }
+  if (isHashtagTimelineStatus(status)) {
+    for (const id of audience.tagFollowerIds) if (id !== status.accountId) add(channels.user(id), id);
   }
   if (kind === 'status.update') {
     for (const id of audience.localMentionIds) add(channels.user(id), id);

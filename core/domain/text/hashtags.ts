@@ -16,6 +16,13 @@ const NAME = `(?:${W}${W_OR_SEP}*${ALPHA_OR_SEP}${W_OR_SEP}*${W}|${W}*[${ALPHA}]
 // `日本#tag` do start a tag while `foo#bar` and `example.com/#anchor` don't.
 const HASHTAG = new RegExp(String.raw`(?<![/)A-Za-z0-9_])#(${NAME})`, 'gu');
 
+const WHOLE_NAME = new RegExp(`^${NAME}$`, 'u');
+
+/** Whether `name` is a hashtag name as a whole (Mastodon's HASHTAG_NAME_RE), without its `#`. */
+export function isHashtagName(name: string): boolean {
+  return WHOLE_NAME.test(name);
+}
+
 // `#foohttps://…` is the tag `foo` written against a URL.
 const SCHEME_SUFFIX = /^(.+)(https?)$/;
 

@@ -1,10 +1,12 @@
-// The home timeline: the viewer's statuses and those of the accounts they follow, with the home
-// feed rules of feeds.ts applied when read, then the de-duplication of boosts (a boost whose
+// The home timeline: the viewer's statuses, those of the accounts they follow and the public
+// statuses carrying a hashtag they follow, with the home feed rules of feeds.ts applied when read, then the de-duplication of boosts (a boost whose
 // original or another boost of it is among the entries just before it is left out). The stream
 // asks repeatsInHome for the same decision about a new boost.
 
 import type { Core } from '../context.ts';
-import { BOOST_WINDOW, repeatsRecentEntry, showsInHome as showsInHomeFeed } from '../feeds.ts';
+import { BOOST_WINDOW, repeatsRecentEntry, showsByFollowedTag, showsInHome as showsInHomeFeed } from '../feeds.ts';
+import { compareIds } from '../ids.ts';
+import { homeTags } from '../tags/follows.ts';
 import type { Account, Follow, Id, Status } from '../model.ts';
 import { fillPage, type Slice } from '../paging.ts';
 import type { Page } from '../ports/storage.ts';
@@ -47,45 +49,81 @@ async function exclusiveMembers(core: Core, viewer: Account): Promise<Set<Id>> {
 
 type FeedRules = (rows: Status[]) => Promise<Status[]>;
 
+/** What one viewer's home feed is made of, read once per request. */
+interface HomeSources {
+  viewer: Account;
+  /** Hashtags the viewer follows. */
+  tags: ReadonlySet<string>;
+}
+
+async function homeSources(core: Core, viewer: Account): Promise<HomeSources> {
+  return { viewer, tags: new Set(await homeTags(core, viewer)) };
+}
+
 /** The home feed rules for one viewer, as a filter of statuses read from the store: visibility,
- * blocks and mutes, the feed rules of feeds.ts, exclusive lists. What remains are the feed's
+ * blocks and mutes, the feed rules of feeds.ts, exclusive lists; a status that comes through a
+ * followed hashtag also needs every account it mentions unhidden. What remains are the feed's
  * entries. */
-async function feedRules(core: Core, viewer: Account): Promise<FeedRules> {
+async function feedRules(core: Core, sources: HomeSources): Promise<FeedRules> {
+  const { viewer, tags } = sources;
   const exclusive = await exclusiveMembers(core, viewer);
   return async (rows) => {
     const shown = await withoutHiddenAccounts(core, viewer, await filterVisible(core, viewer, rows));
     const follows = await followsAmong(core, viewer, shown);
-    return shown.filter((s) => showsInHome(s, viewer.id, follows) && (s.accountId === viewer.id || !exclusive.has(s.accountId)));
+    // The reader's own statuses and those of accounts they follow (a status read for a hashtag
+    // may be by anyone).
+    const byFollow = (s: Status) =>
+      (s.accountId === viewer.id || (follows.has(s.accountId) && !exclusive.has(s.accountId))) && showsInHome(s, viewer.id, follows);
+    const byTag = shown.filter((s) => !byFollow(s) && showsByFollowedTag(s, tags));
+    const mentioned = [...new Set(byTag.flatMap((s) => s.mentionIds))].filter((id) => id !== viewer.id);
+    const hidden = mentioned.length === 0 ? new Set<Id>() : await core.storage.relationships.hiddenFrom(viewer.id, mentioned, core.clock.now());
+    const tagged = new Set(byTag.filter((s) => !s.mentionIds.some((id) => hidden.has(id))).map((s) => s.id));
+    return shown.filter((s) => tagged.has(s.id) || byFollow(s));
   };
 }
 
-function readHome(core: Core, viewer: Account): (page: Page) => Promise<Status[]> {
-  return (page) => core.storage.statuses.query({ visibilities: HOME_VISIBILITIES, homeOf: viewer.id }, page);
+/** The statuses of followed accounts and those carrying a followed hashtag, merged into one
+ * page of the storage Page contract (newest first; minId: the rows right above it). */
+function readHome(core: Core, sources: HomeSources): (page: Page) => Promise<Status[]> {
+  const tags = [...sources.tags];
+  return async (page) => {
+    const [followed, tagged] = await Promise.all([
+      core.storage.statuses.query({ visibilities: HOME_VISIBILITIES, homeOf: sources.viewer.id }, page),
+      tags.length === 0 ? Promise.resolve([]) : core.storage.statuses.query({ visibilities: ['public'], excludeReblogs: true, anyTag: tags }, page),
+    ]);
+    if (tagged.length === 0) return followed;
+    const byId = new Map<Id, Status>();
+    for (const s of [...followed, ...tagged]) byId.set(s.id, s);
+    const merged = [...byId.values()].sort((a, b) => compareIds(b.id, a.id));
+    return page.minId !== undefined ? merged.slice(-page.limit) : merged.slice(0, page.limit);
+  };
 }
 
 /** The feed's entries just older than `beforeId`, newest first: as many as a boost's
  * de-duplication looks at. */
-async function entriesBefore(core: Core, viewer: Account, rules: FeedRules, beforeId: Id): Promise<Status[]> {
-  return (await fillPage({ maxId: beforeId, limit: BOOST_WINDOW }, (s) => s.id, readHome(core, viewer), rules)).items;
+async function entriesBefore(core: Core, sources: HomeSources, rules: FeedRules, beforeId: Id): Promise<Status[]> {
+  return (await fillPage({ maxId: beforeId, limit: BOOST_WINDOW }, (s) => s.id, readHome(core, sources), rules)).items;
 }
 
 export async function homeTimeline(core: Core, viewer: Account, page: Page): Promise<Slice<Status>> {
-  const rules = await feedRules(core, viewer);
+  const sources = await homeSources(core, viewer);
+  const rules = await feedRules(core, sources);
   const keep = async (rows: Status[]): Promise<Status[]> => {
     const entries = await rules(rows);
     // A boost near the end of what was read looks further back, past these rows.
     const reachesPast = entries.some((s, i) => s.reblogOfId !== null && entries.length - i - 1 < BOOST_WINDOW);
     const oldestRow = rows[rows.length - 1];
-    const older = reachesPast && oldestRow !== undefined ? await entriesBefore(core, viewer, rules, oldestRow.id) : [];
+    const older = reachesPast && oldestRow !== undefined ? await entriesBefore(core, sources, rules, oldestRow.id) : [];
     const sequence = [...entries, ...older];
     return entries.filter((entry, i) => !repeatsRecentEntry(entry, sequence.slice(i + 1)));
   };
-  return fillPage(page, (s) => s.id, readHome(core, viewer), keep);
+  return fillPage(page, (s) => s.id, readHome(core, sources), keep);
 }
 
 /** Whether a new boost repeats what the viewer's home feed just showed, so that their home
  * stream leaves it out as their home timeline does. */
 export async function repeatsInHome(core: Core, viewer: Account, boost: Status): Promise<boolean> {
   if (boost.reblogOfId === null) return false;
-  return repeatsRecentEntry(boost, await entriesBefore(core, viewer, await feedRules(core, viewer), boost.id));
+  const sources = await homeSources(core, viewer);
+  return repeatsRecentEntry(boost, await entriesBefore(core, sources, await feedRules(core, sources), boost.id));
 }

@@ -1,12 +1,11 @@
-// Search (v2) and hashtag information (core/search.ts says what is found).
+// Search (v2) (core/search.ts says what is found).
 
 import type { AppCore } from '../context.ts';
-import { badRequest, notFound, RookeryError } from '../../domain/errors.ts';
+import { badRequest, RookeryError } from '../../domain/errors.ts';
 import { bool, int, page, present, str } from '../../domain/params.ts';
 import { presentAccounts, presentStatuses } from '../present/load.ts';
-import { renderTag } from '../present/tag.ts';
+import { presentTags } from '../present/tag.ts';
 import { search, type SearchType } from '../../domain/search.ts';
-import { normalizeTag } from '../../domain/text/index.ts';
 import { paramsOf } from './statuses.ts';
 import { json, type Endpoint } from '../endpoint/types.ts';
 
@@ -41,19 +40,8 @@ export function searchEndpoints(core: AppCore): Endpoint[] {
         return json({
           accounts: await presentAccounts(core, results.accounts.map((a) => a.id)),
           statuses: await presentStatuses(core, results.statuses, viewer),
-          hashtags: results.hashtags.map((name) => renderTag(core.config, name, viewer !== null)),
+          hashtags: await presentTags(core, results.hashtags, viewer),
         });
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/v1/tags/:name',
-      auth: 'optional',
-      scopes: ['read', 'read:follows'],
-      handle: async (request) => {
-        const name = (request.params['name'] ?? '').replace(/^#/, '');
-        if (normalizeTag(name) === '') throw notFound();
-        return json(renderTag(core.config, name, request.caller.account !== null));
       },
     },
   ];

@@ -1,5 +1,5 @@
 // The API around statuses that clients call (timelines, notifications, lists, markers,
-// filters, preferences, search), and empty answers for what Rookery does not have.
+// filters, preferences, search, hashtags), and empty answers for what Rookery does not have.
 
 import type { AppCore } from '../context.ts';
 import { conversationEndpoints } from './conversations.ts';
@@ -10,6 +10,7 @@ import { markerEndpoints } from './markers.ts';
 import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
 import { searchEndpoints } from './search.ts';
+import { tagEndpoints } from './tags.ts';
 import { timelineEndpoints } from './timelines.ts';
 import type { Endpoint } from '../endpoint/types.ts';
 
@@ -23,6 +24,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...filterEndpoints(core),
     ...preferenceEndpoints(core),
     ...searchEndpoints(core),
+    ...tagEndpoints(core),
     ...emptyEndpoints(core),
   ];
 }

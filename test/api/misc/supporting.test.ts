@@ -87,8 +87,10 @@ t.test('search: accounts by handle or URL, hashtags in use, statuses by URL', as
   t.same(ids((await q('https://rookery.test/@bob')).accounts), [bob.account.id]);
   t.same((await q('nobody')).accounts, []);
   const tag = await q('#gardening');
-  t.same(tag.hashtags, [{ name: 'gardening', url: 'https://rookery.test/tags/gardening', history: [], following: false }]);
-  t.same((await q('gardening', null)).hashtags, [{ name: 'gardening', url: 'https://rookery.test/tags/gardening', history: [] }]);
+  // Mastodon 4.4: seven days of history (the status above is today's use), and `featuring`.
+  const today = { day: String(Math.floor(h.clock.now() / 86_400_000) * 86_400), uses: '1', accounts: '1' };
+  t.same(tag.hashtags.map((x: { history: unknown[] }) => ({ ...x, history: x.history.slice(0, 1) })), [{ name: 'gardening', url: 'https://rookery.test/tags/gardening', history: [today], following: false, featuring: false }]);
+  t.same((await q('gardening', null)).hashtags.map((x: { history: unknown[] }) => ({ ...x, history: x.history.length })), [{ name: 'gardening', url: 'https://rookery.test/tags/gardening', history: 7 }]);
   t.same((await q('#unused')).hashtags, []);
   const byUrl = await q(`https://rookery.test/@alice/${tagged.id}`);
   t.same(ids(byUrl.statuses), [tagged.id]);
@@ -122,6 +124,8 @@ t.test('search: refusals', async (t) => {
 t.test('a hashtag', async (t) => {
   const res = await h.request('GET', '/api/v1/tags/Gardening', { token: alice.token });
   t.equal(res.statusCode, 200);
-  t.same(res.json, { name: 'Gardening', url: 'https://rookery.test/tags/Gardening', history: [], following: false });
+  // Mastodon 4.4: seven days of history, today first, and `featuring` beside `following`.
+  t.equal(res.json.history.length, 7);
+  t.same({ ...res.json, history: [] }, { name: 'Gardening', url: 'https://rookery.test/tags/Gardening', history: [], following: false, featuring: false });
   t.equal((await h.request('GET', `/api/v1/tags/${encodeURIComponent('!!!')}`)).statusCode, 404);
 });

@@ -26,6 +26,7 @@ const base: Audience = {
   replyTargetFollowerIds: new Set(),
   listsWithReplyTarget: new Set(),
   localMentionIds: [],
+  tagFollowerIds: [],
 };
 
 function route(subject: Status, audience: Partial<Audience> = {}, kind: RouteKind = 'update'): Route[] {
@@ -148,4 +149,13 @@ t.test('a follow that asked for other languages does not get the status', async 
   t.ok(german.includes(`timeline:${fan.id}`));
   const deleted = channelsOf(route(status(author, { language: 'en' }), { followers: [germanOnly] }, 'delete'));
   t.ok(deleted.includes(`timeline:${fan.id}`), 'deletes ignore feed rules');
+});
+
+t.test('followers of a hashtag get public non-boost statuses carrying it, replies included', async (t) => {
+  const reply = status(author, { tags: ['cats'], inReplyToId: '99', inReplyToAccountId: quiet.id });
+  t.ok(channelsOf(route(reply, { tagFollowerIds: [other.id] })).includes(`timeline:${other.id}`), 'a reply to someone they do not follow');
+  t.notOk(channelsOf(route(status(author, { tags: ['cats'], visibility: 'unlisted' }), { tagFollowerIds: [other.id] })).includes(`timeline:${other.id}`), 'not unlisted');
+  const boost = status(author, { tags: ['cats'], reblogOfId: '98' });
+  t.notOk(channelsOf(route(boost, { tagFollowerIds: [other.id] })).includes(`timeline:${other.id}`), 'not a boost');
+  t.ok(channelsOf(route(status(author, { tags: ['cats'] }), { tagFollowerIds: [other.id] }, 'delete')).includes(`timeline:${other.id}`), 'its delete too');
 });
