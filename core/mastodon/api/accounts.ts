@@ -1,6 +1,8 @@
 // Account endpoints: profiles, their statuses and follows, lookup, and (relationships.ts) how
 // the caller stands with other accounts. Sign-up and verify_credentials live in registration.ts.
 
+import { featuredTagsOf } from '../../domain/tags/featured.ts';
+import { renderFeaturedTag } from '../present/featured-tag.ts';
 import { followersOf, followingOf } from '../../domain/accounts/connections.ts';
 import { findAccount, findAccountOrNull, lookupAccount } from '../../domain/accounts/find.ts';
 import type { AppCore } from '../context.ts';
@@ -134,10 +136,9 @@ export function accountEndpoints(core: AppCore): Endpoint[] {
       path: '/api/v1/accounts/:id/featured_tags',
       auth: 'optional',
       scopes: READ_ACCOUNTS,
-      // Featured hashtags are not kept: every account features none.
       handle: async (request) => {
-        await findAccount(core, id(request));
-        return json([]);
+        const account = await findAccount(core, id(request));
+        return json((await featuredTagsOf(core, account.id)).map((f) => renderFeaturedTag(core.config, account, f)));
       },
     },
     ...relationshipEndpoints(core),
