@@ -78,11 +78,14 @@ export async function endFollow(core: Core, followerId: Id, targetId: Id): Promi
   await removeFromListsOf(core, followerId, targetId);
 }
 
-/** Removes `memberId` from every list of `ownerId`. */
+/** What rests on `ownerId` following `memberId`, undone when the follow ends: `memberId`
+ * leaves every list of `ownerId`, and `ownerId` no longer endorses it (as Mastodon's Follow
+ * removes the AccountPin with it). */
 export async function removeFromListsOf(core: Core, ownerId: Id, memberId: Id): Promise<void> {
   for (const list of await core.storage.lists.listsContaining(memberId)) {
     if (list.accountId === ownerId) await core.storage.lists.removeMembers(list.id, [memberId]);
   }
+  await core.storage.endorsements.unendorse(ownerId, memberId);
 }
 
 /** Accepts the pending request of `requesterId` to follow the actor, keeping its options.

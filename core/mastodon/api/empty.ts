@@ -21,7 +21,6 @@ export function emptyEndpoints(_core: AppCore): Endpoint[] {
     empty('/api/v1/announcements', 'user', READ),
     empty('/api/v1/suggestions', 'user', READ),
     empty('/api/v2/suggestions', 'user', READ),
-    empty('/api/v1/endorsements', 'user', ['read', 'read:accounts']),
     empty('/api/v1/scheduled_statuses', 'user', ['read', 'read:statuses']),
   ];
 }

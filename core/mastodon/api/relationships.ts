@@ -1,6 +1,8 @@
 // How the caller stands with other accounts: follow, block, mute, their lists, and the
 // relationships clients show on profiles.
 
+import { endorse, endorsementsOf, unendorse } from '../../domain/accounts/endorse.ts';
+import { findAccount } from '../../domain/accounts/find.ts';
 import { block, mute, unblock, unmute } from '../../domain/accounts/block.ts';
 import { blocksOf, followRequestsTo, mutesOf } from '../../domain/accounts/connections.ts';
 import { blockDomain, domainBlocksOf, unblockDomain } from '../../domain/accounts/domain-blocks.ts';
@@ -19,6 +21,8 @@ import { json, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
 const WRITE_FOLLOWS = ['write', 'write:follows', 'follow'];
 const WRITE_BLOCKS = ['write', 'write:blocks', 'follow'];
 const WRITE_MUTES = ['write', 'write:mutes', 'follow'];
+const WRITE_ACCOUNTS = ['write', 'write:accounts'];
+const READ_ACCOUNTS = ['read', 'read:accounts'];
 
 function followOptions(params: Params): FollowOptions {
   const languages = present(params, 'languages') ? (strArray(params, 'languages') ?? []) : undefined;
@@ -64,6 +68,30 @@ export function relationshipEndpoints(core: AppCore): Endpoint[] {
       mute(core, actor, target, { notifications: bool(params, 'notifications') ?? true, durationSeconds: Math.max(0, int(params, 'duration') ?? 0) }),
     ),
     action('accounts', 'unmute', WRITE_MUTES, (actor, target) => unmute(core, actor, target)),
+    // Endorsing: `pin`/`unpin` since Mastodon 2.5, `endorse`/`unendorse` since 4.4.
+    ...(['pin', 'endorse'] as const).map((name) => action('accounts', name, WRITE_ACCOUNTS, (actor, target) => endorse(core, actor, target))),
+    ...(['unpin', 'unendorse'] as const).map((name) => action('accounts', name, WRITE_ACCOUNTS, (actor, target) => unendorse(core, actor, target))),
+    {
+      method: 'GET',
+      path: '/api/v1/endorsements',
+      auth: 'user',
+      scopes: READ_ACCOUNTS,
+      handle: async (request) => {
+        const slice = await endorsementsOf(core, actorOf(request).id, page(paramsOf(request), 40, 80));
+        return pagedJson(core, request, await presentAccounts(core, slice.items.map((e) => e.targetId)), slice, 'since_id');
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/accounts/:id/endorsements',
+      auth: 'optional',
+      scopes: READ_ACCOUNTS,
+      handle: async (request) => {
+        const account = await findAccount(core, request.params['id'] ?? '');
+        const slice = await endorsementsOf(core, account.id, page(paramsOf(request), 40, 80));
+        return pagedJson(core, request, await presentAccounts(core, slice.items.map((e) => e.targetId)), slice, 'since_id');
+      },
+    },
     action('follow_requests', 'authorize', WRITE_FOLLOWS, (actor, requester) => authorizeFollowRequest(core, actor, requester)),
     action('follow_requests', 'reject', WRITE_FOLLOWS, (actor, requester) => rejectFollowRequest(core, actor, requester)),
     {

@@ -26,8 +26,9 @@ export interface RelationshipJson {
 }
 
 
-/** The options of a follow, or of a pending request when there is no follow yet (as Mastodon). */
-export function renderRelationship(facts: RelationshipFacts, now: Millis): RelationshipJson {
+/** The options of a follow, or of a pending request when there is no follow yet (as Mastodon).
+ * `endorsed`: the viewer features the account on their profile (only while following it). */
+export function renderRelationship(facts: RelationshipFacts, now: Millis, endorsed = false): RelationshipJson {
   const options = facts.following ?? facts.requested;
   const mute = activeMute(facts.muting, now);
   return {
@@ -45,16 +46,20 @@ export function renderRelationship(facts: RelationshipFacts, now: Millis): Relat
     requested: facts.following === null && facts.requested !== null,
     requested_by: facts.requestedBy,
     domain_blocking: facts.domainBlocking,
-    endorsed: false,
+    endorsed: endorsed && facts.following !== null,
     note: '',
   };
 }
 
 export async function presentRelationships(core: AppCore, viewerId: Id, targetIds: readonly Id[]): Promise<RelationshipJson[]> {
   if (targetIds.length === 0) return [];
-  const facts = await core.storage.relationships.relationships(viewerId, targetIds);
+  const [facts, endorsed] = await Promise.all([
+    core.storage.relationships.relationships(viewerId, targetIds),
+    core.storage.endorsements.endorsedAmong(viewerId, targetIds),
+  ]);
   const now = core.clock.now();
-  return facts.map((f) => renderRelationship(f, now));
+  const endorsedIds = new Set(endorsed);
+  return facts.map((f) => renderRelationship(f, now, endorsedIds.has(f.targetId)));
 }
 
 export async function presentRelationship(core: AppCore, viewerId: Id, targetId: Id): Promise<RelationshipJson> {
