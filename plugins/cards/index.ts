@@ -4,12 +4,15 @@
 // test allows others, time, size and redirect limits, the instance's User-Agent),
 // its oEmbed or OpenGraph data becomes one shared PreviewCard, the card is inlined on the
 // Status, a `status.update` goes out when it arrives (recorded with the attach write), and
-// operation 17 (GET /api/v1/statuses/:id/card) answers it.
+// operation 17 (GET /api/v1/statuses/:id/card) answers it. GET /api/v1/trends/links ranks the
+// cards of recent statuses (trends.ts).
 
 import {
   checkOptions,
   extractEntities,
   json,
+  offsetPagedJson,
+  offsetWindow,
   option,
   renderCard,
   type Id,
@@ -23,6 +26,7 @@ import {
 import { FETCHER_OPTIONS, nodeFetcher, type FetcherOptions, type PageFetcher } from './fetcher.ts';
 import { cardFromPage } from './parse.ts';
 import { cardStorage } from './storage/index.ts';
+import { renderTrendingLink, trendingLinks } from './trends.ts';
 
 export { cardStorage, type CardRepository } from './storage/index.ts';
 export { nodeFetcher, FetchRefused, type FetcherOptions, type FetchedPage, type PageFetcher } from './fetcher.ts';
@@ -106,6 +110,19 @@ export function cardsPlugin(options: CardsPluginOptions = {}): RookeryPlugin {
           const target = found.original ?? found.status;
           const card = (await cards.forStatuses([target.id])).get(target.id);
           return json(card ? renderCard(card) : {});
+        },
+      });
+
+      host.addEndpoint({
+        method: 'GET',
+        path: '/api/v1/trends/links',
+        auth: 'optional',
+        scopes: [],
+        handle: async (request) => {
+          const params = { ...request.query, ...request.body };
+          const window = offsetWindow(params, 10);
+          const links = (await trendingLinks(host, cards)).slice(window.offset, window.offset + window.limit);
+          return offsetPagedJson(host.config, request.path, params, links.map(renderTrendingLink), window);
         },
       });
     },

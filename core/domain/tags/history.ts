@@ -26,7 +26,7 @@ export function usesSince(since: Millis, tags?: readonly string[]): TagUseQuery 
 }
 
 /** The days of `uses` (today first), HISTORY_DAYS of them ending with the day of `now`. */
-export function historyOf(uses: readonly TagUse[], now: Millis): HistoryDay[] {
+export function historyOf(uses: readonly Pick<TagUse, 'accountId' | 'createdAt'>[], now: Millis): HistoryDay[] {
   const today = startOfDay(now);
   const days: { day: Millis; uses: number; accounts: Set<string> }[] = [];
   for (let i = 0; i < HISTORY_DAYS; i += 1) days.push({ day: today - i * DAY, uses: 0, accounts: new Set() });

@@ -13,9 +13,6 @@ export function emptyEndpoints(_core: AppCore): Endpoint[] {
   const READ = ['read'];
   return [
     empty('/api/v1/custom_emojis', 'public', []),
-    empty('/api/v1/trends', 'optional', []),
-    empty('/api/v1/trends/tags', 'optional', []),
-    empty('/api/v1/trends/statuses', 'optional', []),
     empty('/api/v1/trends/links', 'optional', []),
     empty('/api/v1/directory', 'optional', []),
     empty('/api/v1/announcements', 'user', READ),

@@ -1,5 +1,5 @@
 // The API around statuses that clients call (timelines, notifications, lists, markers,
-// filters, preferences, search, hashtags), and empty answers for what Rookery does not have.
+// filters, preferences, search, hashtags, trends), and empty answers for what Rookery does not have.
 
 import type { AppCore } from '../context.ts';
 import { conversationEndpoints } from './conversations.ts';
@@ -11,6 +11,7 @@ import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
 import { searchEndpoints } from './search.ts';
 import { tagEndpoints } from './tags.ts';
+import { trendEndpoints } from './trends.ts';
 import { timelineEndpoints } from './timelines.ts';
 import type { Endpoint } from '../endpoint/types.ts';
 
@@ -25,6 +26,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...preferenceEndpoints(core),
     ...searchEndpoints(core),
     ...tagEndpoints(core),
+    ...trendEndpoints(core),
     ...emptyEndpoints(core),
   ];
 }

@@ -34,12 +34,12 @@ export function renderTag(config: RookeryConfig, name: string, history: readonly
   return json;
 }
 
-/** Tags by name (as written), with their history and the viewer's follows and featured tags
- * read once for all of them. */
-export async function presentTags(core: AppCore, names: readonly string[], viewer: Account | null): Promise<TagJson[]> {
+/** Tags by name (as written), with their history (unless given) and the viewer's follows and
+ * featured tags read once for all of them. */
+export async function presentTags(core: AppCore, names: readonly string[], viewer: Account | null, known?: ReadonlyMap<string, HistoryDay[]>): Promise<TagJson[]> {
   const tags = names.map(normalizeTag);
   const [histories, followed, featured] = await Promise.all([
-    tagHistories(core, tags),
+    known ?? tagHistories(core, tags),
     viewer === null ? Promise.resolve([]) : core.storage.tags.followedAmong(viewer.id, tags),
     viewer === null ? Promise.resolve([]) : core.storage.tags.featuredBy(viewer.id),
   ]);
