@@ -79,6 +79,7 @@ t.test('statuses with a followed hashtag reach the home timeline and the user st
   await h.request('POST', `/api/v1/accounts/${muted.account.id}/mute`, { token: viewer.token });
   await h.request('POST', `/api/v1/accounts/${blocked.account.id}/block`, { token: viewer.token });
   await h.request('POST', `/api/v1/accounts/${viewer.account.id}/block`, { token: blocker.token });
+  await h.request('POST', '/api/v1/domain_blocks', { token: viewer.token, payload: { domain: 'blocked.example' } });
   await h.request('POST', '/api/v1/tags/Cats/follow', { token: viewer.token });
   const stream = await openStream(h, viewer, 'user');
 
@@ -97,6 +98,7 @@ t.test('statuses with a followed hashtag reach the home timeline and the user st
     blockedAuthor: await post(h, blocked, 'blocked #cats'),
     blocksViewer: await post(h, blocker, 'blocker #cats'),
     mentionsMuted: await post(h, stranger, '@muted hello #cats'),
+    blockedDomain: await remoteStatus(h, await remoteAccount(h, 'shunned', 'blocked.example'), '#cats from a blocked domain', { tags: ['cats'] }, { announce: true }),
   };
   const repeat = await boost(h, stranger, shown.plain.id);
 
