@@ -20,3 +20,16 @@ export function tagNameOf(raw: string | undefined): TagName {
   if (tag === '') throw notFound();
   return { name, tag };
 }
+
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const FNV_PRIME = 0x100000001b3n;
+const MASK_63 = (1n << 63n) - 1n;
+
+/** The id a Tag entity shows: Rookery keeps no table of tags, so it is derived from the
+ * normalized name (FNV-1a, 64 bits, kept positive and below 2^63): the same for every spelling
+ * of a tag and on every process of an instance. */
+export function tagIdOf(tag: string): string {
+  let hash = FNV_OFFSET;
+  for (const byte of new TextEncoder().encode(tag)) hash = BigInt.asUintN(64, (hash ^ BigInt(byte)) * FNV_PRIME);
+  return String((hash & MASK_63) || 1n);
+}

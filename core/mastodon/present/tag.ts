@@ -2,10 +2,12 @@ import type { AppCore } from '../context.ts';
 import type { RookeryConfig } from '../../domain/config.ts';
 import type { Account } from '../../domain/model.ts';
 import { tagHistories, type HistoryDay } from '../../domain/tags/history.ts';
+import { tagIdOf } from '../../domain/tags/names.ts';
 import { normalizeTag } from '../../domain/text/index.ts';
 import { tagUrl } from '../../domain/urls.ts';
 
 export interface TagJson {
+  id: string;
   name: string;
   url: string;
   history: { day: string; uses: string; accounts: string }[];
@@ -19,10 +21,11 @@ export interface TagViewer {
   featuring: boolean;
 }
 
-/** Tag: name (as written), url, history (today first; numbers as strings, day in unix seconds),
- * and for a signed-in viewer `following` and `featuring`. */
+/** Tag: id (tagIdOf), name (as written), url, history (today first; numbers as strings, day in
+ * unix seconds), and for a signed-in viewer `following` and `featuring`. */
 export function renderTag(config: RookeryConfig, name: string, history: readonly HistoryDay[], viewer: TagViewer | null): TagJson {
   const json: TagJson = {
+    id: tagIdOf(normalizeTag(name)),
     name,
     url: tagUrl(config, name),
     history: history.map((d) => ({ day: String(d.day / 1000), uses: String(d.uses), accounts: String(d.accounts) })),

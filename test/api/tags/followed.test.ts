@@ -6,6 +6,7 @@ import t from 'tap';
 import { harness } from '../../helpers/harness.ts';
 import { boost, ids, links, post, remoteAccount, remoteStatus } from '../../helpers/api.ts';
 import { openStream } from '../../helpers/streams.ts';
+import { tagIdOf } from '../../../core/domain/tags/names.ts';
 
 const h = await harness();
 t.teardown(() => h.close());
@@ -21,9 +22,11 @@ const zeroHistory = (t0: number) => Array.from({ length: 7 }, (_, i) => ({ day: 
 t.test('a tag before and after following it', async (t) => {
   const before = await h.request('GET', '/api/v1/tags/Knitting', { token: viewer.token });
   t.equal(before.statusCode, 200);
-  t.same(before.json, { name: 'Knitting', url: 'https://rookery.test/tags/Knitting', history: zeroHistory(h.clock.now()), following: false, featuring: false });
+  t.match(before.json.id, /^\d+$/);
+  t.equal(before.json.id, tagIdOf('knitting'), 'an id derived from the normalized name');
+  t.same(before.json, { id: tagIdOf('knitting'), name: 'Knitting', url: 'https://rookery.test/tags/Knitting', history: zeroHistory(h.clock.now()), following: false, featuring: false });
   const anonymous = await h.request('GET', '/api/v1/tags/Knitting');
-  t.same(anonymous.json, { name: 'Knitting', url: 'https://rookery.test/tags/Knitting', history: zeroHistory(h.clock.now()) }, 'no viewer fields without a viewer');
+  t.same(anonymous.json, { id: tagIdOf('knitting'), name: 'Knitting', url: 'https://rookery.test/tags/Knitting', history: zeroHistory(h.clock.now()) }, 'no viewer fields without a viewer');
 
   const followed = await h.request('POST', '/api/v1/tags/Knitting/follow', { token: viewer.token });
   t.equal(followed.statusCode, 200);
@@ -36,7 +39,7 @@ t.test('a tag before and after following it', async (t) => {
 
   const unfollowed = await h.request('POST', '/api/v1/tags/knitting/unfollow', { token: viewer.token });
   t.equal(unfollowed.statusCode, 200);
-  t.same(unfollowed.json, { name: 'knitting', url: 'https://rookery.test/tags/knitting', history: zeroHistory(h.clock.now()), following: false, featuring: false });
+  t.same(unfollowed.json, { id: tagIdOf('knitting'), name: 'knitting', url: 'https://rookery.test/tags/knitting', history: zeroHistory(h.clock.now()), following: false, featuring: false });
   t.same((await h.request('POST', '/api/v1/tags/knitting/unfollow', { token: viewer.token })).json.following, false, 'unfollowing again is fine');
   t.same((await h.request('GET', '/api/v1/followed_tags', { token: viewer.token })).json, []);
 });

@@ -48,6 +48,7 @@ t.test('trending hashtags: accounts of the last two days, then uses', async (t) 
   t.equal(res.statusCode, 200);
   t.same(res.json.map((tag: { name: string }) => tag.name), ['go', 'rust'], 'go: 3 accounts, 4 uses; rust: 3 accounts, 3 uses; old is too old');
   t.same(res.json[1], {
+    id: (await h.request('GET', '/api/v1/tags/Rust')).json.id,
     name: 'rust',
     url: 'https://rookery.test/tags/rust',
     history: (await h.request('GET', '/api/v1/tags/rust')).json.history,
