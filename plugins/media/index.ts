@@ -14,6 +14,7 @@
 
 import {
   checkOptions,
+  imagesService,
   isId,
   json,
   option,
@@ -33,7 +34,7 @@ import {
   type RookeryPlugin,
 } from 'rookery/plugin-kit';
 import { DESCRIPTION_LIMIT, IMAGE_SIZE_LIMIT, mediaTexts, PROFILE_IMAGE_LIMIT, VIDEO_FRAME_RATE_LIMIT, VIDEO_MATRIX_LIMIT, VIDEO_SIZE_LIMIT } from './limits.ts';
-import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processProfileImage, type ImageInput } from './process.ts';
+import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processPreview, processProfileImage, type ImageInput } from './process.ts';
 import { probeMedia } from './probe.ts';
 import { sniff, SUPPORTED_MIME_TYPES, type SniffedKind } from './sniff.ts';
 import { diskMediaStore, isMediaKey, MEDIA_PATH, memoryMediaStore, type MediaStore } from './store.ts';
@@ -123,6 +124,27 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
           processed: true,
         };
       };
+
+      // Pictures of other sites (preview cards'), kept beside the uploads.
+      const pictureKey = (name: string) => {
+        if (!/^[A-Za-z0-9_-]{1,100}$/.test(name)) throw new Error(`not a picture name: ${name}`);
+        return `${name}.jpg`;
+      };
+      host.provide(imagesService, {
+        async storePreview(name, data) {
+          const key = pictureKey(name);
+          let preview;
+          try {
+            preview = await processPreview(data);
+          } catch (error) {
+            if (error instanceof ImageError) return null;
+            throw error;
+          }
+          const url = await store.put(key, preview.small.data, 'image/jpeg');
+          return { url, ...preview.small.dimensions, blurhash: preview.blurhash };
+        },
+        removePreview: (name) => store.delete(pictureKey(name)),
+      });
 
       const processJob = host.handleJob(
         'process',

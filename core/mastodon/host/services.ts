@@ -77,3 +77,24 @@ export interface PollsService {
 }
 
 export const pollsService = serviceKey<PollsService>('polls');
+
+/** A picture from elsewhere (a link's preview image), stored and served by this instance. */
+export interface StoredImage {
+  url: string;
+  width: number;
+  height: number;
+  blurhash: string;
+}
+
+/** Keeping pictures that came from other sites (the media plugin provides it), so that readers'
+ * browsers load them from this instance rather than from a third party, at a bounded size. */
+export interface ImagesService {
+  /** Decodes `data` (any supported image format), keeps a preview of at most 640×360 worth of
+   * pixels as JPEG under `name` (letters, digits, '-' and '_'; the same name replaces the
+   * picture) and says where it is served; null when it is not an image or passes the limits. */
+  storePreview(name: string, data: Uint8Array): Promise<StoredImage | null>;
+  /** Removes the picture kept under `name` (none: nothing to do). */
+  removePreview(name: string): Promise<void>;
+}
+
+export const imagesService = serviceKey<ImagesService>('images');
