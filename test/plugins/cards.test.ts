@@ -105,6 +105,16 @@ t.test('a link to a local page, allowed for tests: the card arrives through the 
   const again = await publish(`Same page again ${pageUrl}`);
   t.same(requests, ['/page', '/rook.png'], 'a second status with the same link reuses the card, no second fetch');
   t.match((await h.request('GET', `/api/v1/statuses/${again.id}`)).json.card, expected);
+
+  // Past 14 days the page is read again: its picture under a new name, the old one gone.
+  h.clock.advance(15 * 86_400_000);
+  const later = await publish(`Much later ${pageUrl}`);
+  t.same(requests, ['/page', '/rook.png', '/page', '/rook.png'], 'fetched again');
+  const refreshed = (await h.request('GET', `/api/v1/statuses/${later.id}`)).json.card;
+  t.match(refreshed, expected);
+  t.not(refreshed.image, viewed.json.card.image, 'a new name: the files are served as immutable');
+  t.equal((await h.request('GET', new URL(refreshed.image).pathname)).statusCode, 200);
+  t.equal((await h.request('GET', new URL(viewed.json.card.image).pathname)).statusCode, 404, 'the old picture is removed');
   t.same(await h.core.queue.deadLetters(10), [], 'no job died');
 });
 
