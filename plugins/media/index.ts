@@ -34,7 +34,7 @@ import {
   type RookeryPlugin,
 } from 'rookery/plugin-kit';
 import { DESCRIPTION_LIMIT, IMAGE_SIZE_LIMIT, mediaTexts, PROFILE_IMAGE_LIMIT, VIDEO_FRAME_RATE_LIMIT, VIDEO_MATRIX_LIMIT, VIDEO_SIZE_LIMIT } from './limits.ts';
-import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processPreview, processProfileImage, type ImageInput } from './process.ts';
+import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processPreview, processProfileImage, stillPng, type ImageInput } from './process.ts';
 import { probeMedia } from './probe.ts';
 import { sniff, SUPPORTED_MIME_TYPES, type SniffedKind } from './sniff.ts';
 import { diskMediaStore, isMediaKey, MEDIA_PATH, memoryMediaStore, type MediaStore } from './store.ts';
@@ -46,6 +46,8 @@ export { diskMediaStore, memoryMediaStore, type MediaStore, type StoredFile } fr
 
 export { DESCRIPTION_LIMIT, IMAGE_SIZE_LIMIT, mediaTexts, PROFILE_IMAGE_LIMIT, VIDEO_FRAME_RATE_LIMIT, VIDEO_MATRIX_LIMIT, VIDEO_SIZE_LIMIT } from './limits.ts';
 const DAY = 86_400_000;
+/** What a custom emoji's picture may be (as Mastodon: PNG, GIF, WebP). */
+const EMOJI_FORMATS = new Set(['png', 'gif', 'webp']);
 
 export interface MediaPluginOptions {
   /** Where files go. Default: `directory` on local disk, or memory when no directory is given. */
@@ -144,6 +146,27 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
           return { url, ...preview.small.dimensions, blurhash: preview.blurhash };
         },
         removePreview: (name) => store.delete(pictureKey(name)),
+        async storeEmoji(name, data) {
+          pictureKey(name);
+          const kind = sniff(data);
+          if (kind === null || !EMOJI_FORMATS.has(kind.ext)) return null;
+          let original, still;
+          try {
+            original = (await processImage(data, kind.ext as 'png')).original;
+            still = await stillPng(original.data);
+          } catch (error) {
+            if (error instanceof ImageError) return null;
+            throw error;
+          }
+          const url = await store.put(`${name}.${original.ext}`, original.data, original.mime);
+          const staticUrl = await store.put(`${name}-static.png`, still, 'image/png');
+          return { url, staticUrl };
+        },
+        async removeEmoji(name) {
+          pictureKey(name);
+          // Whichever format it was kept in.
+          for (const key of [...[...EMOJI_FORMATS].map((ext) => `${name}.${ext}`), `${name}-static.png`]) await store.delete(key);
+        },
       });
 
       const processJob = host.handleJob(

@@ -153,3 +153,12 @@ export async function processProfileImage(input: ImageInput, width: number, heig
     throw new ImageError('unreadable');
   }
 }
+
+/** A still PNG of an image's first frame (a custom emoji's static picture). */
+export async function stillPng(input: ImageInput): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await open(input, { limitInputPixels: IMAGE_MATRIX_LIMIT }).png().toBuffer());
+  } catch {
+    throw new ImageError('unreadable');
+  }
+}
