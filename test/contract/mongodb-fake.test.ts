@@ -15,6 +15,7 @@ import { STANDALONE_REFUSED } from '../../adapters/mongodb/storage.ts';
 import { queueContract, storageContract, type OpenQueue, type OpenStore } from '../../adapters/testing/index.ts';
 import type { Storage } from '../../core/domain/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
+import { emojiStorageContract } from '../../plugins/emoji/storage/contract.ts';
 import { federationStorageContract } from '../../plugins/federation/storage/contract.ts';
 import { federationStorage } from '../../plugins/federation/storage/index.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
@@ -69,6 +70,7 @@ mediaStorageContract(t, 'mongodb (stand-in)', openStore);
 pollStorageContract(t, 'mongodb (stand-in)', openStore);
 scheduledStorageContract(t, 'mongodb (stand-in)', openStore);
 cardStorageContract(t, 'mongodb (stand-in)', openStore);
+emojiStorageContract(t, 'mongodb (stand-in)', openStore);
 federationStorageContract(t, 'mongodb (stand-in)', openStore);
 
 t.test('a standalone server (no replica set) is refused when the store opens', async (t) => {

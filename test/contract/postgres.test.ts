@@ -16,6 +16,7 @@ import type { Id } from '../../core/domain/model.ts';
 import type { Job } from '../../core/domain/ports/queue.ts';
 import type { Storage } from '../../core/domain/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
+import { emojiStorageContract } from '../../plugins/emoji/storage/contract.ts';
 import { federationStorageContract } from '../../plugins/federation/storage/contract.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
 import { mediaStorage } from '../../plugins/media/storage/index.ts';
@@ -86,6 +87,7 @@ mediaStorageContract(t, 'postgres', openStore);
 pollStorageContract(t, 'postgres', openStore);
 scheduledStorageContract(t, 'postgres', openStore);
 cardStorageContract(t, 'postgres', openStore);
+emojiStorageContract(t, 'postgres', openStore);
 pushStorageContract(t, 'postgres', openStore);
 federationStorageContract(t, 'postgres', openStore);
 

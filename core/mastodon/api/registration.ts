@@ -11,6 +11,7 @@ import type { Id } from '../../domain/model.ts';
 import { issueToken, renderToken } from '../oauth/tokens.ts';
 import { bool, str } from '../../domain/params.ts';
 import { renderCredentialAccount } from '../present/account.ts';
+import { loadAccountDecorators } from '../present/load.ts';
 import { json, type Endpoint } from '../endpoint/types.ts';
 
 const COUNT_PAGE = 200;
@@ -83,7 +84,7 @@ export function registrationEndpoints(core: AppCore): Endpoint[] {
       async handle(request) {
         const { account, user } = request.caller;
         if (account === null || user === null) throw new Error('the user guard lets no request through without a local user');
-        return json(renderCredentialAccount(core.config, account, user, await countFollowRequests(core, account.id)));
+        return json(renderCredentialAccount(core.config, account, user, await countFollowRequests(core, account.id), await loadAccountDecorators(core, [account])));
       },
     },
     {
@@ -96,7 +97,7 @@ export function registrationEndpoints(core: AppCore): Endpoint[] {
         const { account, user } = request.caller;
         if (account === null || user === null) throw new Error('the user guard lets no request through without a local user');
         const updated = await updateProfile(core, account, user, { ...request.query, ...request.body });
-        return json(renderCredentialAccount(core.config, updated.account, updated.user, await countFollowRequests(core, account.id)));
+        return json(renderCredentialAccount(core.config, updated.account, updated.user, await countFollowRequests(core, account.id), await loadAccountDecorators(core, [updated.account])));
       },
     },
   ];
