@@ -99,6 +99,17 @@ export function accountEndpoints(core: AppCore): Endpoint[] {
     },
     {
       method: 'GET',
+      path: '/api/v1/accounts/:id/identity_proofs',
+      auth: 'optional',
+      scopes: READ_ACCOUNTS,
+      // Identity proofs were dropped from Mastodon (3.5); the route stays, always empty.
+      handle: async (request) => {
+        await findAccount(core, id(request));
+        return json([]);
+      },
+    },
+    {
+      method: 'GET',
       path: '/api/v1/accounts/:id/statuses',
       auth: 'optional',
       scopes: ['read', 'read:statuses'],
