@@ -136,7 +136,12 @@ t.test('status endpoints', async (t) => {
   t.same((await h.request('GET', `/api/v2/filters/${filter.id}/statuses`, { token: me.token })).json, [added.json]);
   t.same((await h.request('GET', `/api/v2/filters/statuses/${added.json.id}`, { token: me.token })).json, added.json);
   const filtered = (await h.request('GET', `/api/v1/statuses/${status.id}`, { token: me.token })).json.filtered;
-  t.same(filtered.map((f: { status_matches: string[] }) => f.status_matches), [[added.json.id]]);
+  // Mastodon's status_matches: the matched status ids, not the FilterStatus ids.
+  t.strictSame(filtered.map((f: { status_matches: string[] }) => f.status_matches), [[status.id]]);
+  const third = await h.user('booster');
+  const boost = (await h.request('POST', `/api/v1/statuses/${status.id}/reblog`, { token: third.token })).json;
+  const viaBoost = (await h.request('GET', `/api/v1/statuses/${boost.id}`, { token: me.token })).json;
+  t.strictSame(viaBoost.reblog.filtered.map((f: { status_matches: string[] }) => f.status_matches), [[status.id]]);
   t.same((await h.request('DELETE', `/api/v2/filters/statuses/${added.json.id}`, { token: me.token })).json, {});
   t.same((await h.request('GET', `/api/v2/filters/${filter.id}/statuses`, { token: me.token })).json, []);
 });
