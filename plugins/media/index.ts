@@ -230,6 +230,8 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
           scopes: WRITE,
           handle: async (request) => {
             const row = await own(request);
+            // Mastodon shows only media not yet attached to a status.
+            if (row.statusId !== null) throw new RookeryError(404, 'Record not found');
             return json(renderMedia(row), row.processed ? 200 : 206);
           },
         },
