@@ -190,6 +190,18 @@ export function relationshipRepository(m: Mongo): RelationshipRepository {
     async followingOf(accountId, page) {
       return paged(C.follows, (p) => followPageFilter('accountId', accountId, 'follow', p), page, followFromDoc);
     },
+    async familiarFollows(viewerId, targetIds, limit) {
+      const others = validIds(targetIds);
+      if (others.length === 0 || limit <= 0) return [];
+      const followed = (await follows.find({ accountId: viewerId, kind: 'follow' }, { projection: { targetAccountId: 1 } }).toArray()).map((d) => d['targetAccountId']);
+      if (followed.length === 0) return [];
+      const docs = await follows
+        .find({ targetAccountId: { $in: others }, accountId: { $in: followed }, kind: 'follow' })
+        .sort({ num: -1 })
+        .limit(Math.trunc(limit))
+        .toArray();
+      return docs.map(followFromDoc);
+    },
     async localFollowers(targetId) {
       return (await follows.aggregate(localFollowersPipeline(targetId)).toArray()).map(followFromDoc);
     },

@@ -146,6 +146,19 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       const p = new Params();
       return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `account_id = ${p.id(accountId)} AND NOT pending`, 'id', page, (r) => followFromRow(r));
     },
+    async familiarFollows(viewerId, targetIds, limit) {
+      const me = lookupKey(viewerId);
+      const others = keys(targetIds);
+      if (me === null || others.length === 0 || limit <= 0) return [];
+      const rows = await db.rows(
+        `SELECT ${FOLLOW_COLUMNS} FROM follows
+         WHERE target_account_id = ANY($1::bigint[]) AND NOT pending
+           AND account_id IN (SELECT target_account_id FROM follows WHERE account_id = $2 AND NOT pending)
+         ORDER BY id DESC LIMIT $3`,
+        [others, me, Math.trunc(limit)],
+      );
+      return rows.map((r) => followFromRow(r));
+    },
     async localFollowers(targetId) {
       const t = lookupKey(targetId);
       if (t === null) return [];

@@ -112,6 +112,18 @@ export function relationshipRepository(db: Db): RelationshipRepository {
     async followingOf(accountId, page) {
       return paged(db, `SELECT ${FOLLOW_COLUMNS} FROM follows`, 'account_id = ?', [key(accountId)], 'id', page, followFromRow);
     },
+    async familiarFollows(viewerId, targetIds, limit) {
+      if (targetIds.length === 0 || limit <= 0) return [];
+      return db
+        .all(
+          `SELECT ${FOLLOW_COLUMNS} FROM follows
+           WHERE target_account_id IN (SELECT value FROM json_each(?))
+             AND account_id IN (SELECT target_account_id FROM follows WHERE account_id = ?)
+           ORDER BY id DESC LIMIT ?`,
+          keyList(targetIds), key(viewerId), Math.trunc(limit),
+        )
+        .map(followFromRow);
+    },
     async localFollowers(targetId) {
       return db
         .all(

@@ -894,6 +894,26 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame([(await w.acct(bob.id)).followersCount, (await w.acct(alice.id)).followingCount], [3, 2], 'counters');
   });
 
+  it('familiarFollows: follows of the targets by the accounts the viewer follows', async (t, w) => {
+    const [me, friend, other, stranger, target, second] = [await w.account(), await w.account(), await w.account(), await w.account(), await w.account(), await w.account()];
+    await w.s.relationships.follow(follow(w.id(), me.id, friend.id));
+    await w.s.relationships.follow(follow(w.id(), me.id, other.id));
+    const f1 = follow(w.id(), friend.id, target.id);
+    const f2 = follow(w.id(), stranger.id, target.id);
+    const f3 = follow(w.id(), other.id, second.id);
+    const f4 = follow(w.id(), other.id, target.id);
+    for (const f of [f1, f2, f3, f4]) await w.s.relationships.follow(f);
+    // A pending request to the target and one by the viewer count for nothing.
+    await w.s.relationships.requestFollow(follow(w.id(), me.id, stranger.id));
+    await w.s.relationships.requestFollow(follow(w.id(), friend.id, second.id));
+    t.strictSame(await w.s.relationships.familiarFollows(me.id, [target.id, second.id], 10), [f4, f3, f1], 'newest first, whole follows');
+    t.strictSame(idsOf(await w.s.relationships.familiarFollows(me.id, [target.id], 10)), [f4.id, f1.id], 'only the asked targets');
+    t.strictSame(idsOf(await w.s.relationships.familiarFollows(me.id, [target.id, second.id], 2)), [f4.id, f3.id], 'limit');
+    t.strictSame(await w.s.relationships.familiarFollows(stranger.id, [target.id], 10), [], 'a viewer following nobody: none');
+    t.strictSame(await w.s.relationships.familiarFollows(me.id, [], 10), [], 'no targets: none');
+    t.strictSame(await w.s.relationships.familiarFollows(me.id, [me.id], 10), [], 'nobody follows me');
+  });
+
   it('block: removes follows and requests both ways with their counters', async (t, w) => {
     const [alice, bob, carol, dave] = [await w.account(), await w.account(), await w.account(), await w.account()];
     await w.s.relationships.follow(follow(w.id(), alice.id, bob.id));

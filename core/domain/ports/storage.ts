@@ -298,6 +298,9 @@ export interface RelationshipRepository {
   followingOf(accountId: Id, page: Page): Promise<Follow[]>;
   /** The follows of this account by local accounts (for delivery), newest first. */
   localFollowers(targetId: Id): Promise<Follow[]>;
+  /** Accepted follows of any of `targetIds` by an account `viewerId` follows (accepted): the
+   * viewer's "familiar followers" of them. Newest first, at most `limit`. */
+  familiarFollows(viewerId: Id, targetIds: readonly Id[], limit: number): Promise<Follow[]>;
   /** ATOMIC. Adds a block and removes the follows and requests in both directions (with their
    * counters). false when it already existed. */
   block(block: Block, outbox?: Outbox<boolean>): Promise<boolean>;
