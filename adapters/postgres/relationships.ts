@@ -159,6 +159,39 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       );
       return rows.map((r) => followFromRow(r));
     },
+    async suggestions(viewerId, limit) {
+      const me = lookupKey(viewerId);
+      if (me === null || limit <= 0) return [];
+      // What every source leaves out, for the candidate `a`.
+      const eligible = `a.discoverable AND a.id <> $1
+        AND NOT EXISTS (SELECT 1 FROM follows x WHERE x.account_id = $1 AND x.target_account_id = a.id)
+        AND NOT EXISTS (SELECT 1 FROM suggestion_dismissals x WHERE x.account_id = $1 AND x.target_account_id = a.id)`;
+      const friends = (
+        await db.rows(
+          `SELECT a.id AS id FROM follows f1 JOIN follows f2 ON f2.account_id = f1.target_account_id AND NOT f2.pending JOIN accounts a ON a.id = f2.target_account_id
+           WHERE f1.account_id = $1 AND NOT f1.pending AND ${eligible}
+           GROUP BY a.id ORDER BY count(*) DESC, a.followers_count DESC, a.id DESC LIMIT $2`,
+          [me, Math.trunc(limit)],
+        )
+      ).map((r) => ({ accountId: id(r['id']), source: 'friends_of_friends' as const }));
+      if (friends.length >= limit) return friends;
+      const popular = (
+        await db.rows(
+          `SELECT a.id AS id FROM accounts a
+           WHERE a.domain IS NULL AND a.followers_count > 0 AND ${eligible} AND a.id <> ALL($3::bigint[])
+           ORDER BY a.followers_count DESC, a.id DESC LIMIT $2`,
+          [me, Math.trunc(limit) - friends.length, friends.map((f) => f.accountId)],
+        )
+      ).map((r) => ({ accountId: id(r['id']), source: 'most_followed' as const }));
+      return [...friends, ...popular];
+    },
+    async dismissSuggestion(accountId, targetId, createdAt) {
+      await db.run('INSERT INTO suggestion_dismissals (account_id, target_account_id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+        key(accountId),
+        key(targetId),
+        createdAt,
+      ]);
+    },
     async localFollowers(targetId) {
       const t = lookupKey(targetId);
       if (t === null) return [];
