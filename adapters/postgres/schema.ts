@@ -404,6 +404,15 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX account_conversation_statuses_status ON account_conversation_statuses (status_id);
   `,
+  // 8: follow suggestions an account dismissed.
+  `
+  CREATE TABLE suggestion_dismissals (
+    account_id bigint NOT NULL,
+    target_account_id bigint NOT NULL,
+    created_at bigint NOT NULL,
+    PRIMARY KEY (account_id, target_account_id)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

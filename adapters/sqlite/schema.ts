@@ -419,6 +419,15 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX account_conversation_statuses_status ON account_conversation_statuses (status_id);
   `,
+  // 8: follow suggestions an account dismissed.
+  `
+  CREATE TABLE suggestion_dismissals (
+    account_id INTEGER NOT NULL,
+    target_account_id INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, target_account_id)
+  ) STRICT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -275,6 +275,8 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
           scopes: WRITE,
           handle: async (request) => {
             const row = await own(request);
+            // Mastodon shows only media not yet attached to a status.
+            if (row.statusId !== null) throw new RookeryError(404, 'Record not found');
             return json(renderMedia(row), row.processed ? 200 : 206);
           },
         },
@@ -382,6 +384,11 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         maxBytes: 2 * PROFILE_IMAGE_LIMIT,
         fileLimit: (param) => ({ maxBytes: PROFILE_IMAGE_LIMIT, refusal: profileRefusal(param, 'tooBig') }),
         async prepare(draft) {
+          // A removed image: its file goes once the edit committed.
+          for (const param of draft.cleared ?? []) {
+            const previous = param === 'avatar' ? draft.account.avatarUrl : draft.account.headerUrl;
+            if (previous !== null) draft.jobs.push({ name: removeProfileFile, payload: { accountId: draft.account.id, url: previous } });
+          }
           for (const [param, width, height] of [['avatar', 400, 400], ['header', 1500, 500]] as const) {
             if (!present(draft.params, param)) continue;
             const file = fileParam(draft.params, param);

@@ -10,6 +10,7 @@ import { markerEndpoints } from './markers.ts';
 import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
 import { searchEndpoints } from './search.ts';
+import { suggestionEndpoints } from './suggestions.ts';
 import { timelineEndpoints } from './timelines.ts';
 import type { Endpoint } from '../endpoint/types.ts';
 
@@ -23,6 +24,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...filterEndpoints(core),
     ...preferenceEndpoints(core),
     ...searchEndpoints(core),
+    ...suggestionEndpoints(core),
     ...emptyEndpoints(core),
   ];
 }
