@@ -404,7 +404,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX account_conversation_statuses_status ON account_conversation_statuses (status_id);
   `,
-  // 8: followed and featured hashtags, endorsed accounts, and statuses by creation time (the
+  // 8: follow suggestions an account dismissed.
+  `
+  CREATE TABLE suggestion_dismissals (
+    account_id bigint NOT NULL,
+    target_account_id bigint NOT NULL,
+    created_at bigint NOT NULL,
+    PRIMARY KEY (account_id, target_account_id)
+  );
+  `,
+  // 9: followed and featured hashtags, endorsed accounts, and statuses by creation time (the
   // hashtags' history and trends read the recent ones).
   `
   CREATE TABLE tag_follows (

@@ -16,8 +16,6 @@ export function emptyEndpoints(_core: AppCore): Endpoint[] {
     empty('/api/v1/trends/links', 'optional', []),
     empty('/api/v1/directory', 'optional', []),
     empty('/api/v1/announcements', 'user', READ),
-    empty('/api/v1/suggestions', 'user', READ),
-    empty('/api/v2/suggestions', 'user', READ),
     empty('/api/v1/scheduled_statuses', 'user', ['read', 'read:statuses']),
   ];
 }

@@ -10,6 +10,7 @@ import { markerEndpoints } from './markers.ts';
 import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
 import { searchEndpoints } from './search.ts';
+import { suggestionEndpoints } from './suggestions.ts';
 import { tagEndpoints } from './tags.ts';
 import { trendEndpoints } from './trends.ts';
 import { timelineEndpoints } from './timelines.ts';
@@ -25,6 +26,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...filterEndpoints(core),
     ...preferenceEndpoints(core),
     ...searchEndpoints(core),
+    ...suggestionEndpoints(core),
     ...tagEndpoints(core),
     ...trendEndpoints(core),
     ...emptyEndpoints(core),
