@@ -1,7 +1,8 @@
 // The home timeline: the viewer's statuses, those of the accounts they follow and the public
-// statuses carrying a hashtag they follow, with the home feed rules of feeds.ts applied when read, then the de-duplication of boosts (a boost whose
-// original or another boost of it is among the entries just before it is left out). The stream
-// asks repeatsInHome for the same decision about a new boost.
+// statuses carrying a hashtag they follow, with the home feed rules of feeds.ts applied when
+// read, then the de-duplication of boosts (a boost whose original or another boost of it is
+// among the entries just before it is left out). The stream asks repeatsInHome for the same
+// decision about a new boost.
 
 import type { Core } from '../context.ts';
 import { BOOST_WINDOW, repeatsRecentEntry, showsByFollowedTag, showsInHome as showsInHomeFeed } from '../feeds.ts';
