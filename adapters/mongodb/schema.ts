@@ -34,6 +34,7 @@ export const C = {
   tagFollows: 'tag_follows',
   featuredTags: 'featured_tags',
   endorsements: 'endorsements',
+  accountNotes: 'account_notes',
   filters: 'filters',
   markers: 'markers',
   applications: 'applications',
@@ -182,6 +183,7 @@ export const INDEXES: readonly IndexDefinition[] = [
   byAccount(C.tagFollows),
   { collection: C.tagFollows, name: 'tag_follows_tag', key: { tag: 1, accountId: 1 } },
   byAccount(C.endorsements),
+  { collection: C.accountNotes, name: 'account_notes_target', key: { accountId: 1, targetId: 1 } },
 
   { collection: C.applications, name: 'applications_client_id', key: { clientId: 1 }, unique: true, rule: 'clientId' },
   { collection: C.accessTokens, name: 'access_tokens_token_hash', key: { tokenHash: 1 }, unique: true, rule: 'tokenHash' },
@@ -324,6 +326,12 @@ export const MIGRATIONS: readonly MongoMigration[] = [
     description: 'followed and featured hashtags, and endorsed accounts',
     async up(db) {
       await createCollections(db, [C.tagFollows, C.featuredTags, C.endorsements]);
+    },
+  },
+  {
+    description: 'private notes about other accounts',
+    async up(db) {
+      await createCollections(db, [C.accountNotes]);
     },
   },
 ];

@@ -15,6 +15,7 @@ import { interactionRepository } from './interactions.ts';
 import { jobQueue } from './jobs.ts';
 import { listRepository } from './lists.ts';
 import { endorsementRepository, tagRepository } from './tags.ts';
+import { accountNoteRepository } from './account-notes.ts';
 import { notificationRepository } from './notifications.ts';
 import { notificationPolicyRepository } from './notification-policies.ts';
 import { conversationRepository } from './conversations.ts';
@@ -220,6 +221,7 @@ function storageOn(m: Mongo, idempotencyRetentionMs: number): Storage {
     lists: listRepository(m),
     tags: tagRepository(m),
     endorsements: endorsementRepository(m),
+    accountNotes: accountNoteRepository(m),
     filters: filterRepository(m),
     markers: markerRepository(m),
     oauth: oauthRepository(m),

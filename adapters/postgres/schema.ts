@@ -442,6 +442,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX statuses_created ON statuses (created_at) WHERE deleted_at IS NULL;
   `,
+  // 10: private notes about other accounts.
+  `
+  CREATE TABLE account_notes (
+    account_id bigint NOT NULL,
+    target_account_id bigint NOT NULL,
+    comment text NOT NULL,
+    updated_at bigint NOT NULL,
+    PRIMARY KEY (account_id, target_account_id)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

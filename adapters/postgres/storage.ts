@@ -12,6 +12,7 @@ import { interactionRepository } from './interactions.ts';
 import { enqueueIn, jobQueue, writeWithOutbox } from './jobs.ts';
 import { listRepository } from './lists.ts';
 import { endorsementRepository, tagRepository } from './tags.ts';
+import { accountNoteRepository } from './account-notes.ts';
 import { notificationRepository } from './notifications.ts';
 import { notificationPolicyRepository } from './notification-policies.ts';
 import { conversationRepository } from './conversations.ts';
@@ -136,6 +137,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     lists: listRepository(db),
     tags: tagRepository(db),
     endorsements: endorsementRepository(db),
+    accountNotes: accountNoteRepository(db),
     filters: filterRepository(db),
     markers: markerRepository(db),
     oauth: oauthRepository(db),

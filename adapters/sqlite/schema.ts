@@ -457,6 +457,16 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX statuses_created ON statuses (created_at) WHERE deleted_at IS NULL;
   `,
+  // 10: private notes about other accounts.
+  `
+  CREATE TABLE account_notes (
+    account_id INTEGER NOT NULL,
+    target_account_id INTEGER NOT NULL,
+    comment TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, target_account_id)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

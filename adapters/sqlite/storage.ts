@@ -12,6 +12,7 @@ import { filterRepository, markerRepository } from './filters.ts';
 import { interactionRepository } from './interactions.ts';
 import { listRepository } from './lists.ts';
 import { endorsementRepository, tagRepository } from './tags.ts';
+import { accountNoteRepository } from './account-notes.ts';
 import { notificationRepository } from './notifications.ts';
 import { notificationPolicyRepository } from './notification-policies.ts';
 import { conversationRepository } from './conversations.ts';
@@ -122,6 +123,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     lists: listRepository(db),
     tags: tagRepository(db),
     endorsements: endorsementRepository(db),
+    accountNotes: accountNoteRepository(db),
     filters: filterRepository(db),
     markers: markerRepository(db),
     oauth: oauthRepository(db),

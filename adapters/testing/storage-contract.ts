@@ -1127,6 +1127,22 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame(idsOf(await w.s.filters.listBy(alice.id)), [f2.id], 'listBy after delete');
   });
 
+  it('account notes: set, replace, remove, only the writer\'s', async (t, w) => {
+    const [alice, bob, carol] = [await w.account(), await w.account(), await w.account()];
+    t.strictSame(await w.s.accountNotes.about(alice.id, [bob.id, carol.id]), new Map(), 'none yet');
+    await w.s.accountNotes.set(alice.id, bob.id, 'met at the park', T0);
+    await w.s.accountNotes.set(alice.id, carol.id, 'ünïcode ✓', T0);
+    await w.s.accountNotes.set(bob.id, alice.id, 'bob about alice', T0);
+    t.strictSame(await w.s.accountNotes.about(alice.id, [bob.id, carol.id, w.id(), 'not an id']), new Map([[bob.id, 'met at the park'], [carol.id, 'ünïcode ✓']]), 'hers, those asked');
+    await w.s.accountNotes.set(alice.id, bob.id, 'changed', T0 + 1);
+    t.strictSame(await w.s.accountNotes.about(alice.id, [bob.id]), new Map([[bob.id, 'changed']]), 'replaced');
+    await w.s.accountNotes.set(alice.id, bob.id, '', T0 + 2);
+    await w.s.accountNotes.set(alice.id, bob.id, '', T0 + 3);
+    t.strictSame(await w.s.accountNotes.about(alice.id, [bob.id, carol.id]), new Map([[carol.id, 'ünïcode ✓']]), 'an empty comment removes it (twice is fine)');
+    t.strictSame(await w.s.accountNotes.about(bob.id, [alice.id]), new Map([[alice.id, 'bob about alice']]), 'another writer\'s stays');
+    t.strictSame(await w.s.accountNotes.about(alice.id, []), new Map());
+  });
+
   it('markers: version 0 then +1, concurrency', async (t, w) => {
     const alice = await w.account();
     const [r1, r2, r3] = [w.id(), w.id(), w.id()];

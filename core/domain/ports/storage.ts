@@ -512,6 +512,14 @@ export interface EndorsementRepository {
   endorsedAmong(accountId: Id, targetIds: readonly Id[]): Promise<Id[]>;
 }
 
+/** What an account wrote for itself about other accounts (Mastodon's private notes). */
+export interface AccountNoteRepository {
+  /** Sets the account's note about the target; an empty comment removes it. */
+  set(accountId: Id, targetId: Id, comment: string, updatedAt: Millis): Promise<void>;
+  /** targetId → note, for those of `targetIds` the account has one about. */
+  about(accountId: Id, targetIds: readonly Id[]): Promise<Map<Id, string>>;
+}
+
 export interface ListRepository {
   create(list: List): Promise<void>;
   get(id: Id): Promise<List | null>;
@@ -587,6 +595,7 @@ export interface Storage {
   lists: ListRepository;
   tags: TagRepository;
   endorsements: EndorsementRepository;
+  accountNotes: AccountNoteRepository;
   filters: FilterRepository;
   markers: MarkerRepository;
   oauth: OAuthRepository;

@@ -6,6 +6,7 @@ import { findAccount } from '../../domain/accounts/find.ts';
 import { block, mute, unblock, unmute } from '../../domain/accounts/block.ts';
 import { blocksOf, followRequestsTo, mutesOf } from '../../domain/accounts/connections.ts';
 import { blockDomain, domainBlocksOf, unblockDomain } from '../../domain/accounts/domain-blocks.ts';
+import { setAccountNote } from '../../domain/accounts/note.ts';
 import { authorizeFollowRequest, follow, rejectFollowRequest, removeFromFollowers, unfollow, type FollowOptions } from '../../domain/accounts/follow.ts';
 import type { AppCore } from '../context.ts';
 import { isId } from '../../domain/ids.ts';
@@ -63,6 +64,7 @@ export function relationshipEndpoints(core: AppCore): Endpoint[] {
     action('accounts', 'follow', WRITE_FOLLOWS, (actor, target, params) => follow(core, actor, target, followOptions(params))),
     action('accounts', 'unfollow', WRITE_FOLLOWS, (actor, target) => unfollow(core, actor, target)),
     action('accounts', 'remove_from_followers', WRITE_FOLLOWS, (actor, follower) => removeFromFollowers(core, actor, follower)),
+    action('accounts', 'note', ['write', 'write:accounts'], (actor, target, params) => setAccountNote(core, actor, target, str(params, 'comment') ?? '')),
     action('accounts', 'block', WRITE_BLOCKS, (actor, target) => block(core, actor, target)),
     action('accounts', 'unblock', WRITE_BLOCKS, (actor, target) => unblock(core, actor, target)),
     action('accounts', 'mute', WRITE_MUTES, (actor, target, params) =>

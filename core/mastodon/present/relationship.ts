@@ -27,8 +27,9 @@ export interface RelationshipJson {
 
 
 /** The options of a follow, or of a pending request when there is no follow yet (as Mastodon).
- * `endorsed`: the viewer features the account on their profile (only while following it). */
-export function renderRelationship(facts: RelationshipFacts, now: Millis, endorsed = false): RelationshipJson {
+ * `endorsed`: the viewer features the account on their profile (only while following it);
+ * `note`: what the viewer wrote for itself about the account. */
+export function renderRelationship(facts: RelationshipFacts, now: Millis, endorsed = false, note = ''): RelationshipJson {
   const options = facts.following ?? facts.requested;
   const mute = activeMute(facts.muting, now);
   return {
@@ -47,19 +48,20 @@ export function renderRelationship(facts: RelationshipFacts, now: Millis, endors
     requested_by: facts.requestedBy,
     domain_blocking: facts.domainBlocking,
     endorsed: endorsed && facts.following !== null,
-    note: '',
+    note,
   };
 }
 
 export async function presentRelationships(core: AppCore, viewerId: Id, targetIds: readonly Id[]): Promise<RelationshipJson[]> {
   if (targetIds.length === 0) return [];
-  const [facts, endorsed] = await Promise.all([
+  const [facts, endorsed, notes] = await Promise.all([
     core.storage.relationships.relationships(viewerId, targetIds),
     core.storage.endorsements.endorsedAmong(viewerId, targetIds),
+    core.storage.accountNotes.about(viewerId, targetIds),
   ]);
   const now = core.clock.now();
   const endorsedIds = new Set(endorsed);
-  return facts.map((f) => renderRelationship(f, now, endorsedIds.has(f.targetId)));
+  return facts.map((f) => renderRelationship(f, now, endorsedIds.has(f.targetId), notes.get(f.targetId) ?? ''));
 }
 
 export async function presentRelationship(core: AppCore, viewerId: Id, targetId: Id): Promise<RelationshipJson> {

@@ -217,3 +217,21 @@ t.test('remove_from_followers: the follower no longer follows; counts; errors', 
   t.equal((await h.request('POST', `/api/v1/accounts/${fan.account.id}/remove_from_followers`, { token: reader.token })).statusCode, 403);
   t.equal((await h.request('POST', `/api/v1/accounts/${fan.account.id}/remove_from_followers`)).statusCode, 401);
 });
+
+t.test('a private note about an account: in the writer\'s Relationship only; replaced, removed; limits', async (t) => {
+  const writer = await h.user('notewriter');
+  const subject = await h.user('notesubject');
+  const path = `/api/v1/accounts/${subject.account.id}/note`;
+  const set = await h.request('POST', path, { token: writer.token, payload: { comment: 'Met at the park 🌳' } });
+  t.same([set.statusCode, set.json.id, set.json.note], [200, subject.account.id, 'Met at the park 🌳']);
+  t.equal((await h.request('GET', `/api/v1/accounts/relationships?id[]=${subject.account.id}`, { token: writer.token })).json[0].note, 'Met at the park 🌳');
+  t.equal((await h.request('GET', `/api/v1/accounts/relationships?id[]=${writer.account.id}`, { token: subject.token })).json[0].note, '', 'never shown to anyone else');
+  const long = await h.request('POST', path, { token: writer.token, payload: { comment: 'é'.repeat(2001) } });
+  t.same([long.statusCode, long.json], [422, { error: 'Validation failed: Comment is too long (maximum is 2000 characters)' }]);
+  t.equal((await h.request('POST', path, { token: writer.token, payload: { comment: 'é'.repeat(2000) } })).json.note.length, 2000, '2000 characters are fine');
+  const cleared = await h.request('POST', path, { token: writer.token, payload: {} });
+  t.same([cleared.statusCode, cleared.json.note], [200, ''], 'no comment: removed');
+  t.same((await h.request('POST', '/api/v1/accounts/999999/note', { token: writer.token, payload: { comment: 'x' } })).json, { error: 'Record not found' });
+  const reader = await h.user('notereader', { scopes: ['read', 'write:statuses'] });
+  t.equal((await h.request('POST', path, { token: reader.token, payload: { comment: 'x' } })).statusCode, 403, 'write:accounts needed');
+});
