@@ -419,6 +419,11 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX account_conversation_statuses_status ON account_conversation_statuses (status_id);
   `,
+  // 8: staff roles (Moderator, Admin, Owner) on local accounts.
+  `
+  ALTER TABLE accounts ADD COLUMN role TEXT;
+  CREATE INDEX accounts_role ON accounts (role) WHERE role IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

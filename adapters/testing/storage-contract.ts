@@ -222,6 +222,19 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.equal(await w.s.accounts.countLocalUsers(), 3, 'every user without activeSince');
   });
 
+  it('accounts: staff roles, stored and listed', async (t, w) => {
+    const owner = await w.account({ role: 'Owner' }, true);
+    const plain = await w.account({}, true);
+    await w.account({ username: 'far', domain: 'remote.example', uri: 'https://remote.example/u/far' });
+    t.strictSame(await w.acct(owner.id), owner, 'the role as created');
+    t.strictSame(idsOf(await w.s.accounts.listStaff()), [owner.id], 'listStaff: local accounts with a role');
+    const moderator = await w.s.accounts.update(plain.id, { role: 'Moderator' });
+    t.strictSame(moderator, { ...plain, role: 'Moderator' }, 'update sets a role');
+    t.strictSame(sortedIds(idsOf(await w.s.accounts.listStaff())), sortedIds([owner.id, plain.id]));
+    t.strictSame(await w.s.accounts.update(owner.id, { role: null }), { ...owner, role: null }, 'and takes it away');
+    t.strictSame(idsOf(await w.s.accounts.listStaff()), [plain.id]);
+  });
+
   it('accounts: remote accounts found by uri, refreshed, one per uri', async (t, w) => {
     const uri = 'https://remote.example/users/carol';
     const remote = await w.account({ username: 'carol', domain: 'remote.example', uri, url: 'https://remote.example/@carol', note: '<p>hi</p>' });

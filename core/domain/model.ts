@@ -32,6 +32,10 @@ export interface Account {
   followersCount: number;
   followingCount: number;
   lastStatusAt: Millis | null;
+  /** A local account's staff role ('Moderator', 'Admin', 'Owner': moderation/roles.ts); null
+   * for everyone else. Kept on the account, so that a caller's permissions and the `roles` of
+   * a rendered account cost no read of their own. */
+  role: string | null;
 }
 
 export interface UserSettings {

@@ -8,6 +8,7 @@ import { createLocalAccount } from '../../core/domain/accounts/create.ts';
 import type { AppCore } from '../../core/mastodon/context.ts';
 import { RookeryError } from '../../core/domain/errors.ts';
 import type { Account } from '../../core/domain/model.ts';
+import { ROLE_NAMES, type RoleName } from '../../core/domain/moderation/roles.ts';
 import { OOB_REDIRECT_URI, registerApplication } from '../../core/mastodon/oauth/apps.ts';
 import { isSubset, parseScopes, ALL_SCOPES } from '../../core/mastodon/oauth/scopes.ts';
 import { issueToken } from '../../core/mastodon/oauth/tokens.ts';
@@ -24,8 +25,11 @@ import { openStore, redactUrl } from './store.ts';
 const USAGE = `Usage: npm run rookery -- <command>
 
   accounts create <username> --email <address> [--password <password>] [--display-name <name>]
-                  [--bot] [--unconfirmed] [--pending]
-      Creates a local account. Without --password a strong one is generated and printed.
+                  [--role Owner|Admin|Moderator] [--bot] [--confirmed | --unconfirmed] [--pending]
+      Creates a local account (confirmed unless --unconfirmed). Without --password a strong one
+      is generated and printed.
+  accounts modify <username> --role Owner|Admin|Moderator | --remove-role
+      Gives the account a staff role, or takes it away.
   accounts confirm <username>     Marks the e-mail address as confirmed.
   accounts approve <username>     Approves a pending sign-up.
   accounts disable <username>     Stops the user from signing in or using tokens.
@@ -50,6 +54,12 @@ const USAGE = `Usage: npm run rookery -- <command>
 Settings come from the environment, as for npm start (DATA_DIR, DATABASE_URL, LOCAL_DOMAIN …).`;
 
 class UsageError extends Error {}
+
+function checkRole(value: string): RoleName {
+  const role = ROLE_NAMES.find((name) => name.toLowerCase() === value.toLowerCase());
+  if (role === undefined) throw new UsageError(`Unknown role: ${value} (one of ${ROLE_NAMES.join(', ')}).`);
+  return role;
+}
 
 async function findAccount(core: AppCore, username: string): Promise<Account> {
   const account = await core.storage.accounts.findByUsername(username.replace(/^@/, ''), null);
@@ -112,6 +122,9 @@ async function run(core: AppCore, argv: string[]): Promise<string> {
       scopes: { type: 'string' },
       bot: { type: 'boolean' },
       unconfirmed: { type: 'boolean' },
+      confirmed: { type: 'boolean' },
+      role: { type: 'string' },
+      'remove-role': { type: 'boolean' },
       pending: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       limit: { type: 'string' },
@@ -133,6 +146,8 @@ async function run(core: AppCore, argv: string[]): Promise<string> {
 
   if (group === 'accounts' && command === 'create') {
     if (values.email === undefined) throw new UsageError('accounts create needs --email.');
+    if (values.confirmed && values.unconfirmed) throw new UsageError('--confirmed and --unconfirmed exclude each other.');
+    const role = values.role === undefined ? null : checkRole(values.role);
     const password = values.password ?? core.secrets.randomToken(18);
     const input: Parameters<typeof createLocalAccount>[1] = {
       username,
@@ -141,10 +156,19 @@ async function run(core: AppCore, argv: string[]): Promise<string> {
       confirmed: !values.unconfirmed,
       approved: !values.pending,
       bot: values.bot ?? false,
+      role,
     };
     if (values['display-name'] !== undefined) input.displayName = values['display-name'];
     const { account } = await createLocalAccount(core, input);
-    return `Created @${account.username} (id ${account.id}).${values.password === undefined ? `\nPassword: ${password}` : ''}`;
+    const as = role === null ? '' : ` as ${role}`;
+    return `Created @${account.username} (id ${account.id})${as}.${values.password === undefined ? `\nPassword: ${password}` : ''}`;
+  }
+  if (group === 'accounts' && command === 'modify') {
+    if ((values.role === undefined) === (values['remove-role'] !== true)) throw new UsageError('accounts modify needs --role or --remove-role.');
+    const role = values.role === undefined ? null : checkRole(values.role);
+    const account = await findAccount(core, username);
+    await core.storage.accounts.update(account.id, { role });
+    return role === null ? `@${account.username} has no role now.` : `@${account.username} is now ${role}.`;
   }
   if (group === 'accounts') {
     const account = await findAccount(core, username);

@@ -102,7 +102,7 @@ export interface AccountRepository {
    * that also changes the posting defaults); null when the account does not exist. */
   update(
     id: Id,
-    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url'>>,
+    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url' | 'role'>>,
     options?: { settings?: UserSettings; outbox?: Outbox<Account | null> },
   ): Promise<Account | null>;
   getUser(accountId: Id): Promise<User | null>;
@@ -116,6 +116,8 @@ export interface AccountRepository {
   /** Local accounts that have a user; with `activeSince`, only those whose last status is at
    * or after it (NodeInfo's active users). */
   countLocalUsers(activeSince?: Millis): Promise<number>;
+  /** Local accounts holding a staff role (a handful), in no particular order. */
+  listStaff(): Promise<Account[]>;
 }
 
 export interface StatusQuery {
