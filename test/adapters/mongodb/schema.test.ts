@@ -82,6 +82,9 @@ const EXPECTED: Row[] = [
   ['jobs', 'jobs_queue', { state: 1, seq: 1 }],
   ['jobs', 'jobs_ordering', { orderingKey: 1, seq: 1 }, { partialFilterExpression: { orderingKey: { $type: 'string' }, state: 'queued' } }],
   ['jobs', 'jobs_dead', { state: 1, diedAt: -1, _id: -1 }],
+  ['reports', 'reports_num', { num: -1 }],
+  ['reports', 'reports_target', { targetAccountId: 1, num: -1 }],
+  ['reports', 'reports_actions', { 'actions.num': -1 }, { partialFilterExpression: { 'actions.num': { $exists: true } } }],
   pending('accounts'),
   pending('follows'),
   pending('mutes'),
@@ -89,13 +92,14 @@ const EXPECTED: Row[] = [
   pending('notifications'),
   pending('filters'),
   pending('access_tokens'),
+  pending('reports'),
 ];
 
 const definition = ([collection, name, key, options = {}]: Row) => ({ collection, name, key, ...options });
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 60, 'sixty indexes besides the _id ones');
+  t.equal(INDEXES.length, 64, 'sixty-four indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {
@@ -135,7 +139,7 @@ t.test('index definitions are well formed', async (t) => {
     ],
     'TTL indexes: one date field each, removed at that date',
   );
-  t.strictSame([...PENDING_JOB_COLLECTIONS], ['accounts', 'follows', 'mutes', 'domain_blocks', 'notifications', 'filters', 'access_tokens']);
+  t.strictSame([...PENDING_JOB_COLLECTIONS], ['accounts', 'follows', 'mutes', 'domain_blocks', 'notifications', 'filters', 'access_tokens', 'reports']);
   t.strictSame(pendingJobsIndex('x'), { collection: 'x', name: 'x_pending_jobs', key: { '_jobs._id': 1 }, partialFilterExpression: { '_jobs._id': { $exists: true } } });
 });
 
@@ -148,7 +152,7 @@ t.test('what createIndexes is given', async (t) => {
   );
   t.strictSame(indexSpec({ collection: 'a', name: 'a_t', key: { at: 1 }, expireAfterSeconds: 0 }), { key: { at: 1 }, name: 'a_t', expireAfterSeconds: 0 }, 'TTL');
   const grouped = indexesByCollection(INDEXES);
-  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs'], 'one createIndexes per collection');
+  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs', 'reports'], 'one createIndexes per collection');
   t.strictSame(grouped.get('accounts')?.map((s) => s.name), ['accounts_acct', 'accounts_email', 'accounts_uri', 'accounts_pins', 'accounts_pending_jobs']);
 });
 
@@ -314,8 +318,9 @@ t.test('migrations: a failing step records nothing; the next open runs it again'
 
 t.test('the schema version and its migrations', async (t) => {
   t.equal(SCHEMA_VERSION, MIGRATIONS.length);
-  t.equal(SCHEMA_VERSION, 2);
+  t.equal(SCHEMA_VERSION, 3);
   t.equal(MIGRATIONS[0]?.description, 'every collection of the storage port, and the job sequence');
   t.equal(MIGRATIONS[1]?.description, 'notification policies, requests and permissions, and private conversations');
-  t.strictSame(Object.values(C).length, 27, 'collections created up front (a transaction cannot create one on a sharded cluster)');
+  t.equal(MIGRATIONS[2]?.description, 'reports to the moderators, with the audit log of what they did to each');
+  t.strictSame(Object.values(C).length, 28, 'collections created up front (a transaction cannot create one on a sharded cluster)');
 });
