@@ -9,6 +9,7 @@ import { listEndpoints } from './lists.ts';
 import { markerEndpoints } from './markers.ts';
 import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
+import { reportEndpoints } from './reports.ts';
 import { searchEndpoints } from './search.ts';
 import { timelineEndpoints } from './timelines.ts';
 import type { Endpoint } from '../endpoint/types.ts';
@@ -23,6 +24,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...filterEndpoints(core),
     ...preferenceEndpoints(core),
     ...searchEndpoints(core),
+    ...reportEndpoints(core),
     ...emptyEndpoints(core),
   ];
 }
