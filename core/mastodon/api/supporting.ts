@@ -5,6 +5,7 @@ import type { AppCore } from '../context.ts';
 import { conversationEndpoints } from './conversations.ts';
 import { emptyEndpoints } from './empty.ts';
 import { filterEndpoints } from './filters.ts';
+import { healthEndpoints } from './health.ts';
 import { listEndpoints } from './lists.ts';
 import { markerEndpoints } from './markers.ts';
 import { notificationEndpoints } from './notifications.ts';
@@ -25,6 +26,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...preferenceEndpoints(core),
     ...searchEndpoints(core),
     ...reportEndpoints(core),
+    ...healthEndpoints(core),
     ...emptyEndpoints(core),
   ];
 }

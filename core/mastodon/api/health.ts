@@ -1,0 +1,35 @@
+// GET /health, for load balancers and orchestrators: "OK" (text/plain, 200) when the store
+// answers a read, 503 when it fails or takes longer than a few seconds, as Mastodon's health
+// check answers for its database.
+
+import type { AppCore } from '../context.ts';
+import type { Endpoint } from '../endpoint/types.ts';
+
+const TIMEOUT_MS = 5000;
+
+async function storeAnswers(core: AppCore): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((done) => (timer = setTimeout(() => done(false), TIMEOUT_MS)));
+  try {
+    return await Promise.race([core.storage.accounts.get('1').then(() => true), late]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function healthEndpoints(core: AppCore): Endpoint[] {
+  return [
+    {
+      method: 'GET',
+      path: '/health',
+      auth: 'public',
+      scopes: [],
+      handle: async () => {
+        const ok = await storeAnswers(core);
+        return { status: ok ? 200 : 503, type: 'text', body: ok ? 'OK' : 'Service Unavailable', headers: { 'cache-control': 'no-store' } };
+      },
+    },
+  ];
+}

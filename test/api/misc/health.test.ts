@@ -1,0 +1,21 @@
+// GET /health: "OK" as text/plain while the store answers, 503 when it does not.
+
+import t from 'tap';
+import { harness } from '../../helpers/harness.ts';
+
+t.test('OK while the store answers, 503 when it fails', async (t) => {
+  const h = await harness();
+  t.teardown(() => h.close());
+  const ok = await h.request('GET', '/health');
+  t.strictSame([ok.statusCode, ok.body], [200, 'OK']);
+  t.match(ok.headers['content-type'], /^text\/plain/);
+  const get = h.core.storage.accounts.get;
+  h.core.storage.accounts.get = async () => {
+    throw new Error('connection refused');
+  };
+  t.teardown(() => {
+    h.core.storage.accounts.get = get;
+  });
+  const down = await h.request('GET', '/health');
+  t.strictSame([down.statusCode, down.body], [503, 'Service Unavailable']);
+});
