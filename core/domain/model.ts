@@ -414,7 +414,7 @@ export interface Report {
   updatedAt: Millis;
 }
 
-/** One thing a moderator did (Mastodon's Admin::ActionLog), kept for the audit log. */
+/** One thing a moderator did (Mastodon's admin action log), kept for the audit log. */
 export interface AdminAction {
   id: Id;
   accountId: Id; // who did it

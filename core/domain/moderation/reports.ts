@@ -6,12 +6,11 @@
 import type { Core } from '../context.ts';
 import { forbidden, notFound, RookeryError } from '../errors.ts';
 import { isId } from '../ids.ts';
-import { REPORT_CATEGORIES, type Account, type AdminAction, type Id, type Report, type ReportCategory } from '../model.ts';
-import { notify } from '../notifications/notify.ts';
+import { REPORT_CATEGORIES, type Account, type AdminAction, type Report, type ReportCategory } from '../model.ts';
 import { filterVisible } from '../viewer.ts';
 import { can } from './roles.ts';
 
-/** Report#comment's limit for local reports. */
+/** The longest comment a local report may carry (Mastodon's limit). */
 export const COMMENT_LIMIT = 1000;
 /** Bounds what one request may make us read: more than any report a person files by hand. */
 export const STATUS_IDS_LIMIT = 100;
@@ -75,16 +74,6 @@ export async function createReport(core: Core, reporter: Account, input: ReportI
   };
   await core.storage.reports.create(report, (created) => core.record({ type: 'report.created', report: created }));
   return report;
-}
-
-/** Tells every moderator who may handle reports, once for an account with open reports. */
-export async function notifyStaff(core: Core, eventId: Id, report: Report): Promise<void> {
-  const open = await core.storage.reports.list({ resolved: false, targetAccountId: report.targetAccountId }, { limit: 2 });
-  if (open.some((r) => r.id !== report.id)) return;
-  const staff = (await core.storage.accounts.listStaff()).filter((account) => can(account.role, 'manage_reports'));
-  for (const moderator of staff) {
-    await notify(core, eventId, { recipientId: moderator.id, type: 'admin.report', fromAccountId: report.accountId, status: null, reportId: report.id });
-  }
 }
 
 // ---- what moderators do ---------------------------------------------------------------------

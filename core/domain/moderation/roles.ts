@@ -1,5 +1,5 @@
 // Staff roles, as Mastodon 4.4 seeds them (config/roles.yml): Moderator, Admin and Owner, each a
-// set of permission bits (UserRole::FLAGS). A local account without a role has the "everyone"
+// set of permission bits (Mastodon's role flags). A local account without a role has the "everyone"
 // role (id -99), whose only permission is inviting users; every role adds to it, and the
 // administrator bit grants every permission.
 

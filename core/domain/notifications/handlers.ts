@@ -5,7 +5,7 @@ import type { Core } from '../context.ts';
 import type { EventHandler } from '../queue/registry.ts';
 import { notify, notifyAboutNewStatus, notifyBoostersOfEdit, notifyMentioned } from './notify.ts';
 import type { DomainEventType } from '../events/events.ts';
-import { notifyStaff } from '../moderation/reports.ts';
+import { notifyStaff } from './staff.ts';
 
 export const NOTIFYING_EVENTS: readonly DomainEventType[] = ['status.created', 'status.updated', 'status.refreshed', 'status.reblogged', 'status.favourited', 'account.followed', 'report.created'];
 

@@ -1,5 +1,5 @@
 // Reports (POST /api/v1/reports) and the moderators' reports API (/api/v1/admin/reports,
-// Mastodon 4.4's Api::V1::Admin::ReportsController). Admin endpoints take an optional token, as
+// as Mastodon 4.4 serves it). Admin endpoints take an optional token, as
 // Mastodon's authorize_if_got_token! does: without a user whose role may manage reports they
 // answer 403 "This action is not allowed".
 

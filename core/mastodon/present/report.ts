@@ -1,5 +1,5 @@
 // Mastodon's Report entity (what the reporter gets back, and what an 'admin.report'
-// notification carries) and Admin::Report (what moderators read, with Admin::Account for each
+// notification carries) and the admin Report entity (what moderators read, with the admin Account entity for each
 // account it names).
 
 import type { AppCore } from '../context.ts';
@@ -41,7 +41,7 @@ export interface AdminAccountJson {
   created_by_application_id?: string;
 }
 
-/** Admin::Account for each id (sign-in facts for local users); missing accounts left out. */
+/** The admin Account entity for each id (sign-in facts for local users); missing accounts left out. */
 async function presentAdminAccounts(core: AppCore, ids: readonly Id[]): Promise<Map<Id, AdminAccountJson>> {
   const wanted = [...new Set(ids)];
   const accounts = new Map((await core.storage.accounts.getMany(wanted)).map((a) => [a.id, a]));
@@ -94,7 +94,7 @@ export interface AdminReportJson {
   rules: { id: string; text: string; hint: string }[];
 }
 
-/** Admin::Report, for a moderator (`viewer`): the statuses as that moderator may see them. */
+/** The admin Report entity, for a moderator (`viewer`): the statuses as that moderator may see them. */
 export async function presentAdminReports(core: AppCore, reports: readonly Report[], viewer: Account): Promise<AdminReportJson[]> {
   const ids = reports.flatMap((r) => [r.accountId, r.targetAccountId, r.assignedAccountId, r.actionTakenByAccountId].filter((id): id is Id => id !== null));
   const accounts = await presentAdminAccounts(core, ids);
