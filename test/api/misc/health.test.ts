@@ -19,3 +19,18 @@ t.test('OK while the store answers, 503 when it fails', async (t) => {
   const down = await h.request('GET', '/health');
   t.strictSame([down.statusCode, down.body], [503, 'Service Unavailable']);
 });
+
+t.test('503 when the job queue (Redis, when configured) does not answer', async (t) => {
+  const h = await harness();
+  t.teardown(() => h.close());
+  const queue = h.core.queue as { deadLetters: (limit: number) => Promise<unknown> };
+  const deadLetters = queue.deadLetters;
+  queue.deadLetters = async () => {
+    throw new Error('ECONNREFUSED 127.0.0.1:6379');
+  };
+  t.teardown(() => {
+    queue.deadLetters = deadLetters;
+  });
+  const down = await h.request('GET', '/health');
+  t.strictSame([down.statusCode, down.body], [503, 'Service Unavailable']);
+});
