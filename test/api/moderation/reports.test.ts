@@ -27,6 +27,10 @@ t.test('POST /api/v1/reports: the Report entity, and one admin.report per open a
   t.equal(notes.json.length, 1);
   t.match(notes.json[0], { type: 'admin.report', account: { id: alice.account.id }, report: { id: res.json.id, category: 'spam', target_account: { id: spammer.account.id } } });
 
+  const grouped = await h.request('GET', '/api/v2/notifications', { token: mia.token });
+  t.equal(grouped.statusCode, 200);
+  t.match(grouped.json.notification_groups, [{ type: 'admin.report', notifications_count: 1, sample_account_ids: [alice.account.id], report: { id: res.json.id } }]);
+
   const second = await h.request('POST', '/api/v1/reports', { token: alice.token, payload: { account_id: spammer.account.id, rule_ids: ['2'], category: 'other' } });
   t.equal(second.statusCode, 200);
   t.equal(second.json.category, 'violation', 'rules make it a violation');
