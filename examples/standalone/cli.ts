@@ -36,6 +36,7 @@ const USAGE = `Usage: npm run rookery -- <command>
   accounts enable <username>      Undoes disable.
   tokens issue <username> [--scopes "read write follow push"]
       Prints a new access token for the account (for bots and scripts).
+  audit list [--limit N]          What moderators did (newest first): when, who, what, to which report.
   jobs dead [--limit N]           Lists the jobs that failed for the last time (newest first).
   jobs retry <id>                 Puts a dead job back in the queue.
   domains block <domain> [--reason "…"]
@@ -65,6 +66,14 @@ async function findAccount(core: AppCore, username: string): Promise<Account> {
   const account = await core.storage.accounts.findByUsername(username.replace(/^@/, ''), null);
   if (account === null) throw new UsageError(`No local account named ${username}.`);
   return account;
+}
+
+/** The audit log: each moderator's action on a report, newest first. */
+async function audit(core: AppCore, limit: number): Promise<string> {
+  const actions = await core.storage.reports.actions({ limit });
+  if (actions.length === 0) return 'Nothing recorded.';
+  const names = new Map((await core.storage.accounts.getMany(actions.map((a) => a.accountId))).map((a) => [a.id, a.username]));
+  return actions.map((a) => `${new Date(a.createdAt).toISOString()}  @${names.get(a.accountId) ?? a.accountId}  ${a.action}  ${a.targetType} ${a.targetId}`).join('\n');
 }
 
 /** The operator's domain blocks, in the federation plugin's storage. */
@@ -139,6 +148,10 @@ async function run(core: AppCore, argv: string[]): Promise<string> {
     return dead
       .map((job) => `${job.id}  ${new Date(job.diedAt).toISOString()}  ${job.name}  after ${job.attempts} attempt(s): ${job.lastError ?? ''}`)
       .join('\n');
+  }
+  if (group === 'audit') {
+    if (command !== 'list') throw new UsageError(`Unknown command: audit ${command ?? ''}`);
+    return audit(core, Math.max(1, Math.min(1000, Number(values.limit ?? 20) || 20)));
   }
   if (group === 'domains') return domains(core, command, username, values.reason);
   if (group === 'relays') return relays(core, command, username);

@@ -64,3 +64,25 @@ t.test('bad input is refused with the usage', async (t) => {
   t.equal(badRole.code, 2);
   t.equal(await roleOf('carol'), undefined, 'nothing created');
 });
+
+t.test('audit list: what moderators did, newest first', async (t) => {
+  const audit = (...args: string[]) => {
+    const result = runCli(env, 'audit', ...args);
+    return { code: result.status, out: result.stdout, err: result.stderr };
+  };
+  t.strictSame(audit('list'), { code: 0, out: 'Nothing recorded.\n', err: '' });
+  const { storage } = await openStore(readSettings({ DATA_DIR: dataDir }));
+  const alice = await storage.accounts.findByUsername('alice', null);
+  const bob = await storage.accounts.findByUsername('bob', null);
+  if (alice === null || bob === null) throw new Error('made by the first test');
+  const report = { id: '1000', accountId: bob.id, targetAccountId: alice.id, statusIds: [], comment: '', category: 'other' as const, ruleIds: null, forwarded: false, assignedAccountId: null, actionTakenAt: null, actionTakenByAccountId: null, createdAt: 0, updatedAt: 0 };
+  await storage.reports.create(report);
+  await storage.reports.update('1000', { assignedAccountId: alice.id }, { id: '2000', accountId: alice.id, action: 'assigned_to_self', targetType: 'Report', targetId: '1000', createdAt: Date.UTC(2026, 0, 2) });
+  await storage.reports.update('1000', { actionTakenAt: 1 }, { id: '2001', accountId: alice.id, action: 'resolve', targetType: 'Report', targetId: '1000', createdAt: Date.UTC(2026, 0, 3) });
+  await storage.close();
+  t.strictSame(audit('list'), { code: 0, out: '2026-01-03T00:00:00.000Z  @alice  resolve  Report 1000\n2026-01-02T00:00:00.000Z  @alice  assigned_to_self  Report 1000\n', err: '' });
+  t.strictSame(audit('list', '--limit', '1'), { code: 0, out: '2026-01-03T00:00:00.000Z  @alice  resolve  Report 1000\n', err: '' });
+  const unknown = audit('show');
+  t.equal(unknown.code, 2);
+  t.match(unknown.err, /^Unknown command: audit show\nUsage/);
+});
