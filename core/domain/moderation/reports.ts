@@ -64,8 +64,8 @@ export async function createReport(core: Core, reporter: Account, input: ReportI
     comment,
     category,
     ruleIds,
-    // Forwarding a copy to a remote account's server is federation's part (not done yet).
-    forwarded: false,
+    // A copy goes to a remote account's server when asked (federation sends it).
+    forwarded: input.forward === true && target.domain !== null,
     assignedAccountId: null,
     actionTakenAt: null,
     actionTakenByAccountId: null,
