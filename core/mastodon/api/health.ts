@@ -28,6 +28,8 @@ export function healthEndpoints(core: AppCore): Endpoint[] {
       path: '/health',
       auth: 'public',
       scopes: [],
+      // A load balancer asks without a token, whatever mode the instance runs in.
+      openInLimitedMode: true,
       handle: async () => {
         const ok = await dependenciesAnswer(core);
         return { status: ok ? 200 : 503, type: 'text', body: ok ? 'OK' : 'Service Unavailable', headers: { 'cache-control': 'no-store' } };

@@ -47,11 +47,13 @@ async function presentAdminAccounts(core: AppCore, ids: readonly Id[]): Promise<
   const accounts = new Map((await core.storage.accounts.getMany(wanted)).map((a) => [a.id, a]));
   const rendered = new Map((await presentAccounts(core, wanted)).map((a) => [a.id, a]));
   const out = new Map<Id, AdminAccountJson>();
+  const locals = wanted.filter((id) => accounts.get(id)?.domain === null);
+  const users = new Map(await Promise.all(locals.map(async (id) => [id, await core.storage.accounts.getUser(id)] as const)));
   for (const id of wanted) {
     const account = accounts.get(id) as Account | undefined;
     const json = rendered.get(id);
     if (account === undefined || json === undefined) continue;
-    const user = account.domain === null ? await core.storage.accounts.getUser(id) : null;
+    const user = users.get(id) ?? null;
     const admin: AdminAccountJson = {
       id,
       username: account.username,

@@ -34,3 +34,11 @@ t.test('503 when the job queue (Redis, when configured) does not answer', async 
   const down = await h.request('GET', '/health');
   t.strictSame([down.statusCode, down.body], [503, 'Service Unavailable']);
 });
+
+t.test('answered in limited-federation mode too', async (t) => {
+  const h = await harness({ config: { limitedFederation: true } });
+  t.teardown(() => h.close());
+  const ok = await h.request('GET', '/health');
+  t.strictSame([ok.statusCode, ok.body], [200, 'OK']);
+  t.equal((await h.request('GET', '/api/v1/timelines/public')).statusCode, 401, 'while the API asks for a user');
+});
