@@ -9,7 +9,8 @@ import type { DomainBlock, HiddenState, RelationshipFacts, RelationshipRepositor
 import { bump, type Mongo } from './db.ts';
 import { applyOps, type Op } from './statuses.ts';
 import { C } from './schema.ts';
-import { counterUpdate, inPageOrder, num, pageQuery, stored, validIds, withRange, type Doc, type PageQuery } from './values.ts';
+import { counterUpdate, inPageOrder, num, pageQuery, pairKey, stored, validIds, withRange, type Doc, type PageQuery } from './values.ts';
+import { compareIds } from '../../core/domain/ids.ts';
 
 export type FollowKind = 'follow' | 'request';
 
@@ -116,6 +117,9 @@ export function localFollowersPipeline(targetId: Id): Doc[] {
   ];
 }
 
+/** How many follows a suggestion read looks at (the viewer's; ten times that of theirs). */
+const SUGGESTION_SCAN = 2000;
+
 export function relationshipRepository(m: Mongo): RelationshipRepository {
   const follows = m.collection(C.follows);
   const blocks = m.collection(C.blocks);
@@ -189,6 +193,58 @@ export function relationshipRepository(m: Mongo): RelationshipRepository {
     },
     async followingOf(accountId, page) {
       return paged(C.follows, (p) => followPageFilter('accountId', accountId, 'follow', p), page, followFromDoc);
+    },
+    async familiarFollows(viewerId, targetIds, limit) {
+      const others = validIds(targetIds);
+      if (others.length === 0 || limit <= 0) return [];
+      const followed = (await follows.find({ accountId: viewerId, kind: 'follow' }, { projection: { targetAccountId: 1 } }).toArray()).map((d) => d['targetAccountId']);
+      if (followed.length === 0) return [];
+      const docs = await follows
+        .find({ targetAccountId: { $in: others }, accountId: { $in: followed }, kind: 'follow' })
+        .sort({ num: -1 })
+        .limit(Math.trunc(limit))
+        .toArray();
+      return docs.map(followFromDoc);
+    },
+    async suggestions(viewerId, limit) {
+      if (limit <= 0) return [];
+      // Bounded reads: the viewer's newest follows and requests, and the follows of those it follows.
+      const mine = await follows.find({ accountId: viewerId }, { projection: { targetAccountId: 1, kind: 1 } }).sort({ num: -1 }).limit(SUGGESTION_SCAN).toArray();
+      const dismissed = await m.collection(C.suggestionDismissals).find({ accountId: viewerId }, { projection: { targetAccountId: 1 } }).limit(SUGGESTION_SCAN).toArray();
+      const excluded = new Set<Id>([viewerId, ...mine.map((d) => d['targetAccountId'] as Id), ...dismissed.map((d) => d['targetAccountId'] as Id)]);
+      const followed = mine.filter((d) => d['kind'] === 'follow').map((d) => d['targetAccountId'] as Id);
+      const counts = new Map<Id, number>();
+      if (followed.length > 0) {
+        const second = await follows
+          .find({ accountId: { $in: followed }, kind: 'follow' }, { projection: { targetAccountId: 1 } })
+          .sort({ num: -1 })
+          .limit(SUGGESTION_SCAN * 10)
+          .toArray();
+        for (const d of second) {
+          const target = d['targetAccountId'] as Id;
+          if (!excluded.has(target)) counts.set(target, (counts.get(target) ?? 0) + 1);
+        }
+      }
+      const accounts = m.collection(C.accounts);
+      const candidates = await accounts.find({ _id: { $in: [...counts.keys()] }, discoverable: true }, { projection: { followersCount: 1 } }).toArray();
+      const friends = candidates
+        .map((d) => ({ id: d['_id'] as Id, n: counts.get(d['_id'] as Id) ?? 0, followers: d['followersCount'] as number }))
+        .sort((a, b) => b.n - a.n || b.followers - a.followers || compareIds(b.id, a.id))
+        .slice(0, Math.trunc(limit))
+        .map((c) => ({ accountId: c.id, source: 'friends_of_friends' as const }));
+      if (friends.length >= limit) return friends;
+      for (const f of friends) excluded.add(f.accountId);
+      const popular = await accounts
+        .find({ domain: null, discoverable: true, followersCount: { $gt: 0 }, _id: { $nin: [...excluded] } }, { projection: { followersCount: 1 } })
+        .sort({ followersCount: -1, num: -1 })
+        .limit(Math.trunc(limit) - friends.length)
+        .toArray();
+      return [...friends, ...popular.map((d) => ({ accountId: d['_id'] as Id, source: 'most_followed' as const }))];
+    },
+    async dismissSuggestion(accountId, targetId, createdAt) {
+      await m
+        .collection(C.suggestionDismissals)
+        .updateOne({ _id: pairKey(accountId, targetId) }, { $setOnInsert: { accountId, targetAccountId: targetId, createdAt } }, { upsert: true });
     },
     async localFollowers(targetId) {
       return (await follows.aggregate(localFollowersPipeline(targetId)).toArray()).map(followFromDoc);

@@ -40,6 +40,7 @@ export const C = {
   jobs: 'jobs',
   outbox: 'outbox',
   counters: 'counters',
+  suggestionDismissals: 'suggestion_dismissals',
   reports: 'reports',
 } as const;
 
@@ -130,6 +131,8 @@ export const INDEXES: readonly IndexDefinition[] = [
   byAccount(C.mutes),
   pair(C.domainBlocks, 'domainBlock', 'domain'),
   byAccount(C.domainBlocks),
+  // _id is the (account, target) pair; this finds an account's dismissed suggestions.
+  { collection: C.suggestionDismissals, name: 'suggestion_dismissals_account', key: { accountId: 1, targetAccountId: 1 } },
 
   byAccount(C.notifications),
   {
@@ -307,6 +310,12 @@ export const MIGRATIONS: readonly MongoMigration[] = [
     description: 'notification policies, requests and permissions, and private conversations',
     async up(db) {
       await createCollections(db, [C.notificationPolicies, C.notificationRequests, C.notificationPermissions, C.accountConversations]);
+    },
+  },
+  {
+    description: 'follow suggestions an account dismissed',
+    async up(db) {
+      await createCollections(db, [C.suggestionDismissals]);
     },
   },
   {

@@ -146,6 +146,52 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       const p = new Params();
       return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `account_id = ${p.id(accountId)} AND NOT pending`, 'id', page, (r) => followFromRow(r));
     },
+    async familiarFollows(viewerId, targetIds, limit) {
+      const me = lookupKey(viewerId);
+      const others = keys(targetIds);
+      if (me === null || others.length === 0 || limit <= 0) return [];
+      const rows = await db.rows(
+        `SELECT ${FOLLOW_COLUMNS} FROM follows
+         WHERE target_account_id = ANY($1::bigint[]) AND NOT pending
+           AND account_id IN (SELECT target_account_id FROM follows WHERE account_id = $2 AND NOT pending)
+         ORDER BY id DESC LIMIT $3`,
+        [others, me, Math.trunc(limit)],
+      );
+      return rows.map((r) => followFromRow(r));
+    },
+    async suggestions(viewerId, limit) {
+      const me = lookupKey(viewerId);
+      if (me === null || limit <= 0) return [];
+      // What every source leaves out, for the candidate `a`.
+      const eligible = `a.discoverable AND a.id <> $1
+        AND NOT EXISTS (SELECT 1 FROM follows x WHERE x.account_id = $1 AND x.target_account_id = a.id)
+        AND NOT EXISTS (SELECT 1 FROM suggestion_dismissals x WHERE x.account_id = $1 AND x.target_account_id = a.id)`;
+      const friends = (
+        await db.rows(
+          `SELECT a.id AS id FROM follows f1 JOIN follows f2 ON f2.account_id = f1.target_account_id AND NOT f2.pending JOIN accounts a ON a.id = f2.target_account_id
+           WHERE f1.account_id = $1 AND NOT f1.pending AND ${eligible}
+           GROUP BY a.id ORDER BY count(*) DESC, a.followers_count DESC, a.id DESC LIMIT $2`,
+          [me, Math.trunc(limit)],
+        )
+      ).map((r) => ({ accountId: id(r['id']), source: 'friends_of_friends' as const }));
+      if (friends.length >= limit) return friends;
+      const popular = (
+        await db.rows(
+          `SELECT a.id AS id FROM accounts a
+           WHERE a.domain IS NULL AND a.followers_count > 0 AND ${eligible} AND a.id <> ALL($3::bigint[])
+           ORDER BY a.followers_count DESC, a.id DESC LIMIT $2`,
+          [me, Math.trunc(limit) - friends.length, friends.map((f) => f.accountId)],
+        )
+      ).map((r) => ({ accountId: id(r['id']), source: 'most_followed' as const }));
+      return [...friends, ...popular];
+    },
+    async dismissSuggestion(accountId, targetId, createdAt) {
+      await db.run('INSERT INTO suggestion_dismissals (account_id, target_account_id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+        key(accountId),
+        key(targetId),
+        createdAt,
+      ]);
+    },
     async localFollowers(targetId) {
       const t = lookupKey(targetId);
       if (t === null) return [];

@@ -112,6 +112,56 @@ export function relationshipRepository(db: Db): RelationshipRepository {
     async followingOf(accountId, page) {
       return paged(db, `SELECT ${FOLLOW_COLUMNS} FROM follows`, 'account_id = ?', [key(accountId)], 'id', page, followFromRow);
     },
+    async familiarFollows(viewerId, targetIds, limit) {
+      if (targetIds.length === 0 || limit <= 0) return [];
+      return db
+        .all(
+          `SELECT ${FOLLOW_COLUMNS} FROM follows
+           WHERE target_account_id IN (SELECT value FROM json_each(?))
+             AND account_id IN (SELECT target_account_id FROM follows WHERE account_id = ?)
+           ORDER BY id DESC LIMIT ?`,
+          keyList(targetIds), key(viewerId), Math.trunc(limit),
+        )
+        .map(followFromRow);
+    },
+    async suggestions(viewerId, limit) {
+      if (limit <= 0) return [];
+      const me = key(viewerId);
+      // What every source leaves out, for the candidate `a`.
+      const eligible = `a.discoverable = 1 AND a.id <> ?1
+        AND NOT EXISTS (SELECT 1 FROM follows x WHERE x.account_id = ?1 AND x.target_account_id = a.id)
+        AND NOT EXISTS (SELECT 1 FROM follow_requests x WHERE x.account_id = ?1 AND x.target_account_id = a.id)
+        AND NOT EXISTS (SELECT 1 FROM suggestion_dismissals x WHERE x.account_id = ?1 AND x.target_account_id = a.id)`;
+      return db.read(() => {
+        const friends = db
+          .all(
+            `SELECT a.id AS id FROM follows f1 JOIN follows f2 ON f2.account_id = f1.target_account_id JOIN accounts a ON a.id = f2.target_account_id
+             WHERE f1.account_id = ?1 AND ${eligible}
+             GROUP BY a.id ORDER BY count(*) DESC, a.followers_count DESC, a.id DESC LIMIT ?2`,
+            me, Math.trunc(limit),
+          )
+          .map((r) => ({ accountId: id(r.id), source: 'friends_of_friends' as const }));
+        if (friends.length >= limit) return friends;
+        const seen = keyList(friends.map((f) => f.accountId));
+        const popular = db
+          .all(
+            `SELECT a.id AS id FROM accounts a
+             WHERE a.domain IS NULL AND a.followers_count > 0 AND ${eligible} AND a.id NOT IN (SELECT value FROM json_each(?3))
+             ORDER BY a.followers_count DESC, a.id DESC LIMIT ?2`,
+            me, Math.trunc(limit) - friends.length, seen,
+          )
+          .map((r) => ({ accountId: id(r.id), source: 'most_followed' as const }));
+        return [...friends, ...popular];
+      });
+    },
+    async dismissSuggestion(accountId, targetId, createdAt) {
+      await db.write(() =>
+        db.run(
+          'INSERT INTO suggestion_dismissals (account_id, target_account_id, created_at) VALUES (?, ?, ?) ON CONFLICT (account_id, target_account_id) DO NOTHING',
+          key(accountId), key(targetId), createdAt,
+        ),
+      );
+    },
     async localFollowers(targetId) {
       return db
         .all(

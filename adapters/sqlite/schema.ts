@@ -419,12 +419,21 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX account_conversation_statuses_status ON account_conversation_statuses (status_id);
   `,
-  // 8: staff roles (Moderator, Admin, Owner) on local accounts.
+  // 8: follow suggestions an account dismissed.
+  `
+  CREATE TABLE suggestion_dismissals (
+    account_id INTEGER NOT NULL,
+    target_account_id INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, target_account_id)
+  ) STRICT;
+  `,
+  // 9: staff roles (Moderator, Admin, Owner) on local accounts.
   `
   ALTER TABLE accounts ADD COLUMN role TEXT;
   CREATE INDEX accounts_role ON accounts (role) WHERE role IS NOT NULL;
   `,
-  // 9: reports to the moderators, the audit log of what they did, and the report an
+  // 10: reports to the moderators, the audit log of what they did, and the report an
   // 'admin.report' notification is about.
   `
   CREATE TABLE reports (

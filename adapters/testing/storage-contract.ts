@@ -907,6 +907,56 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame([(await w.acct(bob.id)).followersCount, (await w.acct(alice.id)).followingCount], [3, 2], 'counters');
   });
 
+  it('familiarFollows: follows of the targets by the accounts the viewer follows', async (t, w) => {
+    const [me, friend, other, stranger, target, second] = [await w.account(), await w.account(), await w.account(), await w.account(), await w.account(), await w.account()];
+    await w.s.relationships.follow(follow(w.id(), me.id, friend.id));
+    await w.s.relationships.follow(follow(w.id(), me.id, other.id));
+    const f1 = follow(w.id(), friend.id, target.id);
+    const f2 = follow(w.id(), stranger.id, target.id);
+    const f3 = follow(w.id(), other.id, second.id);
+    const f4 = follow(w.id(), other.id, target.id);
+    for (const f of [f1, f2, f3, f4]) await w.s.relationships.follow(f);
+    // A pending request to the target and one by the viewer count for nothing.
+    await w.s.relationships.requestFollow(follow(w.id(), me.id, stranger.id));
+    await w.s.relationships.requestFollow(follow(w.id(), friend.id, second.id));
+    t.strictSame(await w.s.relationships.familiarFollows(me.id, [target.id, second.id], 10), [f4, f3, f1], 'newest first, whole follows');
+    t.strictSame(idsOf(await w.s.relationships.familiarFollows(me.id, [target.id], 10)), [f4.id, f1.id], 'only the asked targets');
+    t.strictSame(idsOf(await w.s.relationships.familiarFollows(me.id, [target.id, second.id], 2)), [f4.id, f3.id], 'limit');
+    t.strictSame(await w.s.relationships.familiarFollows(stranger.id, [target.id], 10), [], 'a viewer following nobody: none');
+    t.strictSame(await w.s.relationships.familiarFollows(me.id, [], 10), [], 'no targets: none');
+    t.strictSame(await w.s.relationships.familiarFollows(me.id, [me.id], 10), [], 'nobody follows me');
+  });
+
+  it('suggestions: friends of friends, then the most followed local accounts; dismissals', async (t, w) => {
+    const me = await w.account();
+    const [ann, ben] = [await w.account(), await w.account()];
+    const [two, one, undiscoverable, requested] = [await w.account(), await w.account(), await w.account({ discoverable: false }), await w.account()];
+    const far = await w.account({ domain: 'far.example', username: 'far' });
+    const [popular, fan1, fan2, fan3, nobody] = [await w.account(), await w.account(), await w.account(), await w.account(), await w.account()];
+    for (const [a, b] of [
+      [me, ann], [me, ben], [ann, two], [ben, two], [ann, one], [ann, undiscoverable], [ann, requested], [ben, far], [ben, me],
+      [fan1, popular], [fan2, popular], [fan3, popular],
+    ] as const) {
+      await w.s.relationships.follow(follow(w.id(), a.id, b.id));
+    }
+    await w.s.relationships.requestFollow(follow(w.id(), me.id, requested.id));
+    const got = async (limit = 20) => (await w.s.relationships.suggestions(me.id, limit)).map((s) => [s.accountId, s.source]);
+    void nobody;
+    t.strictSame(
+      await got(),
+      [[two.id, 'friends_of_friends'], [far.id, 'friends_of_friends'], [one.id, 'friends_of_friends'], [popular.id, 'most_followed']],
+      'most in common first, then most followers, then the newest; then local accounts by followers; never me, nor followed, requested, undiscoverable or unfollowed accounts',
+    );
+    t.strictSame(await got(2), [[two.id, 'friends_of_friends'], [far.id, 'friends_of_friends']], 'limit');
+    t.strictSame(await got(4), await got(), 'limit across sources');
+    await w.s.relationships.dismissSuggestion(me.id, two.id, 1);
+    await w.s.relationships.dismissSuggestion(me.id, two.id, 2);
+    await w.s.relationships.dismissSuggestion(me.id, popular.id, 3);
+    t.strictSame(await got(3), [[far.id, 'friends_of_friends'], [one.id, 'friends_of_friends']], 'dismissed ones are gone, twice is once');
+    t.equal((await w.s.relationships.suggestions(ann.id, 20)).some((s) => s.accountId === popular.id), true, "another account's suggestions keep them");
+    t.strictSame(await w.s.relationships.suggestions(me.id, 0), []);
+  });
+
   it('block: removes follows and requests both ways with their counters', async (t, w) => {
     const [alice, bob, carol, dave] = [await w.account(), await w.account(), await w.account(), await w.account()];
     await w.s.relationships.follow(follow(w.id(), alice.id, bob.id));

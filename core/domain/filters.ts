@@ -225,3 +225,90 @@ export async function deleteFilterStatus(core: Core, actor: Account, id: string)
   const { filter } = await findFilterStatus(core, actor, id);
   await save(core, actor, { ...filter, statuses: filter.statuses.filter((s) => s.id !== id) });
 }
+
+// v1 filters: Mastodon serves each keyword of a v2 filter as one v1 filter (its id is the
+// keyword's; phrase, whole_word from the keyword; context, expiry and irreversible from the
+// filter it belongs to).
+
+export interface V1FilterInput {
+  phrase?: string | undefined;
+  context?: readonly string[] | undefined;
+  irreversible?: boolean | undefined;
+  wholeWord?: boolean | undefined;
+  /** Seconds from now; null: never expires; undefined: unchanged. */
+  expiresIn?: number | null | undefined;
+}
+
+export interface V1Filter {
+  filter: Filter;
+  keyword: FilterKeyword;
+}
+
+export const v1FilterTexts = {
+  multipleKeywords:
+    'These parameters cannot be changed from this application because they apply to more than one filter keyword. Use a more recent application or the web interface.',
+} as const;
+
+export async function listV1Filters(core: Core, actor: Account): Promise<V1Filter[]> {
+  const rows = (await core.storage.filters.listBy(actor.id)).flatMap((filter) => filter.keywords.map((keyword) => ({ filter, keyword })));
+  // Keyword ids are time-ordered: oldest first, as Mastodon lists them.
+  return rows.sort((a, b) => compareIds(a.keyword.id, b.keyword.id));
+}
+
+function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+export async function findV1Filter(core: Core, actor: Account, id: string): Promise<V1Filter> {
+  const { filter, row } = await findKeyword(core, actor, id);
+  return { filter, keyword: row };
+}
+
+/** A v2 filter titled with the phrase, holding that one keyword. */
+export async function createV1Filter(core: Core, actor: Account, input: V1FilterInput): Promise<V1Filter> {
+  const phrase = input.phrase ?? '';
+  const filter: Filter = {
+    id: core.ids.next(),
+    accountId: actor.id,
+    title: phrase,
+    context: contextOf(input.context ?? []),
+    action: input.irreversible ? 'hide' : 'warn',
+    expiresAt: expiresAtOf(core, input.expiresIn ?? null),
+    keywords: [],
+    statuses: [],
+    createdAt: core.clock.now(),
+  };
+  checkFilter(filter);
+  filter.keywords = applyKeywords(core, [], [{ keyword: phrase, wholeWord: input.wholeWord }], false);
+  const max = core.config.limits.maxFilters;
+  if ((await core.storage.filters.listBy(actor.id)).length >= max) throw unprocessable(filterTexts.tooMany);
+  await core.storage.filters.create(filter, () => changed(core, actor, filter));
+  return { filter, keyword: filter.keywords[0] as FilterKeyword };
+}
+
+/** Changes the keyword, and the filter's title (the phrase), context, expiry and action. A
+ * filter change is refused when the filter has other keywords it would change too. */
+export async function updateV1Filter(core: Core, actor: Account, id: string, input: V1FilterInput): Promise<V1Filter> {
+  const { filter } = await findKeyword(core, actor, id);
+  const keywords = applyKeywords(core, filter.keywords, [{ id, keyword: input.phrase, wholeWord: input.wholeWord }], false);
+  const next: Filter = {
+    ...filter,
+    keywords,
+    title: input.phrase ?? filter.title,
+    context: input.context === undefined ? filter.context : contextOf(input.context),
+    action: input.irreversible === undefined ? filter.action : input.irreversible ? 'hide' : 'warn',
+    expiresAt: input.expiresIn === undefined ? filter.expiresAt : expiresAtOf(core, input.expiresIn),
+  };
+  const filterChanged =
+    next.title !== filter.title ||
+    next.action !== filter.action ||
+    next.expiresAt !== filter.expiresAt ||
+    next.context.length !== filter.context.length ||
+    next.context.some((c, i) => c !== filter.context[i]);
+  if (filterChanged && filter.keywords.length > 1) throw unprocessable(v1FilterTexts.multipleKeywords);
+  checkFilter(next);
+  const saved = await save(core, actor, next);
+  const keyword = saved.keywords.find((k) => k.id === id);
+  if (keyword === undefined) throw notFound();
+  return { filter: saved, keyword };
+}

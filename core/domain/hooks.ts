@@ -63,6 +63,9 @@ export interface ProfileDraft {
   /** Jobs recorded with the profile write, in the same atomic step (remove the files of the
    * images it replaces, say): they run only once the edit committed. */
   jobs: NewJob[];
+  /** The images this edit removes (DELETE /api/v1/profile/avatar|header): the core already set
+   * them to null in `patch`; the hook that took the param over cleans up after them. */
+  cleared?: readonly ('avatar' | 'header')[];
 }
 
 export interface BoundProfileHook {

@@ -2,6 +2,7 @@
 // same store the server uses (same DATA_DIR, DATABASE_URL or MONGODB_URI), and move the store
 // from SQLite to PostgreSQL. Run it with `npm run rookery -- <command>`.
 
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createNodeRookery } from '../../adapters/node/index.ts';
 import { createLocalAccount } from '../../core/domain/accounts/create.ts';
@@ -9,12 +10,14 @@ import type { AppCore } from '../../core/mastodon/context.ts';
 import { RookeryError } from '../../core/domain/errors.ts';
 import type { Account } from '../../core/domain/model.ts';
 import { ROLE_NAMES, type RoleName } from '../../core/domain/moderation/roles.ts';
+import { imagesService, type ImagesService } from '../../core/mastodon/host/services.ts';
 import { OOB_REDIRECT_URI, registerApplication } from '../../core/mastodon/oauth/apps.ts';
 import { isSubset, parseScopes, ALL_SCOPES } from '../../core/mastodon/oauth/scopes.ts';
 import { issueToken } from '../../core/mastodon/oauth/tokens.ts';
 import { silentLogger } from '../../core/domain/ports/logger.ts';
 import { normalizeDomain } from '../../plugins/federation/domain-blocks.ts';
 import { addRelay, listRelays, removeRelay } from '../../plugins/federation/relays.ts';
+import { addEmoji, emojiStorage, importEmojiArchive, removeEmoji, type EmojiTools } from '../../plugins/emoji/index.ts';
 import { federationStorage } from '../../plugins/federation/storage/index.ts';
 import { checkPostgresUrl, readSettings, type StandaloneSettings } from './env.ts';
 import { standalonePlugins } from './plugins.ts';
@@ -47,6 +50,13 @@ const USAGE = `Usage: npm run rookery -- <command>
                                   https://relay.example/inbox): a running server sends the Follow.
   relays remove <inbox URL>       Unsubscribes (a running server sends the Undo).
   relays list                     Lists the relays and the state of each subscription.
+  emoji add <shortcode> <file> [--category <name>] [--unlisted] [--overwrite]
+      Adds a custom emoji (PNG, GIF or WebP, at most 256 KB); --unlisted keeps it out of pickers.
+  emoji import <archive.tar.gz> [--prefix P] [--suffix S] [--category <name>] [--unlisted]
+               [--overwrite]
+      Adds every PNG, GIF and WebP picture of the archive, named after its file.
+  emoji remove <shortcode>        Removes a custom emoji and its pictures.
+  emoji list                      Lists the custom emoji.
   storage copy [--to postgres://user[:password]@host[:port]/database]
       Copies the SQLite store in DATA_DIR, every plugin's tables included, into an empty
       PostgreSQL database (default: DATABASE_URL) and checks each table's count. Stop the
@@ -120,7 +130,50 @@ async function relays(core: AppCore, command: string | undefined, url: string | 
   return added ? `Subscribing to ${relay.inbox}: the server sends the Follow.` : `Already subscribed to ${relay.inbox} (${relay.state}): the Follow is sent again.`;
 }
 
-async function run(core: AppCore, argv: string[]): Promise<string> {
+/** The instance's custom emoji: the emoji plugin's storage, the pictures kept by the media
+ * plugin in DATA_DIR (or the store the server is given). */
+async function emoji(tools: EmojiTools, argv: string[], options: { category?: string | undefined; unlisted?: boolean | undefined; overwrite?: boolean | undefined; prefix?: string | undefined; suffix?: string | undefined }): Promise<string> {
+  const [command, name, file] = argv;
+  const settings = {
+    category: options.category ?? null,
+    visibleInPicker: options.unlisted !== true,
+    overwrite: options.overwrite === true,
+  };
+  if (command === 'list') {
+    const all = await tools.repo.list();
+    if (all.length === 0) return 'No custom emoji.';
+    return all.map((e) => [`:${e.shortcode}:`, e.url, e.category ?? '', e.visibleInPicker ? '' : 'unlisted'].filter(Boolean).join('  ')).join('\n');
+  }
+  if (command === 'remove') {
+    if (name === undefined) throw new UsageError('Which emoji? emoji remove needs its shortcode.');
+    if (!(await removeEmoji(tools, name))) throw new RookeryError(404, `No custom emoji :${name}:.`);
+    return `Removed :${name}:.`;
+  }
+  if (command === 'add') {
+    if (name === undefined || file === undefined) throw new UsageError('emoji add needs a shortcode and a picture file.');
+    const data = await readFile(file).catch((err: NodeJS.ErrnoException) => {
+      throw new RookeryError(422, `Cannot read ${file}: ${err.code ?? err.message}`);
+    });
+    const added = await addEmoji(tools, name, new Uint8Array(data), settings);
+    if (added.outcome === 'exists') throw new RookeryError(422, `:${name}: exists already; --overwrite replaces it.`);
+    return `${added.outcome === 'added' ? 'Added' : 'Replaced'} :${name}:.`;
+  }
+  if (command === 'import') {
+    if (name === undefined) throw new UsageError('emoji import needs a .tar.gz archive.');
+    const result = await importEmojiArchive(tools, name, { ...settings, ...(options.prefix ? { prefix: options.prefix } : {}), ...(options.suffix ? { suffix: options.suffix } : {}) }).catch((err: NodeJS.ErrnoException) => {
+      if (err instanceof RookeryError) throw err;
+      throw new RookeryError(422, `Cannot read ${name} as a .tar.gz archive: ${err.code ?? err.message}`);
+    });
+    return [
+      `Imported ${result.imported.length}, skipped ${result.skipped.length} (they exist; --overwrite replaces them), failed ${result.failed.length}.`,
+      ...result.failed.map((failure) => `  :${failure.shortcode}:  ${failure.reason}`),
+      ...(result.truncated ? ['Only the first entries of the archive were read.'] : []),
+    ].join('\n');
+  }
+  throw new UsageError(`Unknown command: emoji ${command ?? ''}`);
+}
+
+async function run(core: AppCore, argv: string[], images: ImagesService | null): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -138,6 +191,11 @@ async function run(core: AppCore, argv: string[]): Promise<string> {
       help: { type: 'boolean', short: 'h' },
       limit: { type: 'string' },
       reason: { type: 'string' },
+      category: { type: 'string' },
+      prefix: { type: 'string' },
+      suffix: { type: 'string' },
+      unlisted: { type: 'boolean' },
+      overwrite: { type: 'boolean' },
     },
   });
   const [group, command, username] = positionals;
@@ -155,6 +213,10 @@ async function run(core: AppCore, argv: string[]): Promise<string> {
   }
   if (group === 'domains') return domains(core, command, username, values.reason);
   if (group === 'relays') return relays(core, command, username);
+  if (group === 'emoji') {
+    const tools: EmojiTools = { repo: core.storage.extend(emojiStorage), images, newId: () => core.ids.next(), now: core.clock.now() };
+    return emoji(tools, positionals.slice(1), values);
+  }
   if (username === undefined) throw new UsageError(`Which account? ${group} ${command ?? ''} needs a username.`);
 
   if (group === 'accounts' && command === 'create') {
@@ -277,7 +339,7 @@ const rookery = await createNodeRookery({
 });
 let code = 0;
 try {
-  console.log(await run(rookery.core, process.argv.slice(2)));
+  console.log(await run(rookery.core, process.argv.slice(2), rookery.service(imagesService)));
 } catch (err) {
   if (err instanceof UsageError) {
     if (err.message) console.error(err.message);

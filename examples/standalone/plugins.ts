@@ -5,7 +5,7 @@
 import type { StorageExtension } from '../../core/domain/ports/storage.ts';
 import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import { pushTokenKey } from './keys.ts';
-import { cardsPlugin, cardStorage, federationPlugin, frontPlugin, mediaPlugin, mediaStorage, pollsPlugin, pollStorage, pushPlugin, pushStorage, scheduledPlugin, scheduledStorage } from '../../plugins/index.ts';
+import { cardsPlugin, cardStorage, emojiPlugin, emojiStorage, federationPlugin, frontPlugin, mediaPlugin, mediaStorage, pollsPlugin, pollStorage, pushPlugin, pushStorage, scheduledPlugin, scheduledStorage } from '../../plugins/index.ts';
 import { federationStorage } from '../../plugins/federation/index.ts';
 import type { StandaloneSettings } from './env.ts';
 
@@ -14,6 +14,7 @@ export function standalonePlugins(dataDir: string, federation: StandaloneSetting
   return [
     mediaPlugin({ directory: `${dataDir}/media` }),
     pollsPlugin(),
+    emojiPlugin(),
     scheduledPlugin(),
     // The same rule for preview cards and for federation: private addresses only in tests.
     cardsPlugin(allowPrivateAddress ? { fetch: { allowPrivateAddresses: true } } : {}),
@@ -26,4 +27,4 @@ export function standalonePlugins(dataDir: string, federation: StandaloneSetting
 /** The storage extensions of those plugins (federation's too, whether on or off): what `storage
  * copy` opens on both stores so that every plugin's tables exist there, without registering the
  * plugins (registering writes: the push plugin makes its keys). */
-export const STANDALONE_STORAGES: readonly StorageExtension<unknown>[] = [mediaStorage, pollStorage, scheduledStorage, cardStorage, pushStorage, federationStorage];
+export const STANDALONE_STORAGES: readonly StorageExtension<unknown>[] = [mediaStorage, pollStorage, scheduledStorage, cardStorage, pushStorage, emojiStorage, federationStorage];

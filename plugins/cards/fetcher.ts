@@ -19,7 +19,13 @@ export interface FetchedPage {
 
 export interface PageFetcher {
   fetch(url: string, accept: string): Promise<FetchedPage>;
+  /** The bytes of a page's picture (2xx only; throws otherwise). Optional: without it, cards
+   * have no picture. */
+  fetchImage?(url: string): Promise<Uint8Array>;
 }
+
+/** The largest picture fetched for a card (Mastodon's limit for preview card images). */
+export const CARD_IMAGE_BYTES = 8 * 1024 * 1024;
 
 export interface FetcherOptions {
   timeoutMs?: number;
@@ -50,6 +56,11 @@ export function nodeFetcher(options: FetcherOptions = {}, userAgent = `Rookery/$
     async fetch(url, accept) {
       const page = await fetcher.fetch(url, { headers: { accept } });
       return { url: page.url, status: page.status, contentType: String(page.headers['content-type'] ?? ''), body: page.body.toString('utf8') };
+    },
+    async fetchImage(url) {
+      const answer = await fetcher.fetch(url, { headers: { accept: 'image/*' }, maxBytes: CARD_IMAGE_BYTES });
+      if (answer.status < 200 || answer.status >= 300) throw new Error(`the picture answered ${answer.status}`);
+      return new Uint8Array(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
     },
   };
 }

@@ -2,13 +2,14 @@
 // fetched in the background (a job per event, through the PageFetcher port: by default
 // rookery/node's fetcher, so the instance's one fetch policy: public addresses only unless a
 // test allows others, time, size and redirect limits, the instance's User-Agent),
-// its oEmbed or OpenGraph data becomes one shared PreviewCard, the card is inlined on the
-// Status, a `status.update` goes out when it arrives (recorded with the attach write), and
-// operation 17 (GET /api/v1/statuses/:id/card) answers it.
+// its oEmbed or OpenGraph data becomes one shared PreviewCard (its picture kept here, see
+// image.ts), the card is inlined on the Status, a `status.update` goes out when it arrives
+// (recorded with the attach write), and operation 17 (GET /api/v1/statuses/:id/card) answers it.
 
 import {
   checkOptions,
   extractEntities,
+  imagesService,
   json,
   option,
   renderCard,
@@ -21,6 +22,7 @@ import {
   type Status,
 } from 'rookery/plugin-kit';
 import { FETCHER_OPTIONS, nodeFetcher, type FetcherOptions, type PageFetcher } from './fetcher.ts';
+import { pictureName, withLocalPicture } from './image.ts';
 import { cardFromPage } from './parse.ts';
 import { cardStorage } from './storage/index.ts';
 
@@ -79,7 +81,11 @@ export function cardsPlugin(options: CardsPluginOptions = {}): RookeryPlugin {
         if (card === null || now - card.fetchedAt > REFETCH_AFTER) {
           const fresh = await cardFromPage(fetcher, url, now, () => host.newId());
           if (fresh === null) return;
-          card = await cards.upsert(fresh);
+          const previous = card;
+          const images = host.service(imagesService);
+          // Under the id it is stored with: upsert keeps an existing card's.
+          card = await cards.upsert(await withLocalPicture({ ...fresh, id: previous?.id ?? fresh.id }, fetcher, images));
+          if (previous !== null && previous.image !== null) await images?.removePreview(pictureName(previous));
         }
         const current = (await cards.forStatuses([status.id])).get(status.id);
         if (current?.id === card.id && current.fetchedAt === card.fetchedAt) return;

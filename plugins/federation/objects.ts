@@ -4,11 +4,12 @@
 // Rendered from what the client API renders (presentAccounts/presentStatus, plugins' parts
 // included), so that both say the same thing.
 
-import { accountUri, statusUri, statusUrl, type Account, type PluginHost, type Status, type StatusJson } from 'rookery/plugin-kit';
+import { accountUri, statusUri, statusUrl, type Account, type CustomEmojiJson, type PluginHost, type Status, type StatusJson } from 'rookery/plugin-kit';
 import { Temporal } from '@js-temporal/polyfill';
 import type { Context } from '@fedify/fedify';
 import {
   Collection,
+  Emoji,
   Endpoints,
   Hashtag,
   Image,
@@ -38,6 +39,20 @@ function mediaTypeOf(url: string): string | null {
   return IMAGE_TYPES[ext] ?? OTHER_TYPES[ext] ?? null;
 }
 
+/** This instance's custom emoji a text uses, as Mastodon sends them: Emoji tags named
+ * :shortcode:, with their picture as icon. The id names the shortcode; a replaced emoji has a
+ * new picture URL, which receivers take as the change. */
+function emojiTags(host: PluginHost, emojis: readonly CustomEmojiJson[]): Emoji[] {
+  return emojis.map((emoji) => {
+    const mediaType = mediaTypeOf(emoji.url);
+    return new Emoji({
+      id: new URL(`${host.config.baseUrl}/emojis/${emoji.shortcode}`),
+      name: `:${emoji.shortcode}:`,
+      icon: new Image({ url: new URL(emoji.url), ...(mediaType ? { mediaType } : {}) }),
+    });
+  });
+}
+
 export async function actorOf(ctx: Context<PluginHost>, host: PluginHost, account: Account, keys: readonly { cryptographicKey: unknown; multikey: unknown }[]) {
   const [json] = await host.present.accounts([account.id]);
   if (json === undefined) return null;
@@ -64,6 +79,7 @@ export async function actorOf(ctx: Context<PluginHost>, host: PluginHost, accoun
     icon: image(json.avatar),
     image: image(json.header),
     attachments: json.fields.map((field) => new PropertyValue({ name: field.name, value: field.value })),
+    tags: emojiTags(host, json.emojis),
     publicKey: keys[0]?.cryptographicKey as never,
     assertionMethods: keys.map((key) => key.multikey) as never,
   };
@@ -106,6 +122,7 @@ export async function noteOf(ctx: Context<PluginHost>, host: PluginHost, status:
   const tags = [
     ...mentioned.map((account, i) => new Mention({ href: mentionUris[i] ?? null, name: `@${account.username}@${account.domain ?? host.config.domain}` })),
     ...shown.tags.map((tag) => new Hashtag({ href: new URL(tag.url), name: `#${tag.name}` })),
+    ...emojiTags(host, shown.emojis),
   ];
   const attachments = shown.media_attachments.flatMap((media) => {
     if (media.url === null) return [];

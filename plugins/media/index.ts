@@ -14,6 +14,7 @@
 
 import {
   checkOptions,
+  imagesService,
   isId,
   json,
   option,
@@ -33,7 +34,7 @@ import {
   type RookeryPlugin,
 } from 'rookery/plugin-kit';
 import { DESCRIPTION_LIMIT, IMAGE_SIZE_LIMIT, mediaTexts, PROFILE_IMAGE_LIMIT, VIDEO_FRAME_RATE_LIMIT, VIDEO_MATRIX_LIMIT, VIDEO_SIZE_LIMIT } from './limits.ts';
-import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processProfileImage, type ImageInput } from './process.ts';
+import { ImageError, IMAGE_MATRIX_LIMIT, processImage, processPreview, processProfileImage, stillPng, type ImageInput } from './process.ts';
 import { probeMedia } from './probe.ts';
 import { sniff, SUPPORTED_MIME_TYPES, type SniffedKind } from './sniff.ts';
 import { diskMediaStore, isMediaKey, MEDIA_PATH, memoryMediaStore, type MediaStore } from './store.ts';
@@ -45,6 +46,8 @@ export { diskMediaStore, memoryMediaStore, type MediaStore, type StoredFile } fr
 
 export { DESCRIPTION_LIMIT, IMAGE_SIZE_LIMIT, mediaTexts, PROFILE_IMAGE_LIMIT, VIDEO_FRAME_RATE_LIMIT, VIDEO_MATRIX_LIMIT, VIDEO_SIZE_LIMIT } from './limits.ts';
 const DAY = 86_400_000;
+/** What a custom emoji's picture may be (as Mastodon: PNG, GIF, WebP). */
+const EMOJI_FORMATS = new Set(['png', 'gif', 'webp']);
 
 export interface MediaPluginOptions {
   /** Where files go. Default: `directory` on local disk, or memory when no directory is given. */
@@ -123,6 +126,48 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
           processed: true,
         };
       };
+
+      // Pictures of other sites (preview cards'), kept beside the uploads.
+      const pictureKey = (name: string) => {
+        if (!/^[A-Za-z0-9_-]{1,100}$/.test(name)) throw new Error(`not a picture name: ${name}`);
+        return `${name}.jpg`;
+      };
+      host.provide(imagesService, {
+        async storePreview(name, data) {
+          const key = pictureKey(name);
+          let preview;
+          try {
+            preview = await processPreview(data);
+          } catch (error) {
+            if (error instanceof ImageError) return null;
+            throw error;
+          }
+          const url = await store.put(key, preview.small.data, 'image/jpeg');
+          return { url, ...preview.small.dimensions, blurhash: preview.blurhash };
+        },
+        removePreview: (name) => store.delete(pictureKey(name)),
+        async storeEmoji(name, data) {
+          pictureKey(name);
+          const kind = sniff(data);
+          if (kind === null || !EMOJI_FORMATS.has(kind.ext)) return null;
+          let original, still;
+          try {
+            original = (await processImage(data, kind.ext as 'png')).original;
+            still = await stillPng(original.data);
+          } catch (error) {
+            if (error instanceof ImageError) return null;
+            throw error;
+          }
+          const url = await store.put(`${name}.${original.ext}`, original.data, original.mime);
+          const staticUrl = await store.put(`${name}-static.png`, still, 'image/png');
+          return { url, staticUrl };
+        },
+        async removeEmoji(name) {
+          pictureKey(name);
+          // Whichever format it was kept in.
+          for (const key of [...[...EMOJI_FORMATS].map((ext) => `${name}.${ext}`), `${name}-static.png`]) await store.delete(key);
+        },
+      });
 
       const processJob = host.handleJob(
         'process',
@@ -230,6 +275,8 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
           scopes: WRITE,
           handle: async (request) => {
             const row = await own(request);
+            // Mastodon shows only media not yet attached to a status.
+            if (row.statusId !== null) throw new RookeryError(404, 'Record not found');
             return json(renderMedia(row), row.processed ? 200 : 206);
           },
         },
@@ -337,6 +384,11 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         maxBytes: 2 * PROFILE_IMAGE_LIMIT,
         fileLimit: (param) => ({ maxBytes: PROFILE_IMAGE_LIMIT, refusal: profileRefusal(param, 'tooBig') }),
         async prepare(draft) {
+          // A removed image: its file goes once the edit committed.
+          for (const param of draft.cleared ?? []) {
+            const previous = param === 'avatar' ? draft.account.avatarUrl : draft.account.headerUrl;
+            if (previous !== null) draft.jobs.push({ name: removeProfileFile, payload: { accountId: draft.account.id, url: previous } });
+          }
           for (const [param, width, height] of [['avatar', 400, 400], ['header', 1500, 500]] as const) {
             if (!present(draft.params, param)) continue;
             const file = fileParam(draft.params, param);

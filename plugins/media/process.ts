@@ -53,6 +53,15 @@ function open(input: ImageInput, options: SharpOptions): Sharp {
   return sharp(typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength), { failOn: 'warning', ...options }).timeout({ seconds: PIPELINE_SECONDS });
 }
 
+/** The size of one frame as shown (EXIF orientations 5 to 8 turn it a quarter). */
+function uprightSize(meta: Metadata): MediaDimensions {
+  const rotated = (meta.orientation ?? 1) >= 5;
+  const width = (rotated ? meta.height : meta.width) ?? 0;
+  const height = (rotated ? meta.width : meta.pageHeight ?? meta.height) ?? 0;
+  if (width === 0 || height === 0) throw new ImageError('unreadable');
+  return { width, height };
+}
+
 /** Reads, rotates and re-encodes an image; throws ImageError when it cannot be read or passes a limit. */
 export async function processImage(input: ImageInput, format: 'jpg' | 'png' | 'gif' | 'webp' | 'avif'): Promise<ProcessedImage> {
   try {
@@ -73,10 +82,7 @@ async function encodeImage(input: ImageInput, format: 'jpg' | 'png' | 'gif' | 'w
   } catch {
     throw new ImageError('unreadable');
   }
-  const rotated = (meta.orientation ?? 1) >= 5;
-  const width = (rotated ? meta.height : meta.width) ?? 0;
-  const height = ((rotated ? meta.width : meta.pageHeight ?? meta.height) ?? 0);
-  if (width === 0 || height === 0) throw new ImageError('unreadable');
+  const { width, height } = uprightSize(meta);
   if (width * height > IMAGE_MATRIX_LIMIT) throw new ImageError('too large');
   const frames = mayAnimate ? (meta.pages ?? 1) : 1;
   if (frames > FRAME_LIMIT || width * height * frames > ANIMATION_PIXEL_LIMIT) throw new ImageError('animation too large');
@@ -109,15 +115,31 @@ async function encodeImage(input: ImageInput, format: 'jpg' | 'png' | 'gif' | 'w
       ext = 'jpg';
       mime = 'image/jpeg';
   }
+  const { small, blurhash } = await smallPreview(input, width, height);
+  return { original: { data: new Uint8Array(original), dimensions: target, ext, mime }, small, blurhash };
+}
+
+/** The preview of a still image already checked against the matrix limit, and its blurhash. */
+async function smallPreview(input: ImageInput, width: number, height: number): Promise<{ small: ProcessedImage['small']; blurhash: string }> {
   const smallSize = fit(width, height, SMALL_MAX_PIXELS);
-  const small = await open(input, still).rotate().resize(smallSize.width, smallSize.height, { fit: 'fill' }).flatten({ background: '#ffffff' }).jpeg({ quality: 80 }).toBuffer();
+  const small = await open(input, { limitInputPixels: IMAGE_MATRIX_LIMIT }).rotate().resize(smallSize.width, smallSize.height, { fit: 'fill' }).flatten({ background: '#ffffff' }).jpeg({ quality: 80 }).toBuffer();
   const thumb = await sharp(small).resize(32, 32, { fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const blurhash = encode(new Uint8ClampedArray(thumb.data), thumb.info.width, thumb.info.height, 4, 3);
-  return {
-    original: { data: new Uint8Array(original), dimensions: target, ext, mime },
-    small: { data: new Uint8Array(small), dimensions: smallSize },
-    blurhash,
-  };
+  return { small: { data: new Uint8Array(small), dimensions: smallSize }, blurhash };
+}
+
+/** Only the preview and blurhash of an image (a link's picture from another site): its first
+ * frame, within the same limits as an upload; throws ImageError as processImage does. */
+export async function processPreview(input: ImageInput): Promise<{ small: ProcessedImage['small']; blurhash: string }> {
+  try {
+    const meta = await open(input, { limitInputPixels: false }).metadata();
+    const { width, height } = uprightSize(meta);
+    if (width * height > IMAGE_MATRIX_LIMIT) throw new ImageError('too large');
+    return await smallPreview(input, width, height);
+  } catch (error) {
+    if (error instanceof ImageError) throw error;
+    throw new ImageError('unreadable');
+  }
 }
 
 /** A square (avatar) or banner (header) image, cropped to fill `width`×`height`. */
@@ -128,6 +150,15 @@ export async function processProfileImage(input: ImageInput, width: number, heig
     return new Uint8Array(await open(input, { limitInputPixels: IMAGE_MATRIX_LIMIT }).rotate().resize(width, height, { fit: 'cover' }).png().toBuffer());
   } catch (error) {
     if (error instanceof ImageError) throw error;
+    throw new ImageError('unreadable');
+  }
+}
+
+/** A still PNG of an image's first frame (a custom emoji's static picture). */
+export async function stillPng(input: ImageInput): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await open(input, { limitInputPixels: IMAGE_MATRIX_LIMIT }).png().toBuffer());
+  } catch {
     throw new ImageError('unreadable');
   }
 }

@@ -32,6 +32,7 @@ export function pollsServiceOf(host: PluginHost, polls: PollRepository, expiryJo
     onVote: (listener) => void voteListeners.push(listener),
     onLocalPollVoted: (jobs) => void localVoteJobMakers.push(jobs),
     get: (pollId) => polls.get(pollId),
+    getMany: (pollIds) => polls.getMany(pollIds),
     voters: (pollId) => polls.voters(pollId),
     async remotePoll(statusId, accountId, currentPollId, input) {
       if (input === null) return unchanged(currentPollId);

@@ -54,7 +54,8 @@ t.test("hapi's own refusals come in Mastodon's shape", async (t) => {
   const unknown = await h.request('DELETE', '/api/v1/nowhere/at/all');
   t.equal(unknown.statusCode, 404);
   t.same(unknown.json, { error: 'Not Found' });
-  const wrongMethod = await h.request('PATCH', '/api/v1/statuses/1');
+  // (PATCH /api/v1/statuses/1 is an edit, as Rails routes PUT and PATCH alike.)
+  const wrongMethod = await h.request('PATCH', '/api/v1/statuses/1/favourite');
   t.equal(wrongMethod.statusCode, 404, 'a known path with an unknown method');
   t.same(wrongMethod.json, { error: 'Not Found' });
   await h.close();

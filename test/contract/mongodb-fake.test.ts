@@ -15,6 +15,7 @@ import { STANDALONE_REFUSED } from '../../adapters/mongodb/storage.ts';
 import { queueContract, storageContract, type OpenQueue, type OpenStore } from '../../adapters/testing/index.ts';
 import type { Storage } from '../../core/domain/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
+import { emojiStorageContract } from '../../plugins/emoji/storage/contract.ts';
 import { federationStorageContract } from '../../plugins/federation/storage/contract.ts';
 import { federationStorage } from '../../plugins/federation/storage/index.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
@@ -69,6 +70,7 @@ mediaStorageContract(t, 'mongodb (stand-in)', openStore);
 pollStorageContract(t, 'mongodb (stand-in)', openStore);
 scheduledStorageContract(t, 'mongodb (stand-in)', openStore);
 cardStorageContract(t, 'mongodb (stand-in)', openStore);
+emojiStorageContract(t, 'mongodb (stand-in)', openStore);
 federationStorageContract(t, 'mongodb (stand-in)', openStore);
 
 t.test('a standalone server (no replica set) is refused when the store opens', async (t) => {
@@ -82,8 +84,8 @@ t.test('opening twice migrates once and creates every index once', async (t) => 
   const a = await openOn(database);
   const b = await openOn(database);
   const db = mongo.db(database);
-  t.strictSame(await db.collection('rookery_meta').findOne({ _id: 'schema' }, { projection: { _id: 0, version: 1 } }), { version: 3 });
-  t.equal(((await db.collection('rookery_meta').findOne({ _id: 'schema' }))?.['applied'] as unknown[]).length, 3, 'each version recorded once');
+  t.strictSame(await db.collection('rookery_meta').findOne({ _id: 'schema' }, { projection: { _id: 0, version: 1 } }), { version: 4 });
+  t.equal(((await db.collection('rookery_meta').findOne({ _id: 'schema' }))?.['applied'] as unknown[]).length, 4, 'each version recorded once');
   t.strictSame(db.collection('accounts').indexes.map((i) => i.name), ['accounts_acct', 'accounts_email', 'accounts_uri', 'accounts_pins', 'accounts_pending_jobs']);
   t.strictSame(await db.collection('counters').findOne({ _id: 'jobs' }), { _id: 'jobs', seq: 0 }, 'the job sequence, made by migration 1');
   await a.close();

@@ -15,6 +15,7 @@ import { openMongoStorage } from '../../adapters/mongodb/index.ts';
 import { queueContract, storageContract, type ContractTest, type OpenStore, type OpenQueue } from '../../adapters/testing/index.ts';
 import type { Storage } from '../../core/domain/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
+import { emojiStorageContract } from '../../plugins/emoji/storage/contract.ts';
 import { federationStorageContract } from '../../plugins/federation/storage/contract.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
 import { pollStorageContract } from '../../plugins/polls/storage/contract.ts';
@@ -29,6 +30,7 @@ function everySuite(root: ContractTest, openStore: OpenStore, openQueue: OpenQue
   pollStorageContract(root, 'mongodb', openStore);
   scheduledStorageContract(root, 'mongodb', openStore);
   cardStorageContract(root, 'mongodb', openStore);
+  emojiStorageContract(root, 'mongodb', openStore);
   federationStorageContract(root, 'mongodb', openStore);
 }
 

@@ -16,6 +16,7 @@ import type { Id } from '../../core/domain/model.ts';
 import type { Job } from '../../core/domain/ports/queue.ts';
 import type { Storage } from '../../core/domain/ports/storage.ts';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
+import { emojiStorageContract } from '../../plugins/emoji/storage/contract.ts';
 import { federationStorageContract } from '../../plugins/federation/storage/contract.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
 import { mediaStorage } from '../../plugins/media/storage/index.ts';
@@ -86,6 +87,7 @@ mediaStorageContract(t, 'postgres', openStore);
 pollStorageContract(t, 'postgres', openStore);
 scheduledStorageContract(t, 'postgres', openStore);
 cardStorageContract(t, 'postgres', openStore);
+emojiStorageContract(t, 'postgres', openStore);
 pushStorageContract(t, 'postgres', openStore);
 federationStorageContract(t, 'postgres', openStore);
 
@@ -143,7 +145,7 @@ t.test('postgres: the core creates only its own tables', async (t) => {
       'access_tokens', 'account_conversation_statuses', 'account_conversations', 'accounts', 'admin_actions', 'applications', 'authorization_codes', 'blocks', 'bookmarks',
       'conversation_mutes', 'dead_jobs', 'domain_blocks', 'extension_migrations', 'favourites', 'filters', 'follows', 'idempotency_keys', 'jobs',
       'list_members', 'lists', 'markers', 'mutes', 'notification_permissions', 'notification_policies', 'notification_requests', 'notifications', 'pins',
-      'reports', 'schema_migrations', 'status_edits', 'status_mentions', 'status_tags', 'statuses', 'users', 'web_sessions',
+      'reports', 'schema_migrations', 'status_edits', 'status_mentions', 'status_tags', 'statuses', 'suggestion_dismissals', 'users', 'web_sessions',
     ],
     'no media, polls, scheduled, cards, push or federation table',
   );

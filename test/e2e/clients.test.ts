@@ -66,7 +66,15 @@ t.test('masto.js', async (t) => {
   t.equal((await status.favourite()).favourited, true, 'favourite');
   const boost = await status.reblog();
   t.equal(boost.reblog?.id, posted.id, 'boost');
+  t.equal(boost.reblogged, true, "the boost reports the original's flags, as masto.js's statuses spec reads them");
+  t.equal(boost.favourited, true);
   t.equal((await status.bookmark()).bookmarked, true, 'bookmark');
+  // v1 filters, served from the v2 ones.
+  const v1Filter = await masto.v1.filters.create({ phrase: 'spoiler', context: ['home'], irreversible: false, wholeWord: true });
+  t.match(v1Filter, { phrase: 'spoiler', context: ['home'], wholeWord: true, irreversible: false, expiresAt: null }, 'v1 filter created');
+  t.same((await masto.v1.filters.list()).map((f) => f.id), [v1Filter.id], 'v1 filters listed');
+  await masto.v1.filters.$select(v1Filter.id).remove();
+  t.same(await masto.v1.filters.list(), [], 'v1 filter removed');
   t.equal((await status.pin()).pinned, true, 'pin');
   t.equal((await status.mute()).muted, true, 'mute');
   await status.unmute();

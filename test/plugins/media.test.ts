@@ -92,6 +92,17 @@ t.test('v2: 202 while processing, then 200 on GET; PUT description and focus; 40
   t.equal((await h.request('PUT', `/api/v1/media/${res.json.id}`, { token: bob.token, payload: { description: 'x' } })).statusCode, 404);
 });
 
+t.test('GET of media already attached to a status: 404, as Mastodon', async (t) => {
+  const attached = await image(alice);
+  const loose = await image(alice);
+  t.equal((await h.request('GET', `/api/v1/media/${attached.id}`, { token: alice.token })).statusCode, 200, 'unattached: shown');
+  t.equal((await publish(alice, { media_ids: [attached.id] })).statusCode, 200);
+  const gone = await h.request('GET', `/api/v1/media/${attached.id}`, { token: alice.token });
+  t.same([gone.statusCode, gone.json], [404, { error: 'Record not found' }]);
+  const still = await h.request('GET', `/api/v1/media/${loose.id}`, { token: alice.token });
+  t.same([still.statusCode, still.json.id], [200, loose.id], 'the caller\'s unattached media stays visible');
+});
+
 t.test('media_ids: every rule and text', async (t) => {
   const [m1, m2, m3, m4, m5] = [await image(alice), await image(alice), await image(alice), await image(alice), await image(alice)];
   const foreign = await image(bob);
@@ -147,12 +158,14 @@ t.test('delete and redraft round-trips with media', async (t) => {
 t.test('unattached uploads are removed after a day; attached ones stay', async (t) => {
   const loose = await image(alice);
   const used = await image(alice);
-  await publish(alice, { status: 'x', media_ids: [used.id] });
+  const withMedia = (await publish(alice, { status: 'x', media_ids: [used.id] })).json;
   const files = store.files.size;
   h.clock.advance(86_400_001);
   await h.rookery.drain();
   t.equal((await h.request('GET', `/api/v1/media/${loose.id}`, { token: alice.token })).statusCode, 404, 'the loose upload is gone');
-  t.equal((await h.request('GET', `/api/v1/media/${used.id}`, { token: alice.token })).statusCode, 200, 'the attached one stays');
+  // GET /api/v1/media/:id shows unattached media only (Mastodon): the status shows the attached one.
+  const status = await h.request('GET', `/api/v1/statuses/${withMedia.id}`, { token: alice.token });
+  t.same(status.json.media_attachments.map((m: { id: string; url: string }) => [m.id, m.url]), [[used.id, used.url]], 'the attached one stays');
   t.ok(store.files.size <= files - 2, 'its files are deleted too');
 });
 

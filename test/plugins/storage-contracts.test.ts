@@ -2,6 +2,7 @@
 
 import t from 'tap';
 import { cardStorageContract } from '../../plugins/cards/storage/contract.ts';
+import { emojiStorageContract } from '../../plugins/emoji/storage/contract.ts';
 import { mediaStorageContract } from '../../plugins/media/storage/contract.ts';
 import { pollStorageContract } from '../../plugins/polls/storage/contract.ts';
 import { pushStorageContract } from '../../plugins/push/storage/contract.ts';
@@ -14,5 +15,6 @@ for (const [name, open] of [['sqlite file', file], ['sqlite :memory:', openSqlit
   pollStorageContract(t, name, open);
   scheduledStorageContract(t, name, open);
   cardStorageContract(t, name, open);
+  emojiStorageContract(t, name, open);
   pushStorageContract(t, name, open);
 }

@@ -7,6 +7,8 @@ import type { Account, Block, Follow, Id, Mute } from '../model.ts';
 import { fillPage, type Slice } from '../paging.ts';
 import type { Page } from '../ports/storage.ts';
 import { activeMute } from '../policy.ts';
+import { isId } from '../ids.ts';
+import { findAccountOrNull } from './find.ts';
 
 interface Row {
   id: Id;
@@ -54,4 +56,28 @@ export function mutesOf(core: Core, actor: Account, page: Page): Promise<Slice<M
 
 export function followRequestsTo(core: Core, actor: Account, page: Page): Promise<Slice<Follow>> {
   return fillPage(page, (r) => r.id, (p) => core.storage.relationships.followRequestsTo(actor.id, p));
+}
+
+/** At most this many accounts are looked at per request, and this many followers per account. */
+export const FAMILIAR_LIMITS = { accounts: 40, followers: 80 } as const;
+
+/** For each asked account (unknown ones left out, as Mastodon does), the accounts the viewer
+ * follows that follow it, oldest follow first: none when it blocks the viewer, and without
+ * those hidden from the viewer (blocks and mutes, as in the followers list). */
+export async function familiarFollowers(core: Core, viewer: Account, ids: readonly string[]): Promise<{ id: Id; accountIds: Id[] }[]> {
+  const asked = [...new Set(ids.filter(isId))].slice(0, FAMILIAR_LIMITS.accounts);
+  const targets = (await Promise.all(asked.map((id) => findAccountOrNull(core, id)))).filter((a): a is Account => a !== null);
+  if (targets.length === 0) return [];
+  const facts = await core.storage.relationships.relationships(viewer.id, targets.map((a) => a.id));
+  const blockedBy = new Set(facts.filter((f) => f.blockedBy).map((f) => f.targetId));
+  const now = core.clock.now();
+  return Promise.all(
+    targets.map(async (target) => {
+      if (blockedBy.has(target.id)) return { id: target.id, accountIds: [] };
+      const follows = await core.storage.relationships.familiarFollows(viewer.id, [target.id], FAMILIAR_LIMITS.followers);
+      const accountIds = follows.map((f) => f.accountId).reverse();
+      const hidden = await core.storage.relationships.hiddenFrom(viewer.id, accountIds, now);
+      return { id: target.id, accountIds: accountIds.filter((id) => !hidden.has(id)) };
+    }),
+  );
 }

@@ -110,6 +110,17 @@ export async function dropRequest(core: Core, requesterId: Id, targetId: Id): Pr
   );
 }
 
+/** Ends the follow of the actor by `followerId` (Mastodon's remove_from_followers). The
+ * follower's server, when it is another, hears it as a Reject of its Follow, as for a request
+ * turned down (recorded as 'follow_request.rejected'); nothing else changes, as on Mastodon. */
+export async function removeFromFollowers(core: Core, actor: Account, followerId: string): Promise<Account> {
+  const follower = await findAccount(core, followerId);
+  await core.storage.relationships.unfollow(follower.id, actor.id, (removed) =>
+    removed ? core.record({ type: 'follow_request.rejected', accountId: follower.id, targetAccountId: actor.id }) : [],
+  );
+  return follower;
+}
+
 export async function rejectFollowRequest(core: Core, actor: Account, requesterId: string): Promise<Account> {
   const requester = await findAccount(core, requesterId);
   if (!(await dropRequest(core, requester.id, actor.id))) throw notFound();

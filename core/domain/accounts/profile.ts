@@ -168,3 +168,18 @@ export function profileHandler(core: Core): EventHandler {
     }
   };
 }
+
+/** Removes the avatar or header (Mastodon 4.2's DELETE /api/v1/profile/avatar|header): the
+ * account shows the default image again. The plugin that stores the images is told, to remove
+ * the file once the edit committed. */
+export async function clearProfileImage(core: Core, account: Account, user: User, image: 'avatar' | 'header'): Promise<Account> {
+  const patch: AccountPatch = image === 'avatar' ? { avatarUrl: null } : { headerUrl: null };
+  const draft: ProfileDraft = { account, user, params: {}, patch, jobs: [], cleared: [image] };
+  const hook = core.hooks.profileHookFor(image);
+  if (hook !== undefined) await hook.prepare(draft);
+  const updated = await core.storage.accounts.update(account.id, draft.patch, {
+    outbox: (changed) => (changed === null ? [] : [...core.record({ type: 'account.updated', account: changed }), ...draft.jobs]),
+  });
+  if (updated === null) throw new Error('the signed-in account disappeared during its own profile edit');
+  return updated;
+}

@@ -26,7 +26,8 @@ export type DomainEvent =
   | { type: 'account.unfollowed'; follow: Follow }
   /** The target accepted a request: `follow` is the follow now in place. */
   | { type: 'follow_request.authorized'; follow: Follow }
-  /** The target (`targetAccountId`) turned down the request of `accountId`. */
+  /** The target (`targetAccountId`) turned down the request of `accountId`, or removed it from
+   * its followers. */
   | { type: 'follow_request.rejected'; accountId: Id; targetAccountId: Id }
   | { type: 'account.blocked'; accountId: Id; targetAccountId: Id }
   | { type: 'account.unblocked'; accountId: Id; targetAccountId: Id }

@@ -283,6 +283,12 @@ export interface RelationshipFacts {
   domainBlocking: boolean;
 }
 
+export interface Suggestion {
+  accountId: Id;
+  /** Why: Mastodon's `sources` names. */
+  source: 'friends_of_friends' | 'most_followed';
+}
+
 export interface RelationshipRepository {
   /** ATOMIC. Creates the follow (followingCount of the follower and followersCount of the
    * target +1) or, when it exists, updates its options. Removes a pending request between them. */
@@ -302,6 +308,16 @@ export interface RelationshipRepository {
   followingOf(accountId: Id, page: Page): Promise<Follow[]>;
   /** The follows of this account by local accounts (for delivery), newest first. */
   localFollowers(targetId: Id): Promise<Follow[]>;
+  /** Accepted follows of any of `targetIds` by an account `viewerId` follows (accepted): the
+   * viewer's "familiar followers" of them. Newest first, at most `limit`. */
+  familiarFollows(viewerId: Id, targetIds: readonly Id[], limit: number): Promise<Follow[]>;
+  /** Follow suggestions for `viewerId`, best first, at most `limit`: first the accounts followed
+   * by the accounts it follows (most such follows first, then most followers), then the local
+   * accounts with most followers (at least one). Only discoverable accounts; never the viewer,
+   * nor an account it follows, has asked to follow, or dismissed. */
+  suggestions(viewerId: Id, limit: number): Promise<Suggestion[]>;
+  /** Records that `accountId` no longer wants `targetId` suggested (idempotent). */
+  dismissSuggestion(accountId: Id, targetId: Id, createdAt: Millis): Promise<void>;
   /** ATOMIC. Adds a block and removes the follows and requests in both directions (with their
    * counters). false when it already existed. */
   block(block: Block, outbox?: Outbox<boolean>): Promise<boolean>;

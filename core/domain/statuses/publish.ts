@@ -7,7 +7,7 @@ import type { Core } from '../context.ts';
 import { notFound, RookeryError, texts, unprocessable } from '../errors.ts';
 import { normalizeLanguage } from '../languages.ts';
 import { VISIBILITIES, type Account, type Id, type Status, type User, type Visibility } from '../model.ts';
-import { str, type Params } from '../params.ts';
+import { str, strArray, type Params } from '../params.ts';
 import type { PublishDraft } from '../hooks.ts';
 import { countsAsReply, countsForAuthor } from '../policy.ts';
 import { StorageConflict, type StorageWrite } from '../ports/storage.ts';
@@ -56,6 +56,24 @@ export function conflictError(err: unknown, draft: PublishDraft): unknown {
   return err;
 }
 
+/** A publish whose mentions reach accounts the client did not list in `allowed_mentions`
+ * (Mastodon's guard against a post going to someone by accident): nothing is written. */
+export class UnexpectedMentionsError extends RookeryError {
+  readonly accountIds: readonly Id[];
+  constructor(accountIds: readonly Id[]) {
+    super(422, 'Post would be sent to unexpected accounts');
+    this.accountIds = accountIds;
+  }
+}
+
+function refuseUnexpectedMentions(params: Params, mentionIds: readonly Id[]): void {
+  const allowed = strArray(params, 'allowed_mentions');
+  if (allowed === undefined) return;
+  const expected = new Set(allowed);
+  const unexpected = mentionIds.filter((id) => !expected.has(id));
+  if (unexpected.length > 0) throw new UnexpectedMentionsError(unexpected);
+}
+
 export interface PublishOptions {
   /** More writes to commit with the status (a scheduled status's row, removed as it is published). */
   writes?: readonly StorageWrite[];
@@ -101,6 +119,7 @@ export async function publish(core: Core, author: Author, params: Params, idempo
   validateText(core, draft, draft.mediaIds.length > 0);
 
   const rendered = await renderText(core, draft.text);
+  refuseUnexpectedMentions(params, rendered.mentionIds);
   const id = draft.statusId;
   const status = newStatus(core, account, {
     id: draft.statusId,

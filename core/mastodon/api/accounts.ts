@@ -1,11 +1,10 @@
 // Account endpoints: profiles, their statuses and follows, lookup, and (relationships.ts) how
 // the caller stands with other accounts. Sign-up and verify_credentials live in registration.ts.
 
-import { followersOf, followingOf } from '../../domain/accounts/connections.ts';
+import { familiarFollowers, followersOf, followingOf } from '../../domain/accounts/connections.ts';
 import { findAccount, findAccountOrNull, lookupAccount } from '../../domain/accounts/find.ts';
 import type { AppCore } from '../context.ts';
 import { unprocessable } from '../../domain/errors.ts';
-import { isId } from '../../domain/ids.ts';
 import { listsWithMember } from '../../domain/lists.ts';
 import { bool, int, page, str, strArray } from '../../domain/params.ts';
 import { presentAccounts, presentStatuses } from '../present/load.ts';
@@ -83,8 +82,11 @@ export function accountEndpoints(core: AppCore): Endpoint[] {
       path: '/api/v1/accounts/familiar_followers',
       auth: 'user',
       scopes: ['read', 'read:follows'],
-      // Not tracked yet: every asked account, with nobody in common.
-      handle: async (request) => json([...new Set(strArray(paramsOf(request), 'id') ?? [])].filter(isId).map((i) => ({ id: i, accounts: [] }))),
+      handle: async (request) => {
+        const results = await familiarFollowers(core, actorOf(request), strArray(paramsOf(request), 'id') ?? []);
+        const rendered = new Map((await presentAccounts(core, [...new Set(results.flatMap((r) => r.accountIds))])).map((a) => [a.id, a]));
+        return json(results.map((r) => ({ id: r.id, accounts: r.accountIds.flatMap((i) => rendered.get(i) ?? []) })));
+      },
     },
     {
       method: 'GET',
@@ -95,6 +97,17 @@ export function accountEndpoints(core: AppCore): Endpoint[] {
         const account = await findAccount(core, id(request));
         const [rendered] = await presentAccounts(core, [account.id]);
         return json(rendered);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/accounts/:id/identity_proofs',
+      auth: 'optional',
+      scopes: READ_ACCOUNTS,
+      // Identity proofs were dropped from Mastodon (3.5); the route stays, always empty.
+      handle: async (request) => {
+        await findAccount(core, id(request));
+        return json([]);
       },
     },
     {

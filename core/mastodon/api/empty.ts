@@ -19,8 +19,6 @@ export function emptyEndpoints(_core: AppCore): Endpoint[] {
     empty('/api/v1/trends/links', 'optional', []),
     empty('/api/v1/directory', 'optional', []),
     empty('/api/v1/announcements', 'user', READ),
-    empty('/api/v1/suggestions', 'user', READ),
-    empty('/api/v2/suggestions', 'user', READ),
     empty('/api/v1/followed_tags', 'user', ['read', 'read:follows']),
     empty('/api/v1/featured_tags', 'user', ['read', 'read:accounts']),
     empty('/api/v1/featured_tags/suggestions', 'user', ['read', 'read:accounts']),

@@ -1,5 +1,5 @@
-// v2 filters with their keywords and statuses (rules in core/filters.ts); v1 filters answer
-// an empty list, as clients read v2.
+// v2 filters with their keywords and statuses (rules in core/filters.ts), and the v1 filters
+// Mastodon serves from them: one per keyword.
 
 import type { AppCore } from '../context.ts';
 import {
@@ -14,12 +14,19 @@ import {
   ownFilter,
   updateFilter,
   updateKeyword,
+  createV1Filter,
+  findV1Filter,
+  listV1Filters,
+  updateV1Filter,
   type FilterInput,
+  type V1Filter,
+  type V1FilterInput,
   type KeywordInput,
 } from '../../domain/filters.ts';
 import type { FilterKeyword, FilterStatus } from '../../domain/model.ts';
 import { bool, int, str, strArray, type Params } from '../../domain/params.ts';
 import { renderFilter } from '../entities/filter.ts';
+import { isoOrNull } from '../entities/time.ts';
 import { actorOf, paramsOf } from './statuses.ts';
 import { json, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
 
@@ -27,6 +34,14 @@ const READ = ['read', 'read:filters'];
 const WRITE = ['write', 'write:filters'];
 
 const renderKeyword = (k: FilterKeyword) => ({ id: k.id, keyword: k.keyword, whole_word: k.wholeWord });
+const renderV1Filter = ({ filter, keyword }: V1Filter) => ({
+  id: keyword.id,
+  phrase: keyword.keyword,
+  context: filter.context,
+  whole_word: keyword.wholeWord,
+  expires_at: isoOrNull(filter.expiresAt),
+  irreversible: filter.action === 'hide',
+});
 const renderFilterStatus = (s: FilterStatus) => ({ id: s.id, status_id: s.statusId });
 
 function keywordOf(fields: Params): KeywordInput {
@@ -69,6 +84,16 @@ function filterInputOf(params: Params): FilterInput {
     action: str(params, 'filter_action'),
     expiresIn: expiresInOf(params),
     keywords: keywordsOf(params),
+  };
+}
+
+function v1InputOf(params: Params): V1FilterInput {
+  return {
+    phrase: str(params, 'phrase'),
+    context: strArray(params, 'context'),
+    irreversible: bool(params, 'irreversible'),
+    wholeWord: bool(params, 'whole_word'),
+    expiresIn: expiresInOf(params),
   };
 }
 
@@ -191,7 +216,39 @@ export function filterEndpoints(core: AppCore): Endpoint[] {
       path: '/api/v1/filters',
       auth: 'user',
       scopes: READ,
-      handle: async () => json([]),
+      handle: async (request) => json((await listV1Filters(core, actorOf(request))).map(renderV1Filter)),
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/filters',
+      auth: 'user',
+      scopes: WRITE,
+      handle: async (request) => json(renderV1Filter(await createV1Filter(core, actorOf(request), v1InputOf(paramsOf(request))))),
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/filters/:id',
+      auth: 'user',
+      scopes: READ,
+      handle: async (request) => json(renderV1Filter(await findV1Filter(core, actorOf(request), id(request)))),
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/filters/:id',
+      auth: 'user',
+      scopes: WRITE,
+      handle: async (request) => json(renderV1Filter(await updateV1Filter(core, actorOf(request), id(request), v1InputOf(paramsOf(request))))),
+    },
+    {
+      // As Mastodon: the keyword goes, its filter stays (with its other keywords, if any).
+      method: 'DELETE',
+      path: '/api/v1/filters/:id',
+      auth: 'user',
+      scopes: WRITE,
+      handle: async (request) => {
+        await deleteKeyword(core, actorOf(request), id(request));
+        return json({});
+      },
     },
   ];
 }

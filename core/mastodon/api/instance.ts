@@ -5,6 +5,7 @@
 import type { AppCore } from '../context.ts';
 import { renderInstanceV1, renderInstanceV2, renderNodeInfo, renderRules, type ActiveUsers, type InstanceStats } from '../present/instance.ts';
 import { MISSING_IMAGE_PNG_BASE64 } from '../present/placeholder.ts';
+import { LANGUAGE_LIST } from '../../domain/languages.ts';
 import { MISSING_AVATAR_PATH, MISSING_HEADER_PATH } from '../../domain/urls.ts';
 import { json, type ApiResponse, type Endpoint } from '../endpoint/types.ts';
 
@@ -41,6 +42,8 @@ export function instanceEndpoints(core: AppCore): Endpoint[] {
     open('/api/v1/instance/activity', async () => json([])),
     open('/api/v1/instance/rules', async () => json(renderRules(config))),
     open('/api/v1/instance/domain_blocks', async () => json([])),
+    // Mastodon asks for a signed-in user here in limited-federation mode.
+    { method: 'GET', path: '/api/v1/instance/languages', auth: 'optional', scopes: [], handle: async () => json(LANGUAGE_LIST) },
     open('/api/v1/instance/translation_languages', async () => json({})),
     open('/api/v1/instance/extended_description', async () => json({ updated_at: null, content: '' })),
     open('/.well-known/nodeinfo', async () =>

@@ -4,13 +4,14 @@
 // docs/behaviour.md, "OAuth".
 
 import { createLocalAccount } from '../../domain/accounts/create.ts';
-import { updateProfile } from '../../domain/accounts/profile.ts';
+import { clearProfileImage, updateProfile } from '../../domain/accounts/profile.ts';
 import type { AppCore } from '../context.ts';
 import { forbidden } from '../../domain/errors.ts';
 import type { Id } from '../../domain/model.ts';
 import { issueToken, renderToken } from '../oauth/tokens.ts';
 import { bool, str } from '../../domain/params.ts';
 import { renderCredentialAccount } from '../present/account.ts';
+import { loadAccountDecorators } from '../present/load.ts';
 import { json, type Endpoint } from '../endpoint/types.ts';
 
 const COUNT_PAGE = 200;
@@ -83,7 +84,7 @@ export function registrationEndpoints(core: AppCore): Endpoint[] {
       async handle(request) {
         const { account, user } = request.caller;
         if (account === null || user === null) throw new Error('the user guard lets no request through without a local user');
-        return json(renderCredentialAccount(core.config, account, user, await countFollowRequests(core, account.id)));
+        return json(renderCredentialAccount(core.config, account, user, await countFollowRequests(core, account.id), await loadAccountDecorators(core, [account])));
       },
     },
     {
@@ -96,8 +97,23 @@ export function registrationEndpoints(core: AppCore): Endpoint[] {
         const { account, user } = request.caller;
         if (account === null || user === null) throw new Error('the user guard lets no request through without a local user');
         const updated = await updateProfile(core, account, user, { ...request.query, ...request.body });
-        return json(renderCredentialAccount(core.config, updated.account, updated.user, await countFollowRequests(core, account.id)));
+        return json(renderCredentialAccount(core.config, updated.account, updated.user, await countFollowRequests(core, account.id), await loadAccountDecorators(core, [updated.account])));
       },
     },
+    ...(['avatar', 'header'] as const).map(
+      (image): Endpoint => ({
+        // Mastodon 4.2: back to the default image; the CredentialAccount as it now is.
+        method: 'DELETE',
+        path: `/api/v1/profile/${image}`,
+        auth: 'user',
+        scopes: ['write', 'write:accounts'],
+        async handle(request) {
+          const { account, user } = request.caller;
+          if (account === null || user === null) throw new Error('the user guard lets no request through without a local user');
+          const updated = await clearProfileImage(core, account, user, image);
+          return json(renderCredentialAccount(core.config, updated, user, await countFollowRequests(core, account.id)));
+        },
+      }),
+    ),
   ];
 }

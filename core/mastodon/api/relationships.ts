@@ -4,7 +4,7 @@
 import { block, mute, unblock, unmute } from '../../domain/accounts/block.ts';
 import { blocksOf, followRequestsTo, mutesOf } from '../../domain/accounts/connections.ts';
 import { blockDomain, domainBlocksOf, unblockDomain } from '../../domain/accounts/domain-blocks.ts';
-import { authorizeFollowRequest, follow, rejectFollowRequest, unfollow, type FollowOptions } from '../../domain/accounts/follow.ts';
+import { authorizeFollowRequest, follow, rejectFollowRequest, removeFromFollowers, unfollow, type FollowOptions } from '../../domain/accounts/follow.ts';
 import type { AppCore } from '../context.ts';
 import { isId } from '../../domain/ids.ts';
 import type { Account } from '../../domain/model.ts';
@@ -58,6 +58,7 @@ export function relationshipEndpoints(core: AppCore): Endpoint[] {
     },
     action('accounts', 'follow', WRITE_FOLLOWS, (actor, target, params) => follow(core, actor, target, followOptions(params))),
     action('accounts', 'unfollow', WRITE_FOLLOWS, (actor, target) => unfollow(core, actor, target)),
+    action('accounts', 'remove_from_followers', WRITE_FOLLOWS, (actor, follower) => removeFromFollowers(core, actor, follower)),
     action('accounts', 'block', WRITE_BLOCKS, (actor, target) => block(core, actor, target)),
     action('accounts', 'unblock', WRITE_BLOCKS, (actor, target) => unblock(core, actor, target)),
     action('accounts', 'mute', WRITE_MUTES, (actor, target, params) =>

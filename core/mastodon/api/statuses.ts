@@ -2,7 +2,7 @@
 // plus edit, history, source and the batch read clients use.
 
 import type { AppCore } from '../context.ts';
-import { notFound, unprocessable } from '../../domain/errors.ts';
+import { notFound, RookeryError, unprocessable } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
 import { page, strArray, type Params } from '../../domain/params.ts';
 import { loadAccountDecorators, pluginParts, presentAccounts, presentStatus, presentStatuses } from '../present/load.ts';
@@ -15,7 +15,7 @@ import { favourite, unfavourite } from '../../domain/statuses/favourite.ts';
 import { favouritedBy, rebloggedBy, type PagedAccounts } from '../../domain/statuses/interactors.ts';
 import { muteConversation, unmuteConversation } from '../../domain/statuses/mute.ts';
 import { pin, unpin } from '../../domain/statuses/pin.ts';
-import { publish, type Author } from '../../domain/statuses/publish.ts';
+import { publish, UnexpectedMentionsError, type Author } from '../../domain/statuses/publish.ts';
 import { reblog, unreblog } from '../../domain/statuses/reblog.ts';
 import { viewStatus } from '../../domain/statuses/view.ts';
 import { filterVisible } from '../../domain/viewer.ts';
@@ -84,7 +84,11 @@ export function statusEndpoints(core: AppCore): Endpoint[] {
       scopes: WRITE,
       handle: async (request) => {
         const key = request.headers['idempotency-key'];
-        const result = await publish(core, authorOf(request), paramsOf(request), key === undefined || key === '' ? null : key);
+        const result = await publish(core, authorOf(request), paramsOf(request), key === undefined || key === '' ? null : key).catch(async (err: unknown) => {
+          if (!(err instanceof UnexpectedMentionsError)) throw err;
+          // Mastodon names those accounts, rendered, beside the error.
+          throw new RookeryError(err.status, err.message, { unexpected_accounts: await presentAccounts(core, err.accountIds) });
+        });
         if (result.kind === 'diverted') return json(result.body);
         return render(result.status, request);
       },

@@ -12,6 +12,7 @@ import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
 import { reportEndpoints } from './reports.ts';
 import { searchEndpoints } from './search.ts';
+import { suggestionEndpoints } from './suggestions.ts';
 import { timelineEndpoints } from './timelines.ts';
 import type { Endpoint } from '../endpoint/types.ts';
 
@@ -25,6 +26,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...filterEndpoints(core),
     ...preferenceEndpoints(core),
     ...searchEndpoints(core),
+    ...suggestionEndpoints(core),
     ...reportEndpoints(core),
     ...healthEndpoints(core),
     ...emptyEndpoints(core),

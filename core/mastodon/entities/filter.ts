@@ -67,7 +67,8 @@ export function matchFilters(filters: readonly Filter[], matcher: KeywordMatcher
   for (const filter of filters) {
     if (!isActive(filter, now)) continue;
     const keywords = byKeyword?.get(filter.id) ?? [];
-    const statuses = filter.statuses.filter((s) => s.statusId === status.id || s.statusId === status.reblogOfId).map((s) => s.id);
+    // Mastodon reports the matched statuses' ids, not the FilterStatus rows'.
+    const statuses = filter.statuses.filter((s) => s.statusId === status.id || s.statusId === status.reblogOfId).map((s) => s.statusId);
     if (keywords.length === 0 && statuses.length === 0) continue;
     results.push({
       filter: renderFilter(filter),

@@ -39,9 +39,12 @@ export { httpUrl, MAX_URI } from '../../domain/remote/lookup.ts';
 
 // Services between plugins.
 export {
+  imagesService,
   pollsService,
   REMOTE_POLL_LIMITS,
   serviceKey,
+  type ImagesService,
+  type StoredImage,
   type LocalPollVoted,
   type PollsService,
   type PollVote,

@@ -58,6 +58,8 @@ export const REMOTE_POLL_LIMITS = { options: 20, title: 500 } as const;
 
 export interface PollsService {
   get(pollId: Id): Promise<Poll | null>;
+  /** Those of `pollIds` that exist, in one read. */
+  getMany(pollIds: readonly Id[]): Promise<Poll[]>;
   /** What to store with a remote status (created or updated) for the poll it carries: the poll's
    * id for the status and the write (none when nothing changed), with the job that ends the
    * poll when its end is new. `input` null: the status keeps the poll it has. */
@@ -77,3 +79,30 @@ export interface PollsService {
 }
 
 export const pollsService = serviceKey<PollsService>('polls');
+
+/** A picture from elsewhere (a link's preview image), stored and served by this instance. */
+export interface StoredImage {
+  url: string;
+  width: number;
+  height: number;
+  blurhash: string;
+}
+
+/** Keeping pictures that came from other sites (the media plugin provides it), so that readers'
+ * browsers load them from this instance rather than from a third party, at a bounded size. */
+export interface ImagesService {
+  /** Decodes `data` (any supported image format), keeps a preview of at most 640×360 worth of
+   * pixels as JPEG under `name` (letters, digits, '-' and '_'; the same name replaces the
+   * picture) and says where it is served; null when it is not an image or passes the limits. */
+  storePreview(name: string, data: Uint8Array): Promise<StoredImage | null>;
+  /** Removes the picture kept under `name` (none: nothing to do). */
+  removePreview(name: string): Promise<void>;
+  /** Keeps a custom emoji's picture (PNG, GIF or WebP, animation kept, metadata dropped) under
+   * `name`, with a still PNG of its first frame; null when it is not such an image or passes
+   * the limits. */
+  storeEmoji(name: string, data: Uint8Array): Promise<{ url: string; staticUrl: string } | null>;
+  /** Removes an emoji's pictures kept under `name`. */
+  removeEmoji(name: string): Promise<void>;
+}
+
+export const imagesService = serviceKey<ImagesService>('images');

@@ -77,9 +77,10 @@ export function renderCredentialAccount(
   account: Account,
   user: User,
   followRequestsCount: number,
+  decorators: readonly LoadedAccountDecorator[] = NO_ACCOUNT_DECORATORS,
 ): CredentialAccountJson {
   return {
-    ...renderAccount(config, account),
+    ...renderAccount(config, account, decorators),
     source: {
       privacy: user.settings.defaultVisibility,
       sensitive: user.settings.defaultSensitive,

@@ -86,11 +86,16 @@ export function renderStatus(config: RookeryConfig, status: Status, bundle: Stat
     poll: null,
   };
   if (viewer !== null) {
-    json.favourited = viewer.state.favourited.has(status.id);
-    json.reblogged = viewer.state.reblogged.has(status.id);
+    // A boost reports the viewer's interactions with the original, as Mastodon does when it
+    // renders one status (masto.js reads `reblogged` off the boost its reblog call returns).
+    // Its conversation is the original's, so `muted` follows it too. A boost is never
+    // pinnable: Mastodon leaves `pinned` out.
+    const proper = status.reblogOfId ?? status.id;
+    json.favourited = viewer.state.favourited.has(proper);
+    json.reblogged = viewer.state.reblogged.has(proper);
     json.muted = viewer.state.mutedConversations.has(status.conversationId);
-    json.bookmarked = viewer.state.bookmarked.has(status.id);
-    json.pinned = viewer.state.pinned.has(status.id);
+    json.bookmarked = viewer.state.bookmarked.has(proper);
+    if (!isBoost) json.pinned = viewer.state.pinned.has(status.id);
     if (!options.omitFiltered) json.filtered = isBoost ? [] : matchFilters(viewer.filters, viewer.keywords, status, searchableText(status, bundle), bundle.now);
   }
   // A boost carries no text of its own: clients read everything from `reblog`.

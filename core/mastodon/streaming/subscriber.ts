@@ -72,7 +72,8 @@ export function screen(state: SubscriberState, facts: StatusFacts, context: Stre
   for (const filter of state.filters) {
     if (!isActive(filter, now) || !filter.context.includes(context)) continue;
     const keywords = byKeyword?.get(filter.id) ?? [];
-    const statuses = filter.statuses.filter((s) => facts.statusIds.includes(s.statusId)).map((s) => s.id);
+    // The matched statuses' ids, as Mastodon reports them (not the FilterStatus rows').
+    const statuses = filter.statuses.filter((s) => facts.statusIds.includes(s.statusId)).map((s) => s.statusId);
     if (keywords.length === 0 && statuses.length === 0) continue;
     if (filter.action === 'hide') return null;
     results.push({ filter: renderFilter(filter), keyword_matches: keywords.length > 0 ? keywords : null, status_matches: statuses.length > 0 ? statuses : null });

@@ -59,6 +59,7 @@ const EXPECTED: Row[] = [
   ['mutes', 'mutes_account', { accountId: 1, num: -1 }],
   ['domain_blocks', 'domain_blocks_pair', { accountId: 1, domain: 1 }, { unique: true, rule: 'domainBlock' }],
   ['domain_blocks', 'domain_blocks_account', { accountId: 1, num: -1 }],
+  ['suggestion_dismissals', 'suggestion_dismissals_account', { accountId: 1, targetAccountId: 1 }],
   ['notifications', 'notifications_account', { accountId: 1, num: -1 }],
   ['notifications', 'notifications_dedupe', { accountId: 1, dedupeKey: 1 }, { unique: true, partialFilterExpression: { dedupeKey: { $type: 'string' } }, rule: 'notification' }],
   ['notifications', 'notifications_group', { accountId: 1, groupKey: 1, num: -1 }, { partialFilterExpression: { groupKey: { $type: 'string' } } }],
@@ -99,7 +100,7 @@ const definition = ([collection, name, key, options = {}]: Row) => ({ collection
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 64, 'sixty-four indexes besides the _id ones');
+  t.equal(INDEXES.length, 65, 'sixty-five indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {
@@ -152,7 +153,7 @@ t.test('what createIndexes is given', async (t) => {
   );
   t.strictSame(indexSpec({ collection: 'a', name: 'a_t', key: { at: 1 }, expireAfterSeconds: 0 }), { key: { at: 1 }, name: 'a_t', expireAfterSeconds: 0 }, 'TTL');
   const grouped = indexesByCollection(INDEXES);
-  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs', 'reports'], 'one createIndexes per collection');
+  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'suggestion_dismissals', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs', 'reports'], 'one createIndexes per collection');
   t.strictSame(grouped.get('accounts')?.map((s) => s.name), ['accounts_acct', 'accounts_email', 'accounts_uri', 'accounts_pins', 'accounts_pending_jobs']);
 });
 
@@ -318,9 +319,10 @@ t.test('migrations: a failing step records nothing; the next open runs it again'
 
 t.test('the schema version and its migrations', async (t) => {
   t.equal(SCHEMA_VERSION, MIGRATIONS.length);
-  t.equal(SCHEMA_VERSION, 3);
+  t.equal(SCHEMA_VERSION, 4);
   t.equal(MIGRATIONS[0]?.description, 'every collection of the storage port, and the job sequence');
   t.equal(MIGRATIONS[1]?.description, 'notification policies, requests and permissions, and private conversations');
-  t.equal(MIGRATIONS[2]?.description, 'reports to the moderators, with the audit log of what they did to each');
-  t.strictSame(Object.values(C).length, 28, 'collections created up front (a transaction cannot create one on a sharded cluster)');
+  t.equal(MIGRATIONS[2]?.description, 'follow suggestions an account dismissed');
+  t.equal(MIGRATIONS[3]?.description, 'reports to the moderators, with the audit log of what they did to each');
+  t.strictSame(Object.values(C).length, 29, 'collections created up front (a transaction cannot create one on a sharded cluster)');
 });

@@ -10,6 +10,7 @@ import t from 'tap';
 import { STANDALONE_REFUSED, databaseFromUrl, databaseName, openMongoStorage, supportsTransactions } from '../../../adapters/mongodb/storage.ts';
 import { queueContract, storageContract, type ContractTest } from '../../../adapters/testing/index.ts';
 import { cardStorageContract } from '../../../plugins/cards/storage/contract.ts';
+import { emojiStorageContract } from '../../../plugins/emoji/storage/contract.ts';
 import { federationStorageContract } from '../../../plugins/federation/storage/contract.ts';
 import { mediaStorageContract } from '../../../plugins/media/storage/contract.ts';
 import { pollStorageContract } from '../../../plugins/polls/storage/contract.ts';
@@ -71,6 +72,7 @@ t.test('without MONGODB_URI: the line, and every contract test skipped (never a 
     ...declared((r) => pollStorageContract(r, 'mongodb', never)),
     ...declared((r) => scheduledStorageContract(r, 'mongodb', never)),
     ...declared((r) => cardStorageContract(r, 'mongodb', never)),
+    ...declared((r) => emojiStorageContract(r, 'mongodb', never)),
     ...declared((r) => federationStorageContract(r, 'mongodb', never)),
   ];
   const env = childEnv();

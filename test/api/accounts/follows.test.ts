@@ -197,3 +197,23 @@ t.test('a new follow is announced on the bus as a notification for the target', 
   t.equal(recorder.messages[0]?.message.event, 'notification');
   t.equal(JSON.parse(recorder.messages[0]?.message.payload ?? '{}').type, 'follow');
 });
+
+t.test('remove_from_followers: the follower no longer follows; counts; errors', async (t) => {
+  const star = await h.user('celeb');
+  const fan = await h.user('fanling');
+  const other = await h.user('otherling');
+  await follow(h, fan, star);
+  const removed = await h.request('POST', `/api/v1/accounts/${fan.account.id}/remove_from_followers`, { token: star.token });
+  t.equal(removed.statusCode, 200);
+  t.same([removed.json.id, removed.json.followed_by, removed.json.following], [fan.account.id, false, false], 'the Relationship to the removed follower');
+  const seenByFan = (await h.request('GET', `/api/v1/accounts/relationships?id[]=${star.account.id}`, { token: fan.token })).json[0];
+  t.same([seenByFan.following, seenByFan.requested], [false, false], 'the fan follows no more');
+  t.same([(await h.request('GET', `/api/v1/accounts/${star.account.id}`)).json.followers_count, (await h.request('GET', `/api/v1/accounts/${fan.account.id}`)).json.following_count], [0, 0], 'counts follow');
+  const again = await h.request('POST', `/api/v1/accounts/${other.account.id}/remove_from_followers`, { token: star.token });
+  t.same([again.statusCode, again.json.followed_by], [200, false], 'someone who does not follow: nothing to do');
+  const missing = await h.request('POST', '/api/v1/accounts/999999/remove_from_followers', { token: star.token });
+  t.same([missing.statusCode, missing.json], [404, { error: 'Record not found' }]);
+  const reader = await h.user('fanreader', { scopes: ['read'] });
+  t.equal((await h.request('POST', `/api/v1/accounts/${fan.account.id}/remove_from_followers`, { token: reader.token })).statusCode, 403);
+  t.equal((await h.request('POST', `/api/v1/accounts/${fan.account.id}/remove_from_followers`)).statusCode, 401);
+});

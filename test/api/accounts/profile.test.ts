@@ -71,3 +71,10 @@ t.test('featured tags of an account: none, and 404 for an unknown account', asyn
   t.same(res.json, []);
   t.equal((await h.request('GET', '/api/v1/accounts/42/featured_tags')).statusCode, 404);
 });
+
+t.test('identity proofs (gone from Mastodon): always [], 404 for an unknown account', async (t) => {
+  const res = await h.request('GET', `/api/v1/accounts/${alice.account.id}/identity_proofs`);
+  t.same([res.statusCode, res.json], [200, []]);
+  const unknown = await h.request('GET', '/api/v1/accounts/42/identity_proofs');
+  t.same([unknown.statusCode, unknown.json], [404, { error: 'Record not found' }]);
+});

@@ -223,6 +223,39 @@ t.test('avatar and header through the media plugin: stored, served, resized', as
   t.equal((await h.request('GET', new URL(a.header).pathname)).statusCode, 200, 'the kept one is not');
 });
 
+t.test('DELETE /api/v1/profile/avatar and /header: the default image again, as Mastodon 4.2', async (t) => {
+  const a = (
+    await form(alice, [
+      { name: 'avatar', value: { filename: 'me.png', contentType: 'image/png', data: await png(64, 64) } },
+      { name: 'header', value: { filename: 'banner.png', contentType: 'image/png', data: await png(300, 100) } },
+    ])
+  ).json;
+  events.length = 0;
+  const noAvatar = await h.request('DELETE', '/api/v1/profile/avatar', { token: alice.token });
+  t.equal(noAvatar.statusCode, 200);
+  t.strictSame(noAvatar.json, await me(alice), 'the CredentialAccount, as verify_credentials shows it');
+  t.same([noAvatar.json.avatar, noAvatar.json.avatar_static], ['https://rookery.test/avatars/original/missing.png', 'https://rookery.test/avatars/original/missing.png']);
+  t.equal(noAvatar.json.header, a.header, 'the header stays');
+  t.equal((await h.request('GET', new URL(a.avatar).pathname)).statusCode, 404, 'the file is removed once the edit committed');
+  t.equal((await h.request('GET', new URL(a.header).pathname)).statusCode, 200);
+  t.equal(events.length, 1, 'account.updated recorded (federation sends the Update)');
+  t.equal((await h.request('GET', `/api/v1/accounts/${alice.account.id}`)).json.avatar, 'https://rookery.test/avatars/original/missing.png');
+
+  const noHeader = await h.request('DELETE', '/api/v1/profile/header', { token: alice.token });
+  t.equal(noHeader.statusCode, 200);
+  t.same([noHeader.json.header, noHeader.json.header_static], ['https://rookery.test/headers/original/missing.png', 'https://rookery.test/headers/original/missing.png']);
+  t.equal((await h.request('GET', new URL(a.header).pathname)).statusCode, 404);
+  const again = await h.request('DELETE', '/api/v1/profile/header', { token: alice.token });
+  t.same([again.statusCode, again.json.header], [200, 'https://rookery.test/headers/original/missing.png'], 'nothing to remove: still 200');
+
+  const reader = await h.user('reader', { scopes: ['read'] });
+  const refused = await h.request('DELETE', '/api/v1/profile/avatar', { token: reader.token });
+  t.same([refused.statusCode, refused.json], [403, { error: 'This action is outside the authorized scopes' }]);
+  const writer = await h.user('writer', { scopes: ['write:accounts'] });
+  t.equal((await h.request('DELETE', '/api/v1/profile/avatar', { token: writer.token })).statusCode, 200);
+  t.same((await h.request('DELETE', '/api/v1/profile/avatar')).json, { error: 'The access token is invalid' });
+});
+
 t.test('avatar and header refusals: size, type, not a file', async (t) => {
   const big = new Uint8Array(8 * 1024 * 1024 + 1);
   big.set(await png(8, 8));

@@ -150,3 +150,35 @@ t.test('placeholder avatar and header: a valid PNG', async (t) => {
   t.equal(account.avatar, 'https://rookery.test/avatars/original/missing.png');
   t.equal(account.header, 'https://rookery.test/headers/original/missing.png');
 });
+
+t.test('languages: every code a status may carry, with its English name, as Mastodon lists them', async (t) => {
+  const res = await h.request('GET', '/api/v1/instance/languages');
+  t.equal(res.statusCode, 200);
+  t.equal(res.json.length, 206);
+  t.strictSame(res.json.slice(0, 3), [
+    { code: 'aa', name: 'Afar' },
+    { code: 'ab', name: 'Abkhaz' },
+    { code: 'ae', name: 'Avestan' },
+  ]);
+  t.ok(res.json.every((l: Record<string, unknown>) => Object.keys(l).join() === 'code,name' && typeof l['name'] === 'string' && l['name'] !== ''));
+  const byCode = new Map(res.json.map((l: { code: string; name: string }) => [l.code, l.name]));
+  t.equal(byCode.get('en'), 'English');
+  t.equal(byCode.get('ja'), 'Japanese');
+  t.equal(byCode.get('ckb'), 'Sorani (Kurdish)');
+  t.equal(byCode.get('tok'), 'Toki Pona');
+  t.equal(res.json.findIndex((l: { code: string }) => l.code === 'ast'), res.json.findIndex((l: { code: string }) => l.code === 'zu') + 1, 'ISO 639-3 codes after the two-letter ones');
+  // Each listed code is one a status keeps.
+  const me = await h.user('polyglot');
+  const tagged = await h.request('POST', '/api/v1/statuses', { token: me.token, payload: { status: 'toki!', language: 'tok' } });
+  t.equal(tagged.json.language, 'tok');
+  t.equal((await h.request('GET', '/api/v1/instance/languages', { token: me.token })).statusCode, 200, 'signed in too');
+});
+
+t.test('languages ask for a signed-in user in limited-federation mode, as Mastodon', async (t) => {
+  const limited = await harness({ config: { limitedFederation: true } });
+  t.teardown(() => limited.close());
+  const anonymous = await limited.request('GET', '/api/v1/instance/languages');
+  t.same([anonymous.statusCode, anonymous.json], [401, { error: 'This API requires an authenticated user' }]);
+  const me = await limited.user('insider');
+  t.equal((await limited.request('GET', '/api/v1/instance/languages', { token: me.token })).statusCode, 200);
+});

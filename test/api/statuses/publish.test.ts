@@ -174,3 +174,21 @@ t.test('followers with notify on get a status notification', async (t) => {
   t.same(notes.json.map((n: { type: string; status: { id: string } }) => [n.type, n.status.id]), [['status', s.id]]);
 
 });
+
+t.test('allowed_mentions: a post that would reach someone not listed is refused, naming them; nothing is written', async (t) => {
+  const carol = await h.user('carol');
+  const refused = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: '@bob @carol hello', allowed_mentions: [bob.account.id] } });
+  t.equal(refused.statusCode, 422);
+  t.same(Object.keys(refused.json).sort(), ['error', 'unexpected_accounts']);
+  t.equal(refused.json.error, 'Post would be sent to unexpected accounts');
+  t.same(refused.json.unexpected_accounts.map((a: { id: string; acct: string }) => [a.id, a.acct]), [[carol.account.id, 'carol']], 'rendered accounts');
+  const none = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: '@bob hi', allowed_mentions: [] } });
+  t.same([none.statusCode, none.json.unexpected_accounts?.map((a: { id: string }) => a.id)], [422, [bob.account.id]], 'an empty list allows nobody');
+  t.same((await h.request('GET', `/api/v1/accounts/${alice.account.id}/statuses`)).json, [], 'nothing was published');
+  const allowed = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: '@bob @carol hello', allowed_mentions: [bob.account.id, carol.account.id, '999'] } });
+  t.same([allowed.statusCode, allowed.json.mentions.length], [200, 2], 'every mention listed: published');
+  const form = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: `status=${encodeURIComponent('@carol hey')}&allowed_mentions[]=${bob.account.id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  t.same([form.statusCode, form.json.error], [422, 'Post would be sent to unexpected accounts'], 'form encoding too');
+  const plain = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'no mentions', allowed_mentions: [] } });
+  t.equal(plain.statusCode, 200, 'no mention: nothing to refuse');
+});

@@ -41,6 +41,27 @@ t.test('favourite: false → true, true → true (200, no error), undo both ways
   t.equal(undoAgain.json.favourites_count, 0);
 });
 
+t.test("a boost's own flags are the viewer's on the original, as Mastodon renders one status", async (t) => {
+  const s = await post(h, alice, 'flags through a boost');
+  const boost = await act(h, bob, s.id, 'reblog');
+  t.equal(boost.json.reblogged, true, 'masto.js reads reblogged off the boost the reblog call returns');
+  t.equal(boost.json.favourited, false);
+  t.equal(boost.json.bookmarked, false);
+  t.equal(boost.json.muted, false);
+  t.notOk('pinned' in boost.json, 'a boost is not pinnable: no pinned, as Mastodon');
+  t.equal(boost.json.reblog.pinned, false);
+  await act(h, bob, s.id, 'favourite');
+  await act(h, bob, s.id, 'bookmark');
+  const seen = await view(h, bob, boost.json.id);
+  t.match(seen.json, { favourited: true, reblogged: true, bookmarked: true, muted: false, reblog: { favourited: true, reblogged: true, bookmarked: true } });
+  // Another viewer's flags stay theirs.
+  t.match((await view(h, alice, boost.json.id)).json, { favourited: false, reblogged: false, bookmarked: false });
+  // In a timeline too.
+  const home = await h.request('GET', '/api/v1/timelines/home', { token: bob.token });
+  const inHome = home.json.find((x: { id: string }) => x.id === boost.json.id);
+  t.match(inHome, { favourited: true, reblogged: true, bookmarked: true });
+});
+
 t.test('two favourites at once count once', async (t) => {
   const s = await post(h, alice, 'race');
   const results = await Promise.all([act(h, bob, s.id, 'favourite'), act(h, bob, s.id, 'favourite')]);

@@ -88,8 +88,12 @@ t.test('a plugin fills accounts wherever they are presented, one load per call',
 
   loads.length = 0;
   const verify = await h.request('GET', '/api/v1/accounts/verify_credentials', { token: alice.token });
-  t.strictSame(verify.json.emojis, [], 'verify_credentials (a local account of the caller) stays []');
-  t.strictSame(loads, [], 'and loads nothing');
+  // Local accounts have emoji of their own now (the emoji plugin): the caller's too.
+  t.strictSame(shortcodes(verify.json), ['alice'], 'verify_credentials');
+  t.strictSame(loads, [['alice']], 'one load, for the caller');
+  loads.length = 0;
+  const updated = await h.request('PATCH', '/api/v1/accounts/update_credentials', { token: alice.token, payload: { display_name: 'Alice' } });
+  t.strictSame([updated.json.display_name, shortcodes(updated.json), loads], ['Alice', ['alice'], [['alice']]], 'update_credentials');
 });
 
 t.test('without an account decorator: a status read makes only the storage calls it made before', async (t) => {

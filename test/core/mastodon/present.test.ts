@@ -133,6 +133,21 @@ t.test('Status, a boost: own id, the original in reblog, nothing of its own', as
   t.equal(renderStatus(config, boost, bundle()), null, 'a boost whose original is missing is not rendered');
 });
 
+t.test("Status, a boost: the viewer's flags on the original; no pinned", async (t) => {
+  const original = status(bob, { text: 'original', content: '<p>original</p>' });
+  const boost = status(alice, { reblogOfId: original.id, text: '', content: '', conversationId: original.conversationId });
+  const state = emptyState();
+  state.favourited.add(original.id);
+  state.reblogged.add(original.id);
+  state.bookmarked.add(original.id);
+  state.pinned.add(original.id);
+  state.mutedConversations.add(original.conversationId);
+  const json = renderStatus(config, boost, bundle({ statuses: new Map([[original.id, original]]), viewer: { state, filters: [], keywords: keywordMatcher([]) } })) as unknown as Record<string, unknown>;
+  for (const flag of ['favourited', 'reblogged', 'bookmarked', 'muted']) t.equal(json[flag], true, flag);
+  t.notOk('pinned' in json, 'a boost is never pinnable');
+  t.equal((json['reblog'] as Record<string, unknown>)['pinned'], true);
+});
+
 t.test('Status: application, media, poll and card inlined', async (t) => {
   const media: MediaAttachment = {
     id: '11', accountId: alice.id, statusId: '1', type: 'image', url: 'https://rookery.test/m/1.png', previewUrl: 'https://rookery.test/m/1s.png',

@@ -172,6 +172,21 @@ t.test('keyword filters: hide drops in the context it names; warn adds filtered;
   t.ok(pub.sink.events().includes(`update ${again.id}`), 'a deleted filter no longer hides');
 });
 
+t.test("status filters: status_matches holds the matched status's id, also when it arrives boosted", async (t) => {
+  // bob follows alice, who boosts carol's status (bob does not follow carol).
+  const carol = await h.user('carol');
+  await follow(h, bob, alice);
+  const home = await openStream(h, bob, 'user');
+  const s = await post(h, carol, 'filter this one');
+  const filter = (await h.request('POST', '/api/v2/filters', { token: bob.token, payload: { title: 'one status', context: ['home'], filter_action: 'warn' } })).json;
+  await h.request('POST', `/api/v2/filters/${filter.id}/statuses`, { token: bob.token, payload: { status_id: s.id } });
+  const boost = (await h.request('POST', `/api/v1/statuses/${s.id}/reblog`, { token: alice.token })).json;
+  const delivered = home.sink.received.find((m) => m.event === 'update' && m.payload.id === boost.id);
+  t.ok(delivered, 'the boost reaches the home stream');
+  // The subscriber's own filters are applied at delivery, on the payload it receives.
+  t.strictSame(delivered?.payload.filtered.map((r: { status_matches: string[] }) => r.status_matches), [[s.id]]);
+});
+
 t.test('a revoked token or a disabled account ends its streams', async (t) => {
   const stream = await openStream(h, bob, 'public');
   const other = await openStream(h, alice, 'public');
