@@ -11,7 +11,7 @@ import type { Mongo } from './db.ts';
 import { C } from './schema.ts';
 import { applyPatch, asciiLower, lookupId, num, setFields, stored, validIds, type Doc } from './values.ts';
 
-export const ACCOUNT_PATCH_FIELDS = ['displayName', 'note', 'locked', 'bot', 'discoverable', 'fields', 'avatarUrl', 'headerUrl', 'url'] as const;
+export const ACCOUNT_PATCH_FIELDS = ['displayName', 'note', 'locked', 'bot', 'discoverable', 'fields', 'avatarUrl', 'headerUrl', 'url', 'role'] as const;
 export const USER_PATCH_FIELDS = ['passwordHash', 'confirmedAt', 'approved', 'disabled', 'locale', 'settings'] as const;
 
 /** What account reads leave out: the user, the pins, pending jobs. */
@@ -55,6 +55,7 @@ export function accountDoc(a: Account, u?: User): Doc {
     followersCount: a.followersCount,
     followingCount: a.followingCount,
     lastStatusAt: a.lastStatusAt,
+    role: a.role,
   };
   if (u !== undefined) doc['user'] = userSubdoc(u);
   return doc;
@@ -80,6 +81,8 @@ export function accountFromDoc(d: Doc): Account {
     followersCount: d['followersCount'] as number,
     followingCount: d['followingCount'] as number,
     lastStatusAt: d['lastStatusAt'] as number | null,
+    // Documents written before roles existed have none.
+    role: (d['role'] as string | null | undefined) ?? null,
   };
 }
 
@@ -192,6 +195,9 @@ export function accountRepository(m: Mongo): AccountRepository {
     },
     async countLocalUsers(activeSince?: number) {
       return accounts.countDocuments(activeSince === undefined ? LOCAL_USERS : { ...LOCAL_USERS, lastStatusAt: { $gte: activeSince } });
+    },
+    async listStaff() {
+      return (await accounts.find({ domain: null, role: { $type: 'string' } }).toArray()).map(accountFromDoc);
     },
   };
 }

@@ -20,12 +20,13 @@ export function notificationDoc(n: Notification, dedupeKey: string | null): Doc 
     groupKey: n.groupKey,
     filtered: n.filtered,
   };
+  if (n.reportId !== undefined) doc['reportId'] = n.reportId;
   if (dedupeKey !== null) doc['dedupeKey'] = dedupeKey;
   return doc;
 }
 
 export function notificationFromDoc(d: Doc): Notification {
-  return {
+  const n: Notification = {
     id: d['_id'] as Id,
     accountId: d['accountId'] as Id,
     type: d['type'] as NotificationType,
@@ -36,6 +37,8 @@ export function notificationFromDoc(d: Doc): Notification {
     groupKey: typeof d['groupKey'] === 'string' ? d['groupKey'] : null,
     filtered: d['filtered'] === true,
   };
+  if (typeof d['reportId'] === 'string') n.reportId = d['reportId'];
+  return n;
 }
 
 export function notificationListFilter(accountId: Id, filter: NotificationFilter, page: PageQuery): Doc {

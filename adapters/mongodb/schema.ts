@@ -45,6 +45,7 @@ export const C = {
   outbox: 'outbox',
   counters: 'counters',
   suggestionDismissals: 'suggestion_dismissals',
+  reports: 'reports',
 } as const;
 
 export interface IndexDefinition {
@@ -80,7 +81,7 @@ const byAccount = (collection: string, direction: 1 | -1 = -1): IndexDefinition 
 });
 
 /** Collections whose single-document writes carry `_jobs` (the sweep reads these). */
-export const PENDING_JOB_COLLECTIONS: readonly string[] = [C.accounts, C.follows, C.mutes, C.domainBlocks, C.notifications, C.filters, C.accessTokens];
+export const PENDING_JOB_COLLECTIONS: readonly string[] = [C.accounts, C.follows, C.mutes, C.domainBlocks, C.notifications, C.filters, C.accessTokens, C.reports];
 
 export const INDEXES: readonly IndexDefinition[] = [
   { collection: C.accounts, name: 'accounts_acct', key: { usernameKey: 1, domainKey: 1 }, unique: true, rule: 'username' },
@@ -209,6 +210,10 @@ export const INDEXES: readonly IndexDefinition[] = [
   },
   { collection: C.jobs, name: 'jobs_dead', key: { state: 1, diedAt: -1, _id: -1 } },
 
+  { collection: C.reports, name: 'reports_num', key: { num: -1 } },
+  { collection: C.reports, name: 'reports_target', key: { targetAccountId: 1, num: -1 } },
+  { collection: C.reports, name: 'reports_actions', key: { 'actions.num': -1 }, partialFilterExpression: { 'actions.num': { $exists: true } } },
+
   ...PENDING_JOB_COLLECTIONS.map(pendingJobsIndex),
 ];
 
@@ -332,6 +337,12 @@ export const MIGRATIONS: readonly MongoMigration[] = [
     description: 'private notes about other accounts',
     async up(db) {
       await createCollections(db, [C.accountNotes]);
+    },
+  },
+  {
+    description: 'reports to the moderators, with the audit log of what they did to each',
+    async up(db) {
+      await createCollections(db, [C.reports]);
     },
   },
 ];

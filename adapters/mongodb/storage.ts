@@ -9,6 +9,7 @@ import { MongoClient, type Collection, type Db, type MongoClientOptions } from '
 import type { NewJob, Outbox } from '../../core/domain/ports/queue.ts';
 import { extensionRegistry, type Storage, type StorageWrite } from '../../core/domain/ports/storage.ts';
 import { accountRepository } from './accounts.ts';
+import { reportRepository } from './reports.ts';
 import { bump, createMongo, type CasSpec, type Mongo, type MongoTx } from './db.ts';
 import { filterRepository, markerRepository } from './filters.ts';
 import { interactionRepository } from './interactions.ts';
@@ -212,6 +213,7 @@ function storageOn(m: Mongo, idempotencyRetentionMs: number): Storage {
     engine: 'mongodb',
     extend: extensionRegistry('mongodb', contextFor),
     accounts: accountRepository(m),
+    reports: reportRepository(m),
     statuses: statusRepository(m, store, { idempotencyRetentionMs }),
     interactions: interactionRepository(m),
     relationships: relationshipRepository(m),

@@ -5,7 +5,7 @@ import { writeWithOutbox } from './jobs.ts';
 import { Params, bool, ceilMs, id, idOrNull, int, intOrNull, json, jsonText, key, keyOrNull, keys, lookupKey, setClause, storable, text, textOrNull } from './values.ts';
 
 const ACCOUNT_COLUMNS = `id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
-  created_at, statuses_count, followers_count, following_count, last_status_at`;
+  created_at, statuses_count, followers_count, following_count, last_status_at, role`;
 const ACCOUNT = `SELECT ${ACCOUNT_COLUMNS} FROM accounts`;
 const USER_COLUMNS = 'account_id, email, password_hash, created_at, confirmed_at, approved, disabled, locale, created_by_application_id, settings';
 const USER = `SELECT ${USER_COLUMNS} FROM users`;
@@ -35,6 +35,7 @@ export function accountFromRow(r: Row): Account {
     followersCount: int(r['followers_count']),
     followingCount: int(r['following_count']),
     lastStatusAt: intOrNull(r['last_status_at']),
+    role: textOrNull(r['role']),
   };
 }
 
@@ -60,9 +61,9 @@ export function accountRepository(db: Db): AccountRepository {
     async create(a, u) {
       const accountValues = [
         key(a.id), a.username, a.domain, a.displayName, a.note, a.locked, a.bot, a.discoverable, jsonText(a.fields), a.avatarUrl, a.headerUrl, a.url,
-        a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt,
+        a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt, a.role,
       ];
-      const insertAccount = `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`;
+      const insertAccount = `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`;
       if (u === undefined) {
         await db.run(insertAccount, accountValues);
         return;
@@ -71,7 +72,7 @@ export function accountRepository(db: Db): AccountRepository {
       // first and a taken username is reported before a taken e-mail, as the port lists them.
       await db.run(
         `WITH a AS (${insertAccount} RETURNING id)
-         INSERT INTO users (${USER_COLUMNS}) SELECT a.id, $19::text, $20::text, $21::bigint, $22::bigint, $23::boolean, $24::boolean, $25::text, $26::bigint, $27::text FROM a`,
+         INSERT INTO users (${USER_COLUMNS}) SELECT a.id, $20::text, $21::text, $22::bigint, $23::bigint, $24::boolean, $25::boolean, $26::text, $27::bigint, $28::text FROM a`,
         [
           ...accountValues, u.email, u.passwordHash, u.createdAt, u.confirmedAt, u.approved, u.disabled, u.locale,
           keyOrNull(u.createdByApplicationId), jsonText(u.settings),
@@ -113,6 +114,7 @@ export function accountRepository(db: Db): AccountRepository {
         avatarUrl: ['avatar_url', asIs],
         headerUrl: ['header_url', asIs],
         url: ['url', asIs],
+        role: ['role', asIs],
       });
       const target = p.add(k);
       // The account (updated, or read when the patch is empty) and the user's settings: one statement.
@@ -161,6 +163,9 @@ export function accountRepository(db: Db): AccountRepository {
       const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL';
       const r = activeSince === undefined ? await db.row(sql) : await db.row(`${sql} AND a.last_status_at >= $1`, [ceilMs(activeSince)]);
       return int(r?.['n']);
+    },
+    async listStaff() {
+      return (await db.rows(`${ACCOUNT} WHERE role IS NOT NULL AND domain IS NULL`)).map(accountFromRow);
     },
   };
 }

@@ -4,10 +4,10 @@ import type { Db, Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 import { Params, bool, id, idOrNull, int, json, key, keyOrNull, limitOf, lookupKey, paged, text, textOrNull } from './values.ts';
 
-const NOTIFICATION = 'SELECT id, account_id, type, from_account_id, status_id, created_at, group_key, filtered FROM notifications';
+const NOTIFICATION = 'SELECT id, account_id, type, from_account_id, status_id, report_id, created_at, group_key, filtered FROM notifications';
 
 function notificationFromRow(r: Row): Notification {
-  return {
+  const n: Notification = {
     id: id(r['id']),
     accountId: id(r['account_id']),
     type: text(r['type']) as Notification['type'],
@@ -17,6 +17,8 @@ function notificationFromRow(r: Row): Notification {
     groupKey: textOrNull(r['group_key']),
     filtered: bool(r['filtered']),
   };
+  if (r['report_id'] !== null && r['report_id'] !== undefined) n.reportId = id(r['report_id']);
+  return n;
 }
 
 /** `account_id = … AND` the filter, written with `p`. */
@@ -33,13 +35,13 @@ function whereOf(p: Params, accountId: string, filter: NotificationFilter): stri
 export function notificationRepository(db: Db): NotificationRepository {
   return {
     async create(n, options = {}) {
-      const params = [key(n.id), key(n.accountId), n.type, key(n.fromAccountId), keyOrNull(n.statusId), n.createdAt, options.key ?? null, n.groupKey, n.filtered];
+      const params = [key(n.id), key(n.accountId), n.type, key(n.fromAccountId), keyOrNull(n.statusId), n.createdAt, options.key ?? null, n.groupKey, n.filtered, n.reportId === undefined ? null : key(n.reportId)];
       // With a key, the unique index on (account, key) decides: a second insert (even a
       // concurrent one, which waits for the first) does nothing.
       const statement =
         options.key === undefined
-          ? 'INSERT INTO notifications (id, account_id, type, from_account_id, status_id, created_at, dedupe_key, group_key, filtered) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)'
-          : `INSERT INTO notifications (id, account_id, type, from_account_id, status_id, created_at, dedupe_key, group_key, filtered) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+          ? 'INSERT INTO notifications (id, account_id, type, from_account_id, status_id, created_at, dedupe_key, group_key, filtered, report_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)'
+          : `INSERT INTO notifications (id, account_id, type, from_account_id, status_id, created_at, dedupe_key, group_key, filtered, report_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
              ON CONFLICT (account_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING`;
       return writeWithOutbox(db, options.outbox, async (sql) => (await sql.run(statement, params)) > 0);
     },

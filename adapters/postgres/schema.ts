@@ -452,6 +452,41 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (account_id, target_account_id)
   );
   `,
+  // 11: staff roles (Moderator, Admin, Owner) on local accounts.
+  `
+  ALTER TABLE accounts ADD COLUMN role text;
+  CREATE INDEX accounts_role ON accounts (role) WHERE role IS NOT NULL;
+  `,
+  // 12: reports to the moderators, the audit log of what they did, and the report an
+  // 'admin.report' notification is about.
+  `
+  CREATE TABLE reports (
+    id bigint PRIMARY KEY,
+    account_id bigint NOT NULL,
+    target_account_id bigint NOT NULL,
+    status_ids text NOT NULL,
+    comment text NOT NULL,
+    category text NOT NULL,
+    rule_ids text,
+    forwarded boolean NOT NULL,
+    assigned_account_id bigint,
+    action_taken_at bigint,
+    action_taken_by_account_id bigint,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+  );
+  CREATE INDEX reports_target ON reports (target_account_id, id);
+  CREATE INDEX reports_account ON reports (account_id, id);
+  CREATE TABLE admin_actions (
+    id bigint PRIMARY KEY,
+    account_id bigint NOT NULL,
+    action text NOT NULL,
+    target_type text NOT NULL,
+    target_id bigint NOT NULL,
+    created_at bigint NOT NULL
+  );
+  ALTER TABLE notifications ADD COLUMN report_id bigint;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,7 +6,7 @@ import { writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';
 
 const ACCOUNT = `SELECT id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
-  created_at, statuses_count, followers_count, following_count, last_status_at FROM accounts`;
+  created_at, statuses_count, followers_count, following_count, last_status_at, role FROM accounts`;
 const USER = `SELECT account_id, email, password_hash, created_at, confirmed_at, approved, disabled, locale, created_by_application_id,
   settings FROM users`;
 
@@ -30,6 +30,7 @@ export function accountFromRow(r: Row): Account {
     followersCount: int(r.followers_count),
     followingCount: int(r.following_count),
     lastStatusAt: intOrNull(r.last_status_at),
+    role: textOrNull(r.role),
   };
 }
 
@@ -84,10 +85,10 @@ export function accountRepository(db: Db): AccountRepository {
         if (u && db.get('SELECT 1 FROM users WHERE lower(email) = lower(?)', u.email)) throw new StorageConflict('email');
         db.run(
           `INSERT INTO accounts (id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
-             created_at, statuses_count, followers_count, following_count, last_status_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             created_at, statuses_count, followers_count, following_count, last_status_at, role)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           key(a.id), a.username, a.domain, a.displayName, a.note, flag(a.locked), flag(a.bot), flag(a.discoverable), jsonText(a.fields),
-          a.avatarUrl, a.headerUrl, a.url, a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt,
+          a.avatarUrl, a.headerUrl, a.url, a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt, a.role,
         );
         if (u) {
           db.run(
@@ -133,6 +134,7 @@ export function accountRepository(db: Db): AccountRepository {
         avatarUrl: ['avatar_url', asIs],
         headerUrl: ['header_url', asIs],
         url: ['url', asIs],
+        role: ['role', asIs],
       });
       return writeWithOutbox(db, options?.outbox, () => {
         if (set.sql !== '') db.run(`UPDATE accounts SET ${set.sql} WHERE id = ?`, ...set.params, k);
@@ -174,6 +176,9 @@ export function accountRepository(db: Db): AccountRepository {
       const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL';
       const r = activeSince === undefined ? db.get(sql) : db.get(`${sql} AND a.last_status_at >= ?`, activeSince);
       return int(r?.n);
+    },
+    async listStaff() {
+      return db.all(`${ACCOUNT} WHERE role IS NOT NULL AND domain IS NULL`).map(accountFromRow);
     },
   };
 }

@@ -3,10 +3,10 @@ import type { Notification } from '../../core/domain/model.ts';
 import { bool, flag, id, idOrNull, int, jsonText, key, lookupKey, paged, text, textOrNull, type Db, type Param, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 
-const NOTIFICATION = 'SELECT id, account_id, type, from_account_id, status_id, created_at, group_key, filtered FROM notifications';
+const NOTIFICATION = 'SELECT id, account_id, type, from_account_id, status_id, report_id, created_at, group_key, filtered FROM notifications';
 
 function notificationFromRow(r: Row): Notification {
-  return {
+  const n: Notification = {
     id: id(r.id),
     accountId: id(r.account_id),
     type: text(r.type) as Notification['type'],
@@ -16,6 +16,8 @@ function notificationFromRow(r: Row): Notification {
     groupKey: textOrNull(r.group_key),
     filtered: bool(r.filtered),
   };
+  if (r.report_id !== null && r.report_id !== undefined) n.reportId = id(r.report_id);
+  return n;
 }
 
 /** The filter as a condition after `account_id = ?` (" AND …"), with its parameters. */
@@ -52,8 +54,9 @@ export function notificationRepository(db: Db): NotificationRepository {
       return writeWithOutbox(db, options.outbox, () => {
         if (dedupe !== null && db.get('SELECT 1 AS x FROM notifications WHERE account_id = ? AND dedupe_key = ?', key(n.accountId), dedupe)) return false;
         db.run(
-          'INSERT INTO notifications (id, account_id, type, from_account_id, status_id, created_at, dedupe_key, group_key, filtered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-          key(n.id), key(n.accountId), n.type, key(n.fromAccountId), n.statusId === null ? null : key(n.statusId), n.createdAt, dedupe, n.groupKey, flag(n.filtered),
+          'INSERT INTO notifications (id, account_id, type, from_account_id, status_id, report_id, created_at, dedupe_key, group_key, filtered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          key(n.id), key(n.accountId), n.type, key(n.fromAccountId), n.statusId === null ? null : key(n.statusId), n.reportId === undefined ? null : key(n.reportId),
+          n.createdAt, dedupe, n.groupKey, flag(n.filtered),
         );
         return true;
       });

@@ -467,6 +467,41 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (account_id, target_account_id)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 11: staff roles (Moderator, Admin, Owner) on local accounts.
+  `
+  ALTER TABLE accounts ADD COLUMN role TEXT;
+  CREATE INDEX accounts_role ON accounts (role) WHERE role IS NOT NULL;
+  `,
+  // 12: reports to the moderators, the audit log of what they did, and the report an
+  // 'admin.report' notification is about.
+  `
+  CREATE TABLE reports (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    target_account_id INTEGER NOT NULL,
+    status_ids TEXT NOT NULL,
+    comment TEXT NOT NULL,
+    category TEXT NOT NULL,
+    rule_ids TEXT,
+    forwarded INTEGER NOT NULL,
+    assigned_account_id INTEGER,
+    action_taken_at INTEGER,
+    action_taken_by_account_id INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX reports_target ON reports (target_account_id, id);
+  CREATE INDEX reports_account ON reports (account_id, id);
+  CREATE TABLE admin_actions (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    target_type TEXT NOT NULL,
+    target_id INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  ALTER TABLE notifications ADD COLUMN report_id INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -65,6 +65,7 @@ export function account(id: Id, o: Partial<Account> = {}): Account {
     followersCount: 0,
     followingCount: 0,
     lastStatusAt: null,
+    role: null,
     ...o,
   };
 }

@@ -28,7 +28,7 @@ import { StorageConflict, type Page, type Storage, type StatusQuery, type Storag
 import { probeStorage } from './probe-extension.ts';
 import { inboxContract } from './inbox-contract.ts';
 import { tagsContract } from './tags-contract.ts';
-import type { AccessToken, Account, Id, Status, StatusMark, Visibility } from '../../core/domain/model.ts';
+import type { AccessToken, Account, Id, Report, Status, StatusMark, Visibility } from '../../core/domain/model.ts';
 import {
   IdSeq,
   NO_EFFECTS,
@@ -222,6 +222,19 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.equal(await w.s.accounts.countLocalUsers(5000), 1, 'active since: a last status at that time counts');
     t.equal(await w.s.accounts.countLocalUsers(5001), 0, 'active since: an earlier one does not');
     t.equal(await w.s.accounts.countLocalUsers(), 3, 'every user without activeSince');
+  });
+
+  it('accounts: staff roles, stored and listed', async (t, w) => {
+    const owner = await w.account({ role: 'Owner' }, true);
+    const plain = await w.account({}, true);
+    await w.account({ username: 'far', domain: 'remote.example', uri: 'https://remote.example/u/far' });
+    t.strictSame(await w.acct(owner.id), owner, 'the role as created');
+    t.strictSame(idsOf(await w.s.accounts.listStaff()), [owner.id], 'listStaff: local accounts with a role');
+    const moderator = await w.s.accounts.update(plain.id, { role: 'Moderator' });
+    t.strictSame(moderator, { ...plain, role: 'Moderator' }, 'update sets a role');
+    t.strictSame(sortedIds(idsOf(await w.s.accounts.listStaff())), sortedIds([owner.id, plain.id]));
+    t.strictSame(await w.s.accounts.update(owner.id, { role: null }), { ...owner, role: null }, 'and takes it away');
+    t.strictSame(idsOf(await w.s.accounts.listStaff()), [plain.id]);
   });
 
   it('accounts: remote accounts found by uri, refreshed, one per uri', async (t, w) => {
@@ -1391,6 +1404,51 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     await w.s.jobs.complete(jobs.map((j) => j.id));
     return jobs.map((j) => j.name);
   };
+
+  it('reports: create with its outbox, get, list by state and account, update with the audit log', async (t, w) => {
+    const reporter = await w.account({}, true);
+    const target = await w.account({}, true);
+    const other = await w.account({}, true);
+    const moderator = await w.account({ role: 'Moderator' }, true);
+    const report = (o: Partial<Report> = {}): Report => ({
+      id: w.id(), accountId: reporter.id, targetAccountId: target.id, statusIds: [], comment: '', category: 'other', ruleIds: null, forwarded: false,
+      assignedAccountId: null, actionTakenAt: null, actionTakenByAccountId: null, createdAt: 1000, updatedAt: 1000, ...o,
+    });
+    const first = report({ statusIds: [w.id(), w.id()], comment: 'spam, twice', category: 'spam' });
+    const created = spy<Report>('report');
+    await w.s.reports.create(first, created.outbox);
+    t.strictSame(created.calls, [first], 'the outbox is given the report');
+    t.strictSame(await queued(w), ['report'], 'and its job enqueued');
+    t.strictSame(await w.s.reports.get(first.id), first, 'get returns it as created');
+    t.equal(await w.s.reports.get(w.id()), null);
+    t.equal(await w.s.reports.get('nope'), null);
+    const second = report({ accountId: other.id, category: 'violation', ruleIds: ['1', '3'] });
+    await w.s.reports.create(second);
+    const third = report({ targetAccountId: other.id });
+    await w.s.reports.create(third);
+    t.strictSame(sortedIds(idsOf(await w.s.reports.getMany([third.id, 'x', first.id]))), sortedIds([first.id, third.id]));
+
+    const page = { limit: 10 };
+    t.strictSame(idsOf(await w.s.reports.list({ resolved: false }, page)), [third.id, second.id, first.id], 'unresolved, newest first');
+    t.strictSame(idsOf(await w.s.reports.list({ resolved: false, accountId: reporter.id }, page)), [third.id, first.id], 'by reporter');
+    t.strictSame(idsOf(await w.s.reports.list({ resolved: false, targetAccountId: target.id }, page)), [second.id, first.id], 'by target');
+    t.strictSame(idsOf(await w.s.reports.list({ resolved: false }, { limit: 1, maxId: third.id })), [second.id], 'paged');
+    t.strictSame(idsOf(await w.s.reports.list({ resolved: false }, { limit: 1, minId: first.id })), [second.id], 'minId: right above');
+    t.strictSame(await w.s.reports.list({ resolved: true }, page), []);
+
+    const action = (what: string, targetId: string) => ({ id: w.id(), accountId: moderator.id, action: what, targetType: 'Report' as const, targetId, createdAt: 2000 });
+    const resolve = action('resolve', first.id);
+    const resolved = await w.s.reports.update(first.id, { actionTakenAt: 2000, actionTakenByAccountId: moderator.id, updatedAt: 2000 }, resolve);
+    t.strictSame(resolved, { ...first, actionTakenAt: 2000, actionTakenByAccountId: moderator.id, updatedAt: 2000 });
+    t.strictSame(await w.s.reports.get(first.id), resolved, 'stored');
+    t.strictSame(idsOf(await w.s.reports.list({ resolved: true }, page)), [first.id], 'resolved now');
+    t.strictSame(idsOf(await w.s.reports.list({ resolved: false }, page)), [third.id, second.id]);
+    const assign = action('assigned_to_self', second.id);
+    t.strictSame(await w.s.reports.update(second.id, { assignedAccountId: moderator.id, category: 'other', ruleIds: null }, assign), { ...second, assignedAccountId: moderator.id, category: 'other', ruleIds: null });
+    t.equal(await w.s.reports.update(w.id(), { assignedAccountId: null }, action('unassigned', first.id)), null, 'a missing report: null, and nothing logged');
+    t.strictSame(await w.s.reports.actions({ limit: 10 }), [assign, resolve], 'the audit log, newest first');
+    t.strictSame(await w.s.reports.actions({ limit: 1, maxId: assign.id }), [resolve]);
+  });
 
   it('accounts.update: a profile edit and the user\'s settings in one step, with its outbox', async (t, w) => {
     const a = await w.account({}, true);

@@ -32,6 +32,10 @@ export interface Account {
   followersCount: number;
   followingCount: number;
   lastStatusAt: Millis | null;
+  /** A local account's staff role ('Moderator', 'Admin', 'Owner': moderation/roles.ts); null
+   * for everyone else. Kept on the account, so that a caller's permissions and the `roles` of
+   * a rendered account cost no read of their own. */
+  role: string | null;
 }
 
 export interface UserSettings {
@@ -195,6 +199,7 @@ export const NOTIFICATION_TYPES = [
   'favourite',
   'poll',
   'update',
+  'admin.report',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -204,6 +209,8 @@ export interface Notification {
   type: NotificationType;
   fromAccountId: Id;
   statusId: Id | null;
+  /** The report an 'admin.report' notification is about; absent on every other type. */
+  reportId?: Id;
   createdAt: Millis;
   /** Notifications of one group (favourites or boosts of one status, follows) within a time
    * window share it (notifications/groups.ts); null for the ones that are never grouped. */
@@ -410,5 +417,36 @@ export interface StatusMark {
   id: Id;
   accountId: Id;
   statusId: Id;
+  createdAt: Millis;
+}
+
+export const REPORT_CATEGORIES = ['spam', 'legal', 'violation', 'other'] as const;
+export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
+
+/** A user's report of an account (and some of its statuses) to the instance's moderators. */
+export interface Report {
+  id: Id;
+  accountId: Id; // who reported
+  targetAccountId: Id;
+  statusIds: Id[];
+  comment: string;
+  category: ReportCategory;
+  /** Ids of the instance rules broken ('violation' only); null otherwise. */
+  ruleIds: string[] | null;
+  forwarded: boolean;
+  assignedAccountId: Id | null;
+  actionTakenAt: Millis | null; // resolved when set
+  actionTakenByAccountId: Id | null;
+  createdAt: Millis;
+  updatedAt: Millis;
+}
+
+/** One thing a moderator did (Mastodon's admin action log), kept for the audit log. */
+export interface AdminAction {
+  id: Id;
+  accountId: Id; // who did it
+  action: string; // 'resolve', 'reopen', 'assigned_to_self', 'unassigned', 'update'
+  targetType: 'Report';
+  targetId: Id;
   createdAt: Millis;
 }

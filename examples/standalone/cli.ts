@@ -9,6 +9,7 @@ import { createLocalAccount } from '../../core/domain/accounts/create.ts';
 import type { AppCore } from '../../core/mastodon/context.ts';
 import { RookeryError } from '../../core/domain/errors.ts';
 import type { Account } from '../../core/domain/model.ts';
+import { ROLE_NAMES, type RoleName } from '../../core/domain/moderation/roles.ts';
 import { imagesService, type ImagesService } from '../../core/mastodon/host/services.ts';
 import { OOB_REDIRECT_URI, registerApplication } from '../../core/mastodon/oauth/apps.ts';
 import { isSubset, parseScopes, ALL_SCOPES } from '../../core/mastodon/oauth/scopes.ts';
@@ -27,14 +28,18 @@ import { openStore, redactUrl } from './store.ts';
 const USAGE = `Usage: npm run rookery -- <command>
 
   accounts create <username> --email <address> [--password <password>] [--display-name <name>]
-                  [--bot] [--unconfirmed] [--pending]
-      Creates a local account. Without --password a strong one is generated and printed.
+                  [--role Owner|Admin|Moderator] [--bot] [--confirmed | --unconfirmed] [--pending]
+      Creates a local account (confirmed unless --unconfirmed). Without --password a strong one
+      is generated and printed.
+  accounts modify <username> --role Owner|Admin|Moderator | --remove-role
+      Gives the account a staff role, or takes it away.
   accounts confirm <username>     Marks the e-mail address as confirmed.
   accounts approve <username>     Approves a pending sign-up.
   accounts disable <username>     Stops the user from signing in or using tokens.
   accounts enable <username>      Undoes disable.
   tokens issue <username> [--scopes "read write follow push"]
       Prints a new access token for the account (for bots and scripts).
+  audit list [--limit N]          What moderators did (newest first): when, who, what, to which report.
   jobs dead [--limit N]           Lists the jobs that failed for the last time (newest first).
   jobs retry <id>                 Puts a dead job back in the queue.
   domains block <domain> [--reason "…"]
@@ -61,10 +66,24 @@ Settings come from the environment, as for npm start (DATA_DIR, DATABASE_URL, LO
 
 class UsageError extends Error {}
 
+function checkRole(value: string): RoleName {
+  const role = ROLE_NAMES.find((name) => name.toLowerCase() === value.toLowerCase());
+  if (role === undefined) throw new UsageError(`Unknown role: ${value} (one of ${ROLE_NAMES.join(', ')}).`);
+  return role;
+}
+
 async function findAccount(core: AppCore, username: string): Promise<Account> {
   const account = await core.storage.accounts.findByUsername(username.replace(/^@/, ''), null);
   if (account === null) throw new UsageError(`No local account named ${username}.`);
   return account;
+}
+
+/** The audit log: each moderator's action on a report, newest first. */
+async function audit(core: AppCore, limit: number): Promise<string> {
+  const actions = await core.storage.reports.actions({ limit });
+  if (actions.length === 0) return 'Nothing recorded.';
+  const names = new Map((await core.storage.accounts.getMany(actions.map((a) => a.accountId))).map((a) => [a.id, a.username]));
+  return actions.map((a) => `${new Date(a.createdAt).toISOString()}  @${names.get(a.accountId) ?? a.accountId}  ${a.action}  ${a.targetType} ${a.targetId}`).join('\n');
 }
 
 /** The operator's domain blocks, in the federation plugin's storage. */
@@ -165,6 +184,9 @@ async function run(core: AppCore, argv: string[], images: ImagesService | null):
       scopes: { type: 'string' },
       bot: { type: 'boolean' },
       unconfirmed: { type: 'boolean' },
+      confirmed: { type: 'boolean' },
+      role: { type: 'string' },
+      'remove-role': { type: 'boolean' },
       pending: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       limit: { type: 'string' },
@@ -185,6 +207,10 @@ async function run(core: AppCore, argv: string[], images: ImagesService | null):
       .map((job) => `${job.id}  ${new Date(job.diedAt).toISOString()}  ${job.name}  after ${job.attempts} attempt(s): ${job.lastError ?? ''}`)
       .join('\n');
   }
+  if (group === 'audit') {
+    if (command !== 'list') throw new UsageError(`Unknown command: audit ${command ?? ''}`);
+    return audit(core, Math.max(1, Math.min(1000, Number(values.limit ?? 20) || 20)));
+  }
   if (group === 'domains') return domains(core, command, username, values.reason);
   if (group === 'relays') return relays(core, command, username);
   if (group === 'emoji') {
@@ -195,6 +221,8 @@ async function run(core: AppCore, argv: string[], images: ImagesService | null):
 
   if (group === 'accounts' && command === 'create') {
     if (values.email === undefined) throw new UsageError('accounts create needs --email.');
+    if (values.confirmed && values.unconfirmed) throw new UsageError('--confirmed and --unconfirmed exclude each other.');
+    const role = values.role === undefined ? null : checkRole(values.role);
     const password = values.password ?? core.secrets.randomToken(18);
     const input: Parameters<typeof createLocalAccount>[1] = {
       username,
@@ -203,10 +231,19 @@ async function run(core: AppCore, argv: string[], images: ImagesService | null):
       confirmed: !values.unconfirmed,
       approved: !values.pending,
       bot: values.bot ?? false,
+      role,
     };
     if (values['display-name'] !== undefined) input.displayName = values['display-name'];
     const { account } = await createLocalAccount(core, input);
-    return `Created @${account.username} (id ${account.id}).${values.password === undefined ? `\nPassword: ${password}` : ''}`;
+    const as = role === null ? '' : ` as ${role}`;
+    return `Created @${account.username} (id ${account.id})${as}.${values.password === undefined ? `\nPassword: ${password}` : ''}`;
+  }
+  if (group === 'accounts' && command === 'modify') {
+    if ((values.role === undefined) === (values['remove-role'] !== true)) throw new UsageError('accounts modify needs --role or --remove-role.');
+    const role = values.role === undefined ? null : checkRole(values.role);
+    const account = await findAccount(core, username);
+    await core.storage.accounts.update(account.id, { role });
+    return role === null ? `@${account.username} has no role now.` : `@${account.username} is now ${role}.`;
   }
   if (group === 'accounts') {
     const account = await findAccount(core, username);

@@ -23,6 +23,8 @@ export interface StandaloneSettings {
   /** What one connection may hold (adapters/node: createNodeHandler's options). */
   connections: { maxBufferedBytes: number; writeTimeoutMs: number };
   streamingPort: number;
+  /** METRICS_PORT: where GET /metrics answers for Prometheus (on BIND); null: no metrics. */
+  metricsPort: number | null;
   dataDir: string;
   /** The SQLite file, used unless postgres or mongodbUrl is set. */
   databasePath: string;
@@ -155,6 +157,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
       writeTimeoutMs: positive(env['WRITE_TIMEOUT_MS'], DEFAULT_WRITE_TIMEOUT_MS, 'WRITE_TIMEOUT_MS'),
     },
     streamingPort,
+    metricsPort: env['METRICS_PORT'] ? port(env['METRICS_PORT'], 0, 'METRICS_PORT') : null,
     dataDir,
     databasePath: join(dataDir, 'rookery.sqlite3'),
     clockOffsetMs: offset(env['ROOKERY_TEST_CLOCK_OFFSET_MS'], 'ROOKERY_TEST_CLOCK_OFFSET_MS'),

@@ -61,9 +61,16 @@ const rookery = await createNodeRookery({
   ...(shared.idNode !== undefined ? { idNode: shared.idNode } : {}),
 });
 
+// With METRICS_PORT, a registry of this process's metrics (loaded only then).
+const metrics = settings.metricsPort === null ? null : (await import('../../adapters/prometheus/index.ts')).createRookeryMetrics(rookery);
+
 function webServer(): Server {
   const handle = createNodeHandler(rookery, settings.connections);
   const server = createServer((req, res) => {
+    if (metrics !== null) {
+      const started = performance.now();
+      res.once('finish', () => metrics.observeRequest(req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000));
+    }
     if (requestLog) {
       const started = performance.now();
       // The path only: a query string may carry an access token.
@@ -89,6 +96,38 @@ if (server !== null) {
     cannotStart(err.message);
   }
 }
+// GET /metrics on a port of its own (BIND:METRICS_PORT), kept off the public one: what
+// Prometheus scrapes need not be reachable by clients.
+async function startMetricsServer(registry: import('prom-client').Registry): Promise<Server> {
+  const served = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not Found');
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(req.method === 'HEAD' ? undefined : text),
+      (err: unknown) => {
+        log.error({ err }, 'metrics could not be collected');
+        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end('Service Unavailable');
+      },
+    );
+  });
+  await listen(served, { port: settings.metricsPort ?? 0, bind: settings.bind }, 'METRICS_PORT');
+  return served;
+}
+let metricsServer: Server | null = null;
+try {
+  if (metrics !== null) metricsServer = await startMetricsServer(metrics.registry);
+} catch (err) {
+  if (!(err instanceof ListenError)) throw err;
+  server?.close();
+  await streaming?.close();
+  await rookery.close();
+  await shared.release();
+  cannotStart(err.message);
+}
+
 const stopJobs = runsJobs ? rookery.startJobs() : () => {};
 
 // Said whatever the log level: operators and scripts wait for it.
@@ -118,6 +157,8 @@ async function shutdown(signal: string): Promise<void> {
     await closed;
     clearTimeout(force);
   }
+  metricsServer?.closeAllConnections();
+  metricsServer?.close();
   stopJobs();
   // The worker finishes the job in hand; a job cut short is leased and runs again elsewhere.
   await rookery.close();

@@ -18,6 +18,7 @@ import { buildFederation, type FederationParts } from './federation.ts';
 import { forgetRemoteStatusParts, incoming } from './incoming.ts';
 import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_DOCUMENT_BYTES } from './documents.ts';
 import { DEFAULT_INBOX_CONCURRENCY, federationEndpoints } from './mount.ts';
+import { forwardReports } from './flags.ts';
 import { outgoing, POLL_UPDATE_DELAY_MS } from './outgoing.ts';
 import { relays } from './relays.ts';
 import { remoteAccountEmojiDecorator, remoteStatusEmojiDecorator } from './remote-emoji.ts';
@@ -103,6 +104,7 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       for (const endpoint of federationEndpoints(host, parts.federation, mount)) host.addEndpoint(endpoint);
       host.addEndpoint(parts.instance.endpoint());
       outgoing(host, parts, { isBlocked, pollUpdateDelayMs, relays: subscriptions });
+      forwardReports(host, parts, isBlocked);
       // Each account's keys are made when it is created (Mastodon's), off the sign-up request.
       host.on('account.created', async (event) => {
         if (event.account.domain === null) await parts.keys.pairsOf(event.account.id);

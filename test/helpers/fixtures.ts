@@ -29,6 +29,7 @@ export function account(overrides: Partial<Account> = {}): Account {
     followersCount: 0,
     followingCount: 0,
     lastStatusAt: null,
+    role: null,
     ...overrides,
   };
 }

@@ -2,6 +2,7 @@
 // (docs/behaviour.md, "OAuth" and "Limits"), reported all at once as Mastodon does:
 // 422 {"error": "Validation failed: …, …", "details": {"username": [{"error": "ERR_TAKEN", …}]}}.
 
+import type { RoleName } from '../moderation/roles.ts';
 import type { Core } from '../context.ts';
 import { validationFailed, type FieldError } from '../errors.ts';
 import { MAX_LENGTH } from '../lengths.ts';
@@ -22,6 +23,8 @@ export interface NewLocalAccount {
   confirmed?: boolean;
   approved?: boolean;
   bot?: boolean;
+  /** A staff role (the operator's CLI gives one); none by default. */
+  role?: RoleName | null;
   applicationId?: Id | null;
 }
 
@@ -91,6 +94,7 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount, req
     followersCount: 0,
     followingCount: 0,
     lastStatusAt: null,
+    role: input.role ?? null,
   };
   const user: User = {
     accountId: account.id,

@@ -3,7 +3,7 @@
 // every handler that subscribed to its type (notifications, streams, plugins, federation), each
 // as its own job with its own retries. Events carry plain data, so a job can be stored anywhere.
 
-import type { Account, Filter, Follow, Id, Notification, Status } from '../model.ts';
+import type { Account, Filter, Follow, Id, Notification, Report, Status } from '../model.ts';
 
 export type DomainEvent =
   | { type: 'status.created'; status: Status }
@@ -32,6 +32,8 @@ export type DomainEvent =
   | { type: 'account.blocked'; accountId: Id; targetAccountId: Id }
   | { type: 'account.unblocked'; accountId: Id; targetAccountId: Id }
   | { type: 'notification.created'; notification: Notification }
+  /** A user reported an account to the moderators. */
+  | { type: 'report.created'; report: Report }
   /** An account's private conversation gained or lost a status (`id`: the AccountConversation). */
   | { type: 'conversation.updated'; accountId: Id; id: Id }
   | { type: 'filters.changed'; accountId: Id; filter: Filter | null }
@@ -73,6 +75,8 @@ export function orderingKeyOf(event: DomainEvent): string {
       return `account:${event.targetAccountId}`;
     case 'notification.created':
       return `account:${event.notification.accountId}`;
+    case 'report.created':
+      return `account:${event.report.targetAccountId}`;
     case 'conversation.updated':
     case 'filters.changed':
     case 'relationship.changed':

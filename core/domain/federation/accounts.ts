@@ -115,6 +115,7 @@ export async function upsertRemoteAccount(core: Core, input: RemoteAccountInput)
       followersCount: 0,
       followingCount: 0,
       lastStatusAt: null,
+      role: null,
     };
     try {
       await core.storage.accounts.create(account);

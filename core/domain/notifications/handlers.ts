@@ -5,8 +5,9 @@ import type { Core } from '../context.ts';
 import type { EventHandler } from '../queue/registry.ts';
 import { notify, notifyAboutNewStatus, notifyBoostersOfEdit, notifyMentioned } from './notify.ts';
 import type { DomainEventType } from '../events/events.ts';
+import { notifyStaff } from './staff.ts';
 
-export const NOTIFYING_EVENTS: readonly DomainEventType[] = ['status.created', 'status.updated', 'status.refreshed', 'status.reblogged', 'status.favourited', 'account.followed'];
+export const NOTIFYING_EVENTS: readonly DomainEventType[] = ['status.created', 'status.updated', 'status.refreshed', 'status.reblogged', 'status.favourited', 'account.followed', 'report.created'];
 
 export function notificationHandler(core: Core): EventHandler {
   return async ({ id, event }) => {
@@ -45,6 +46,9 @@ export function notificationHandler(core: Core): EventHandler {
           fromAccountId: event.follow.accountId,
           status: null,
         });
+        return;
+      case 'report.created':
+        await notifyStaff(core, id, event.report);
         return;
       default:
         return;

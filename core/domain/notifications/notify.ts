@@ -13,6 +13,8 @@ export interface NotificationDraft {
   type: NotificationType;
   fromAccountId: Id;
   status: Status | null;
+  /** The report an 'admin.report' is about. */
+  reportId?: Id;
   /** Also tell the account about its own doing (a poll's author, when the poll ends). */
   allowSelf?: boolean;
   /** What makes two notifications the same one (with the type and the recipient): by default
@@ -58,6 +60,7 @@ export async function notify(core: Core, eventId: Id, draft: NotificationDraft):
     groupKey: filtered ? null : await groupKeyFor(core, draft.recipientId, draft.type, draft.status?.id ?? null, now),
     filtered,
   };
+  if (draft.reportId !== undefined) notification.reportId = draft.reportId;
   const created = await storage.notifications.create(notification, {
     key: `${draft.sameAs ?? eventId}:${draft.type}:${draft.recipientId}`,
     outbox: (isNew) => (isNew && !filtered ? core.record({ type: 'notification.created', notification }) : []),

@@ -40,6 +40,8 @@
 
 import type {
   AccessToken,
+  AdminAction,
+  Report,
   Account,
   Application,
   AuthorizationCode,
@@ -105,7 +107,7 @@ export interface AccountRepository {
    * that also changes the posting defaults); null when the account does not exist. */
   update(
     id: Id,
-    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url'>>,
+    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url' | 'role'>>,
     options?: { settings?: UserSettings; outbox?: Outbox<Account | null> },
   ): Promise<Account | null>;
   getUser(accountId: Id): Promise<User | null>;
@@ -119,6 +121,8 @@ export interface AccountRepository {
   /** Local accounts that have a user; with `activeSince`, only those whose last status is at
    * or after it (NodeInfo's active users). */
   countLocalUsers(activeSince?: Millis): Promise<number>;
+  /** Local accounts holding a staff role (a handful), in no particular order. */
+  listStaff(): Promise<Account[]>;
 }
 
 export interface StatusQuery {
@@ -584,8 +588,34 @@ export interface OAuthRepository {
   pruneSessions(now: Millis): Promise<number>;
 }
 
+export interface ReportFilter {
+  resolved: boolean;
+  accountId?: Id;
+  targetAccountId?: Id;
+}
+
+export interface ReportRepository {
+  /** Stores a new report; its outbox is recorded in the same atomic step. */
+  create(report: Report, outbox?: Outbox<Report>): Promise<void>;
+  get(id: Id): Promise<Report | null>;
+  /** Missing ids are skipped; order is not significant. */
+  getMany(ids: readonly Id[]): Promise<Report[]>;
+  /** Newest first, by id. */
+  list(filter: ReportFilter, page: Page): Promise<Report[]>;
+  /** Changes a report and records what a moderator did, in one atomic step; null (nothing
+   * recorded) when the report does not exist. */
+  update(
+    id: Id,
+    patch: Partial<Pick<Report, 'category' | 'ruleIds' | 'assignedAccountId' | 'actionTakenAt' | 'actionTakenByAccountId' | 'updatedAt'>>,
+    action: AdminAction,
+  ): Promise<Report | null>;
+  /** The audit log, newest first. */
+  actions(page: Page): Promise<AdminAction[]>;
+}
+
 export interface Storage {
   accounts: AccountRepository;
+  reports: ReportRepository;
   statuses: StatusRepository;
   interactions: InteractionRepository;
   relationships: RelationshipRepository;

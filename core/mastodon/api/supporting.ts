@@ -5,10 +5,12 @@ import type { AppCore } from '../context.ts';
 import { conversationEndpoints } from './conversations.ts';
 import { emptyEndpoints } from './empty.ts';
 import { filterEndpoints } from './filters.ts';
+import { healthEndpoints } from './health.ts';
 import { listEndpoints } from './lists.ts';
 import { markerEndpoints } from './markers.ts';
 import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
+import { reportEndpoints } from './reports.ts';
 import { searchEndpoints } from './search.ts';
 import { suggestionEndpoints } from './suggestions.ts';
 import { tagEndpoints } from './tags.ts';
@@ -29,6 +31,8 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...suggestionEndpoints(core),
     ...tagEndpoints(core),
     ...trendEndpoints(core),
+    ...reportEndpoints(core),
+    ...healthEndpoints(core),
     ...emptyEndpoints(core),
   ];
 }

@@ -28,7 +28,7 @@ export interface AccountJson {
   hide_collections: boolean;
   noindex: boolean;
   emojis: CustomEmojiJson[];
-  roles: never[];
+  roles: { id: string; name: string; color: string }[];
   fields: { name: string; value: string; verified_at: string | null }[];
 }
 

@@ -1,5 +1,6 @@
 // Account → Mastodon JSON: the fields Mastodon clients read, with Mastodon's conventions.
 
+import { computedPermissions, roleOf } from '../../domain/moderation/roles.ts';
 import type { RookeryConfig } from '../../domain/config.ts';
 import type { Account, User } from '../../domain/model.ts';
 import { formatPlain, formatText } from '../../domain/text/index.ts';
@@ -55,7 +56,7 @@ export function renderAccount(config: RookeryConfig, account: Account, decorator
     hide_collections: false,
     noindex: false,
     emojis: [],
-    roles: [],
+    roles: account.domain === null ? renderAccountRoles(account.role) : [],
     fields: account.fields.map((field) => ({
       name: field.name,
       value: account.domain === null ? formatPlain(field.value, { relMe: true, multiline: false }) : field.value,
@@ -92,8 +93,28 @@ export function renderCredentialAccount(
       indexable: account.discoverable,
       attribution_domains: [],
     },
-    role: { id: '-99', name: '', permissions: '65536', color: '', highlighted: false },
+    role: renderRole(account.role),
   };
+}
+
+/** Mastodon's Role entity: what a role may do, as the decimal string of its bits. */
+export function renderRole(roleName: string | null): RoleJson {
+  const role = roleOf(roleName);
+  return { id: role.id, name: role.name, permissions: String(computedPermissions(role)), color: role.color, highlighted: role.highlighted };
+}
+
+export interface RoleJson {
+  id: string;
+  name: string;
+  permissions: string;
+  color: string;
+  highlighted: boolean;
+}
+
+/** An account's `roles`: the highlighted role of a local user, which clients show as a badge. */
+function renderAccountRoles(roleName: string | null): { id: string; name: string; color: string }[] {
+  const role = roleOf(roleName);
+  return role.highlighted ? [{ id: role.id, name: role.name, color: role.color }] : [];
 }
 
 

@@ -9,6 +9,7 @@ import { NO_ACCOUNT_DECORATORS, renderAccount, type AccountJson, type LoadedAcco
 import { isActive, keywordMatcher } from '../entities/filter.ts';
 import { renderStatus, type LoadedDecorator, type RenderOptions, type StatusBundle, type StatusJson, type ViewerBundle } from './status.ts';
 import { iso } from '../entities/time.ts';
+import { renderReport, type ReportJson } from './report-entity.ts';
 import { filterVisible } from '../../domain/viewer.ts';
 
 function unique(ids: Iterable<Id>): Id[] {
@@ -138,6 +139,7 @@ export interface NotificationJson {
   group_key: string;
   account: AccountJson;
   status?: StatusJson;
+  report?: ReportJson;
 }
 
 /** Notifications for their recipient; those whose account is gone, or whose status is gone or
@@ -146,7 +148,9 @@ export interface NotificationJson {
 export async function presentNotifications(core: AppCore, notifications: readonly Notification[], viewer: Account): Promise<NotificationJson[]> {
   const statusIds = unique(notifications.flatMap((n) => (n.statusId === null ? [] : [n.statusId])));
   const statuses = await filterVisible(core, viewer, await many(statusIds, (ids) => core.storage.statuses.getMany(ids)));
-  const senderIds = unique(notifications.map((n) => n.fromAccountId));
+  const reportIds = unique(notifications.flatMap((n) => (n.reportId === undefined ? [] : [n.reportId])));
+  const reports = new Map((await many(reportIds, (ids) => core.storage.reports.getMany(ids))).map((r) => [r.id, r]));
+  const senderIds = unique([...notifications.map((n) => n.fromAccountId), ...[...reports.values()].map((r) => r.targetAccountId)]);
   // With statuses, the senders are read and decorated with the statuses' authors, in one go.
   let accounts: ReadonlyMap<Id, Account>;
   let accountDecorators: readonly LoadedAccountDecorator[];
@@ -178,6 +182,12 @@ export async function presentNotifications(core: AppCore, notifications: readonl
       const status = statusById.get(n.statusId);
       if (!status) return [];
       json.status = status;
+    }
+    if (n.reportId !== undefined) {
+      const report = reports.get(n.reportId);
+      const target = report === undefined ? undefined : accounts.get(report.targetAccountId);
+      if (report === undefined || target === undefined) return [];
+      json.report = renderReport(report, renderAccount(core.config, target, accountDecorators));
     }
     return [json];
   });

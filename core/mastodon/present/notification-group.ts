@@ -9,6 +9,7 @@ import type { NotificationGroup } from '../../domain/notifications/grouped.ts';
 import type { AccountJson } from './account.ts';
 import { presentAccounts, presentNotifications } from './load.ts';
 import type { StatusJson } from './status.ts';
+import type { ReportJson } from './report-entity.ts';
 
 export interface NotificationGroupJson {
   group_key: string;
@@ -20,6 +21,8 @@ export interface NotificationGroupJson {
   latest_page_notification_at?: string;
   sample_account_ids: string[];
   status_id?: string;
+  /** An 'admin.report' group's report (the Report entity). */
+  report?: ReportJson;
 }
 
 export type PartialAccountJson = Pick<AccountJson, 'id' | 'acct' | 'locked' | 'bot' | 'url' | 'avatar' | 'avatar_static'>;
@@ -62,6 +65,7 @@ export async function presentGroups(core: AppCore, viewer: Account, groups: read
       ...(g.page === null ? {} : { page_min_id: g.page.minId, page_max_id: g.page.maxId, latest_page_notification_at: new Date(g.page.latestAt).toISOString() }),
       sample_account_ids: samples,
       ...(n?.status === undefined ? {} : { status_id: n.status.id }),
+      ...(n?.report === undefined ? {} : { report: n.report }),
     };
     return json;
   });

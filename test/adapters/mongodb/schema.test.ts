@@ -88,6 +88,9 @@ const EXPECTED: Row[] = [
   ['jobs', 'jobs_queue', { state: 1, seq: 1 }],
   ['jobs', 'jobs_ordering', { orderingKey: 1, seq: 1 }, { partialFilterExpression: { orderingKey: { $type: 'string' }, state: 'queued' } }],
   ['jobs', 'jobs_dead', { state: 1, diedAt: -1, _id: -1 }],
+  ['reports', 'reports_num', { num: -1 }],
+  ['reports', 'reports_target', { targetAccountId: 1, num: -1 }],
+  ['reports', 'reports_actions', { 'actions.num': -1 }, { partialFilterExpression: { 'actions.num': { $exists: true } } }],
   pending('accounts'),
   pending('follows'),
   pending('mutes'),
@@ -95,13 +98,14 @@ const EXPECTED: Row[] = [
   pending('notifications'),
   pending('filters'),
   pending('access_tokens'),
+  pending('reports'),
 ];
 
 const definition = ([collection, name, key, options = {}]: Row) => ({ collection, name, key, ...options });
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 66, 'sixty-six indexes besides the _id ones');
+  t.equal(INDEXES.length, 70, 'seventy indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {
@@ -141,7 +145,7 @@ t.test('index definitions are well formed', async (t) => {
     ],
     'TTL indexes: one date field each, removed at that date',
   );
-  t.strictSame([...PENDING_JOB_COLLECTIONS], ['accounts', 'follows', 'mutes', 'domain_blocks', 'notifications', 'filters', 'access_tokens']);
+  t.strictSame([...PENDING_JOB_COLLECTIONS], ['accounts', 'follows', 'mutes', 'domain_blocks', 'notifications', 'filters', 'access_tokens', 'reports']);
   t.strictSame(pendingJobsIndex('x'), { collection: 'x', name: 'x_pending_jobs', key: { '_jobs._id': 1 }, partialFilterExpression: { '_jobs._id': { $exists: true } } });
 });
 
@@ -154,7 +158,7 @@ t.test('what createIndexes is given', async (t) => {
   );
   t.strictSame(indexSpec({ collection: 'a', name: 'a_t', key: { at: 1 }, expireAfterSeconds: 0 }), { key: { at: 1 }, name: 'a_t', expireAfterSeconds: 0 }, 'TTL');
   const grouped = indexesByCollection(INDEXES);
-  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'suggestion_dismissals', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'tag_follows', 'endorsements', 'account_notes', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs'], 'one createIndexes per collection');
+  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'suggestion_dismissals', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'tag_follows', 'endorsements', 'account_notes', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs', 'reports'], 'one createIndexes per collection');
   t.strictSame(grouped.get('accounts')?.map((s) => s.name), ['accounts_acct', 'accounts_email', 'accounts_uri', 'accounts_pins', 'accounts_pending_jobs']);
 });
 
@@ -320,11 +324,12 @@ t.test('migrations: a failing step records nothing; the next open runs it again'
 
 t.test('the schema version and its migrations', async (t) => {
   t.equal(SCHEMA_VERSION, MIGRATIONS.length);
-  t.equal(SCHEMA_VERSION, 5);
+  t.equal(SCHEMA_VERSION, 6);
   t.equal(MIGRATIONS[0]?.description, 'every collection of the storage port, and the job sequence');
   t.equal(MIGRATIONS[1]?.description, 'notification policies, requests and permissions, and private conversations');
   t.equal(MIGRATIONS[2]?.description, 'follow suggestions an account dismissed');
   t.equal(MIGRATIONS[3]?.description, 'followed and featured hashtags, and endorsed accounts');
   t.equal(MIGRATIONS[4]?.description, 'private notes about other accounts');
-  t.strictSame(Object.values(C).length, 32, 'collections created up front (a transaction cannot create one on a sharded cluster)');
+  t.equal(MIGRATIONS[5]?.description, 'reports to the moderators, with the audit log of what they did to each');
+  t.strictSame(Object.values(C).length, 33, 'collections created up front (a transaction cannot create one on a sharded cluster)');
 });
