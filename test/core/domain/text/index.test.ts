@@ -8,8 +8,10 @@ t.test('the index re-exports the whole text API', async (t) => {
     'countStatusCharacters',
     'escapeHtml',
     'extractEntities',
+    'findHashtags',
     'formatPlain',
     'formatText',
+    'isHashtagName',
     'normalizeTag',
   ]);
   t.equal(text.normalizeTag('Café'), 'cafe');
