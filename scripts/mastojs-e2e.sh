@@ -126,12 +126,12 @@ if ! curl -sf -o /dev/null --retry 60 --retry-connrefused --retry-delay 1 --retr
 fi
 echo "Rookery up at $url (pid $server_pid, streaming port $streaming_port, DATA_DIR $data_dir); redis-server pid $redis_pid, port $redis_port"
 
-# The admin the suite signs in as: masto.js's fixture is admin@localhost / mastodonadmin, but
-# Rookery reserves the username "admin" and refuses an address without a dot, so the global
-# setup signs in with this e-mail address instead (tests/oauth/token.spec.ts still uses the
-# fixture's and is reported).
+# The admin the suite signs in as: masto.js's fixture is admin@localhost / mastodonadmin, the
+# Owner of Mastodon's development data, but Rookery reserves the username "admin" and refuses an
+# address without a dot, so the global setup signs in with this e-mail address instead
+# (tests/oauth/token.spec.ts still uses the fixture's and is reported).
 admin_login=admin@localhost.example
-"$node_bin" "$root/examples/standalone/cli.ts" accounts create mastodonadmin --email "$admin_login" --password mastodonadmin
+"$node_bin" "$root/examples/standalone/cli.ts" accounts create mastodonadmin --email "$admin_login" --password mastodonadmin --role Owner
 
 export MASTO_E2E_URL=$url MASTO_E2E_ADMIN_LOGIN=$admin_login MASTO_E2E_REDIS_URL=redis://127.0.0.1:$redis_port
 export ROOKERY_NODE=$node_bin ROOKERY_CLI=$root/examples/standalone/cli.ts
