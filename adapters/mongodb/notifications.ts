@@ -48,6 +48,7 @@ export function notificationListFilter(accountId: Id, filter: NotificationFilter
   if (filter.excludeTypes !== undefined) type['$nin'] = filter.excludeTypes;
   if (Object.keys(type).length > 0) out['type'] = type;
   if (filter.fromAccountId !== undefined) out['fromAccountId'] = filter.fromAccountId;
+  if (filter.statusId !== undefined) out['statusId'] = filter.statusId;
   if (filter.filtered !== undefined) out['filtered'] = filter.filtered ? true : { $ne: true };
   if (filter.groupKey !== undefined) out['groupKey'] = filter.groupKey;
   return withRange(out, page);

@@ -27,6 +27,7 @@ function whereOf(p: Params, accountId: string, filter: NotificationFilter): stri
   if (filter.types !== undefined) where += ` AND type = ANY(${p.add([...filter.types])}::text[])`;
   if (filter.excludeTypes !== undefined) where += ` AND NOT (type = ANY(${p.add([...filter.excludeTypes])}::text[]))`;
   if (filter.fromAccountId !== undefined) where += ` AND from_account_id = ${p.id(filter.fromAccountId)}`;
+  if (filter.statusId !== undefined) where += ` AND status_id = ${p.id(filter.statusId)}`;
   if (filter.filtered !== undefined) where += ` AND filtered = ${p.add(filter.filtered)}`;
   if (filter.groupKey !== undefined) where += ` AND group_key = ${p.add(filter.groupKey)}`;
   return where;

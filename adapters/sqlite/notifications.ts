@@ -36,6 +36,10 @@ function filterSql(filter: NotificationFilter): { where: string; params: Param[]
     where += ' AND from_account_id = ?';
     params.push(key(filter.fromAccountId));
   }
+  if (filter.statusId !== undefined) {
+    where += ' AND status_id = ?';
+    params.push(key(filter.statusId));
+  }
   if (filter.filtered !== undefined) {
     where += ' AND filtered = ?';
     params.push(flag(filter.filtered));

@@ -1057,6 +1057,10 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame(await ls({ excludeTypes: ['mention', 'follow'] }), idsOf([n4, n2]), 'excludeTypes');
     t.strictSame(await ls({ fromAccountId: bob.id }), idsOf([n3, n1]), 'fromAccountId');
     t.strictSame(await ls({ types: ['mention'], fromAccountId: carol.id }), idsOf([n5]), 'types + fromAccountId');
+    const other = await w.post(alice.id);
+    t.strictSame(await ls({ statusId: s.id, fromAccountId: carol.id }), idsOf([n5, n4, n2]), 'statusId + fromAccountId');
+    t.strictSame(await ls({ statusId: other.id }), [], 'statusId: none about another status');
+    t.equal(await w.s.notifications.deleteWhere(alice.id, { types: ['favourite'], fromAccountId: carol.id, statusId: other.id }), 0, 'deleteWhere by status: none about that one');
     t.strictSame(await ls({ types: ['mention', 'favourite'], excludeTypes: ['favourite'] }), idsOf([n5, n1]), 'types + excludeTypes');
     t.strictSame(await ls({}, { limit: 2, maxId: n4.id }), idsOf([n3, n2]), 'maxId');
     t.strictSame(await ls({}, { limit: 2, minId: n1.id }), idsOf([n3, n2]), 'minId');

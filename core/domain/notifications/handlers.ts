@@ -7,7 +7,12 @@ import { notify, notifyAboutNewStatus, notifyBoostersOfEdit, notifyMentioned } f
 import type { DomainEventType } from '../events/events.ts';
 import { notifyStaff } from './staff.ts';
 
-export const NOTIFYING_EVENTS: readonly DomainEventType[] = ['status.created', 'status.updated', 'status.refreshed', 'status.reblogged', 'status.favourited', 'account.followed', 'report.created'];
+export const NOTIFYING_EVENTS: readonly DomainEventType[] = [
+  'status.created', 'status.updated', 'status.refreshed', 'status.reblogged', 'status.favourited', 'account.followed', 'report.created',
+  // What was undone takes its notification with it, as on Mastodon (a notification belongs to
+  // the follow, favourite or boost it reports).
+  'status.unreblogged', 'status.unfavourited', 'account.unfollowed', 'follow_request.authorized', 'follow_request.rejected',
+];
 
 export function notificationHandler(core: Core): EventHandler {
   return async ({ id, event }) => {
@@ -46,6 +51,23 @@ export function notificationHandler(core: Core): EventHandler {
           fromAccountId: event.follow.accountId,
           status: null,
         });
+        return;
+      case 'status.unreblogged':
+        await core.storage.notifications.deleteWhere(event.original.accountId, { types: ['reblog'], fromAccountId: event.boost.accountId, statusId: event.original.id });
+        return;
+      case 'status.unfavourited':
+        await core.storage.notifications.deleteWhere(event.status.accountId, { types: ['favourite'], fromAccountId: event.by.id, statusId: event.status.id });
+        return;
+      case 'account.unfollowed':
+        await core.storage.notifications.deleteWhere(event.follow.targetAccountId, { types: ['follow', 'follow_request'], fromAccountId: event.follow.accountId });
+        return;
+      case 'follow_request.authorized':
+        // The request is answered: its notification goes (the follow it became is not notified).
+        await core.storage.notifications.deleteWhere(event.follow.targetAccountId, { types: ['follow_request'], fromAccountId: event.follow.accountId });
+        return;
+      case 'follow_request.rejected':
+        // A request turned down, or a follower removed: neither notification stays.
+        await core.storage.notifications.deleteWhere(event.targetAccountId, { types: ['follow', 'follow_request'], fromAccountId: event.accountId });
         return;
       case 'report.created':
         await notifyStaff(core, id, event.report);

@@ -369,6 +369,8 @@ export interface NotificationFilter {
   types?: readonly NotificationType[] | undefined;
   excludeTypes?: readonly NotificationType[] | undefined;
   fromAccountId?: Id | undefined;
+  /** Only the notifications about this status. */
+  statusId?: Id | undefined;
   /** Only notifications with this `filtered` flag (absent: both). */
   filtered?: boolean | undefined;
   /** Only the notifications of this group (absent: any). */
