@@ -8,6 +8,7 @@ import { validationFailed, type FieldError } from '../errors.ts';
 import { MAX_LENGTH } from '../lengths.ts';
 import type { Account, Id, User } from '../model.ts';
 import { StorageConflict } from '../ports/storage.ts';
+import { emailBlockErrors } from '../moderation/email-blocks.ts';
 
 export interface NewLocalAccount {
   username: string;
@@ -72,6 +73,8 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount, req
   if (taken) errors.push(fieldError('username', 'ERR_TAKEN', 'is already taken'));
   const emailTaken = errors.some((e) => e.field === 'email') ? null : await core.storage.accounts.findUserByEmail(input.email);
   if (emailTaken) errors.push(fieldError('email', 'ERR_TAKEN', 'is already taken'));
+  // Public sign-up (the API and the web form) honours the admins' e-mail blocks.
+  else if (requireAgreement && !errors.some((e) => e.field === 'email')) errors.push(...(await emailBlockErrors(core, input.email)));
   if (errors.length > 0) throw validationFailed(sortByField(errors));
 
   const now = core.clock.now();

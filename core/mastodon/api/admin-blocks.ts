@@ -1,0 +1,134 @@
+// The admin API for the server's e-mail blocks (Mastodon 4.4's /api/v1/admin/email_domain_blocks
+// and /api/v1/admin/canonical_email_blocks). Like the reports API they take an optional token
+// (authorize_if_got_token!): without a user whose role may manage blocks they answer 403.
+
+import type { AppCore } from '../context.ts';
+import { badRequest } from '../../domain/errors.ts';
+import type { AdminTargetType, ServerBlock, ServerBlockKind } from '../../domain/model.ts';
+import {
+  blockManager,
+  createCanonicalEmailBlock,
+  createEmailDomainBlock,
+  deleteServerBlock,
+  getServerBlock,
+  matchingCanonicalBlocks,
+} from '../../domain/moderation/email-blocks.ts';
+import { page, str } from '../../domain/params.ts';
+import { iso } from '../entities/time.ts';
+import { pagedJson } from './paging.ts';
+import { paramsOf } from './statuses.ts';
+import { json, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
+
+const LIMIT = 100;
+const DAY = 86_400_000;
+const idOf = (request: ApiRequest): string => request.params['id'] ?? '';
+
+/** Mastodon's per-day sign-up attempts; we count none, so seven days of zeros (newest first). */
+function history(now: number) {
+  const today = Math.floor(now / DAY) * DAY;
+  return Array.from({ length: 7 }, (_, i) => ({ day: String((today - i * DAY) / 1000), accounts: '0', uses: '0' }));
+}
+
+interface Resource {
+  path: string;
+  kind: ServerBlockKind;
+  targetType: AdminTargetType;
+  scope: string;
+  render: (block: ServerBlock) => unknown;
+}
+
+/** List (Link paging), show and delete, the same for every kind. */
+function readAndDelete(core: AppCore, r: Resource): Endpoint[] {
+  const read = ['admin:read', `admin:read:${r.scope}`];
+  const write = ['admin:write', `admin:write:${r.scope}`];
+  return [
+    {
+      method: 'GET',
+      path: r.path,
+      auth: 'optional',
+      scopes: read,
+      handle: async (request) => {
+        blockManager(request.caller.account);
+        const wanted = page(request.query, LIMIT, LIMIT * 2);
+        const blocks = await core.storage.serverBlocks.list(r.kind, wanted);
+        const next = blocks.length > 0 && blocks.length === wanted.limit ? (blocks.at(-1)?.id ?? null) : null;
+        const prev = blocks[0]?.id ?? null;
+        return pagedJson(core, request, blocks.map(r.render), { next, prev });
+      },
+    },
+    {
+      method: 'GET',
+      path: `${r.path}/:id`,
+      auth: 'optional',
+      scopes: read,
+      handle: async (request) => {
+        blockManager(request.caller.account);
+        return json(r.render(await getServerBlock(core, r.kind, idOf(request))));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${r.path}/:id`,
+      auth: 'optional',
+      scopes: write,
+      handle: async (request) => {
+        await deleteServerBlock(core, blockManager(request.caller.account), r.kind, r.targetType, idOf(request));
+        return json({});
+      },
+    },
+  ];
+}
+
+export function adminBlockEndpoints(core: AppCore): Endpoint[] {
+  const emailDomain: Resource = {
+    path: '/api/v1/admin/email_domain_blocks',
+    kind: 'email_domain',
+    targetType: 'EmailDomainBlock',
+    scope: 'email_domain_blocks',
+    render: (b) => ({ id: b.id, domain: b.key, created_at: iso(b.createdAt), history: history(core.clock.now()) }),
+  };
+  const canonical: Resource = {
+    path: '/api/v1/admin/canonical_email_blocks',
+    kind: 'canonical_email',
+    targetType: 'CanonicalEmailBlock',
+    scope: 'canonical_email_blocks',
+    render: (b) => ({ id: b.id, canonical_email_hash: b.key }),
+  };
+  return [
+    ...readAndDelete(core, emailDomain),
+    {
+      method: 'POST',
+      path: emailDomain.path,
+      auth: 'optional',
+      scopes: ['admin:write', 'admin:write:email_domain_blocks'],
+      handle: async (request) => {
+        const by = blockManager(request.caller.account);
+        return json(emailDomain.render(await createEmailDomainBlock(core, by, str(paramsOf(request), 'domain'))));
+      },
+    },
+    {
+      method: 'POST',
+      path: `${canonical.path}/test`,
+      auth: 'optional',
+      scopes: ['admin:read', 'admin:read:canonical_email_blocks'],
+      handle: async (request) => {
+        blockManager(request.caller.account);
+        const email = str(paramsOf(request), 'email');
+        if (email === undefined || email === '') throw badRequest('param is missing or the value is empty or invalid: email');
+        return json((await matchingCanonicalBlocks(core, email)).map(canonical.render));
+      },
+    },
+    ...readAndDelete(core, canonical),
+    {
+      method: 'POST',
+      path: canonical.path,
+      auth: 'optional',
+      scopes: ['admin:write', 'admin:write:canonical_email_blocks'],
+      handle: async (request) => {
+        const by = blockManager(request.caller.account);
+        const params = paramsOf(request);
+        return json(canonical.render(await createCanonicalEmailBlock(core, by, { email: str(params, 'email'), hash: str(params, 'canonical_email_hash') })));
+      },
+    },
+  ];
+}
