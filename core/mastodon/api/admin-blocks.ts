@@ -1,5 +1,5 @@
-// The admin API for the server's e-mail blocks (Mastodon 4.4's /api/v1/admin/email_domain_blocks
-// and /api/v1/admin/canonical_email_blocks). Like the reports API they take an optional token
+// The admin API for the server's blocks (Mastodon 4.4's /api/v1/admin/email_domain_blocks,
+// canonical_email_blocks and ip_blocks). Like the reports API they take an optional token
 // (authorize_if_got_token!): without a user whose role may manage blocks they answer 403.
 
 import type { AppCore } from '../context.ts';
@@ -13,6 +13,7 @@ import {
   getServerBlock,
   matchingCanonicalBlocks,
 } from '../../domain/moderation/email-blocks.ts';
+import { createIpBlock, forget, updateIpBlock, type IpBlockInput } from '../../domain/moderation/ip-blocks.ts';
 import { page, str } from '../../domain/params.ts';
 import { iso } from '../entities/time.ts';
 import { pagedJson } from './paging.ts';
@@ -35,6 +36,8 @@ interface Resource {
   targetType: AdminTargetType;
   scope: string;
   render: (block: ServerBlock) => unknown;
+  /** After a delete (the IP blocks' cache). */
+  deleted?: () => void;
 }
 
 /** List (Link paging), show and delete, the same for every kind. */
@@ -73,6 +76,7 @@ function readAndDelete(core: AppCore, r: Resource): Endpoint[] {
       scopes: write,
       handle: async (request) => {
         await deleteServerBlock(core, blockManager(request.caller.account), r.kind, r.targetType, idOf(request));
+        r.deleted?.();
         return json({});
       },
     },
@@ -94,7 +98,43 @@ export function adminBlockEndpoints(core: AppCore): Endpoint[] {
     scope: 'canonical_email_blocks',
     render: (b) => ({ id: b.id, canonical_email_hash: b.key }),
   };
+  const ip: Resource = {
+    path: '/api/v1/admin/ip_blocks',
+    kind: 'ip',
+    targetType: 'IpBlock',
+    scope: 'ip_blocks',
+    render: (b) => ({ id: b.id, ip: b.key, severity: b.severity, comment: b.comment, created_at: iso(b.createdAt), expires_at: b.expiresAt === null ? null : iso(b.expiresAt) }),
+    deleted: () => forget(core),
+  };
+  const ipInput = (request: ApiRequest): IpBlockInput => {
+    const params = paramsOf(request);
+    // expires_in may come as a JSON number.
+    const raw = params['expires_in'];
+    const expiresIn = typeof raw === 'number' && Number.isFinite(raw) ? String(Math.trunc(raw)) : str(params, 'expires_in');
+    return { ip: str(params, 'ip'), severity: str(params, 'severity'), comment: str(params, 'comment'), expiresIn };
+  };
   return [
+    ...readAndDelete(core, ip),
+    {
+      method: 'POST',
+      path: ip.path,
+      auth: 'optional',
+      scopes: ['admin:write', 'admin:write:ip_blocks'],
+      handle: async (request) => {
+        const by = blockManager(request.caller.account);
+        return json(ip.render(await createIpBlock(core, by, ipInput(request))));
+      },
+    },
+    {
+      method: 'PUT',
+      path: `${ip.path}/:id`,
+      auth: 'optional',
+      scopes: ['admin:write', 'admin:write:ip_blocks'],
+      handle: async (request) => {
+        const by = blockManager(request.caller.account);
+        return json(ip.render(await updateIpBlock(core, by, idOf(request), ipInput(request))));
+      },
+    },
     ...readAndDelete(core, emailDomain),
     {
       method: 'POST',

@@ -119,8 +119,9 @@ export interface PluginAccounts {
   getMany(ids: readonly Id[]): Promise<Account[]>;
   /** A local account by its username (case-insensitive). */
   findLocal(username: string): Promise<Account | null>;
-  /** Signs a person up, with the checks and texts of POST /api/v1/accounts. */
-  signUp(input: NewLocalAccount, requireAgreement?: boolean): Promise<{ account: Account; user: User }>;
+  /** Signs a person up, with the checks and texts of POST /api/v1/accounts; given the request,
+   * the admins' IP blocks apply to where it comes from (403 when they refuse it). */
+  signUp(input: NewLocalAccount, requireAgreement?: boolean, request?: Pick<ApiRequest, 'remoteAddress' | 'headers'>): Promise<{ account: Account; user: User }>;
 }
 
 /** Mastodon's JSON for a reader. */
