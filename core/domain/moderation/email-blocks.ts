@@ -7,7 +7,7 @@ import type { Core } from '../context.ts';
 import { forbidden, notFound, RookeryError, type FieldError } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Account, AdminAction, AdminTargetType, ServerBlock, ServerBlockKind } from '../model.ts';
-import { can } from './roles.ts';
+import { can, type Permission } from './roles.ts';
 
 /** Longest domain name (RFC 1035) and the longest key we take for a hash. */
 const DOMAIN_LIMIT = 253;
@@ -15,9 +15,10 @@ const HASH_LIMIT = 255;
 
 const invalid = (message: string) => new RookeryError(422, `Validation failed: ${message}`);
 
-/** The caller, when its role may manage blocks; Mastodon's 403 otherwise. */
-export function blockManager(caller: Account | null): Account {
-  if (caller === null || !can(caller.role, 'manage_blocks')) throw forbidden();
+/** The caller, when its role has the permission (manage_blocks by default); Mastodon's 403
+ * otherwise. */
+export function blockManager(caller: Account | null, permission: Permission = 'manage_blocks'): Account {
+  if (caller === null || !can(caller.role, permission)) throw forbidden();
   return caller;
 }
 
@@ -98,6 +99,22 @@ export async function createCanonicalEmailBlock(core: Core, by: Account, input: 
   const block = newBlock(core, 'canonical_email', hash);
   if (!(await core.storage.serverBlocks.create(block, adminAction(core, by, 'create', 'CanonicalEmailBlock', block.id)))) throw invalid('Canonical email hash has already been taken');
   return block;
+}
+
+/** Domains allowed to federate (Mastodon's DomainAllow): creating one that exists answers it
+ * as it is, recording nothing, as Mastodon's controller does. */
+export async function createDomainAllow(core: Core, by: Account, domain: string | undefined): Promise<ServerBlock> {
+  if (domain === undefined || domain.trim() === '') throw invalid("Domain can't be blank");
+  const key = normalizeDomain(domain);
+  if (key === null) throw invalid('Domain is invalid');
+  const [existing] = await core.storage.serverBlocks.withKeys('domain_allow', [key]);
+  if (existing !== undefined) return existing;
+  const allow = newBlock(core, 'domain_allow', key);
+  if (await core.storage.serverBlocks.create(allow, adminAction(core, by, 'create', 'DomainAllow', allow.id))) return allow;
+  // Made by someone else in the meantime.
+  const [made] = await core.storage.serverBlocks.withKeys('domain_allow', [key]);
+  if (made === undefined) throw invalid('Domain has already been taken');
+  return made;
 }
 
 /** The canonical blocks an address matches (POST …/canonical_email_blocks/test). */

@@ -1,5 +1,5 @@
-// The admin API for the server's blocks (Mastodon 4.4's /api/v1/admin/email_domain_blocks,
-// canonical_email_blocks and ip_blocks). Like the reports API they take an optional token
+// The admin API for the server's blocks and allows (Mastodon 4.4's /api/v1/admin/email_domain_blocks,
+// canonical_email_blocks, ip_blocks and domain_allows). Like the reports API they take an optional token
 // (authorize_if_got_token!): without a user whose role may manage blocks they answer 403.
 
 import type { AppCore } from '../context.ts';
@@ -8,11 +8,13 @@ import type { AdminTargetType, ServerBlock, ServerBlockKind } from '../../domain
 import {
   blockManager,
   createCanonicalEmailBlock,
+  createDomainAllow,
   createEmailDomainBlock,
   deleteServerBlock,
   getServerBlock,
   matchingCanonicalBlocks,
 } from '../../domain/moderation/email-blocks.ts';
+import type { Permission } from '../../domain/moderation/roles.ts';
 import { createIpBlock, forget, updateIpBlock, type IpBlockInput } from '../../domain/moderation/ip-blocks.ts';
 import { page, str } from '../../domain/params.ts';
 import { iso } from '../entities/time.ts';
@@ -36,6 +38,8 @@ interface Resource {
   targetType: AdminTargetType;
   scope: string;
   render: (block: ServerBlock) => unknown;
+  /** The role permission it needs (manage_blocks when not said). */
+  permission?: Permission;
   /** After a delete (the IP blocks' cache). */
   deleted?: () => void;
 }
@@ -51,7 +55,7 @@ function readAndDelete(core: AppCore, r: Resource): Endpoint[] {
       auth: 'optional',
       scopes: read,
       handle: async (request) => {
-        blockManager(request.caller.account);
+        blockManager(request.caller.account, r.permission);
         const wanted = page(request.query, LIMIT, LIMIT * 2);
         const blocks = await core.storage.serverBlocks.list(r.kind, wanted);
         const next = blocks.length > 0 && blocks.length === wanted.limit ? (blocks.at(-1)?.id ?? null) : null;
@@ -65,7 +69,7 @@ function readAndDelete(core: AppCore, r: Resource): Endpoint[] {
       auth: 'optional',
       scopes: read,
       handle: async (request) => {
-        blockManager(request.caller.account);
+        blockManager(request.caller.account, r.permission);
         return json(r.render(await getServerBlock(core, r.kind, idOf(request))));
       },
     },
@@ -75,7 +79,7 @@ function readAndDelete(core: AppCore, r: Resource): Endpoint[] {
       auth: 'optional',
       scopes: write,
       handle: async (request) => {
-        await deleteServerBlock(core, blockManager(request.caller.account), r.kind, r.targetType, idOf(request));
+        await deleteServerBlock(core, blockManager(request.caller.account, r.permission), r.kind, r.targetType, idOf(request));
         r.deleted?.();
         return json({});
       },
@@ -113,7 +117,26 @@ export function adminBlockEndpoints(core: AppCore): Endpoint[] {
     const expiresIn = typeof raw === 'number' && Number.isFinite(raw) ? String(Math.trunc(raw)) : str(params, 'expires_in');
     return { ip: str(params, 'ip'), severity: str(params, 'severity'), comment: str(params, 'comment'), expiresIn };
   };
+  const allow: Resource = {
+    path: '/api/v1/admin/domain_allows',
+    kind: 'domain_allow',
+    targetType: 'DomainAllow',
+    scope: 'domain_allows',
+    permission: 'manage_federation',
+    render: (b) => ({ id: b.id, domain: b.key, created_at: iso(b.createdAt) }),
+  };
   return [
+    ...readAndDelete(core, allow),
+    {
+      method: 'POST',
+      path: allow.path,
+      auth: 'optional',
+      scopes: ['admin:write', 'admin:write:domain_allows'],
+      handle: async (request) => {
+        const by = blockManager(request.caller.account, 'manage_federation');
+        return json(allow.render(await createDomainAllow(core, by, str(paramsOf(request), 'domain'))));
+      },
+    },
     ...readAndDelete(core, ip),
     {
       method: 'POST',
