@@ -85,6 +85,9 @@ export function serverBlockRepository(m: Mongo): ServerBlockRepository {
         throw err;
       }
     },
+    async record(action) {
+      await m.collection(C.adminActions).insertOne(actionDoc(action) as never);
+    },
     async delete(kind, blockId, action) {
       const id = lookupId(blockId);
       if (id === null) return null;

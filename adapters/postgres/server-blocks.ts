@@ -78,6 +78,9 @@ export function serverBlockRepository(db: Db): ServerBlockRepository {
         throw err;
       }
     },
+    async record(action) {
+      await record(db, action);
+    },
     async delete(kind, blockId, action) {
       const k = lookupKey(blockId);
       if (k === null) return null;

@@ -71,6 +71,9 @@ export function serverBlockRepository(db: Db): ServerBlockRepository {
         return getBlock(kind, k);
       });
     },
+    async record(action) {
+      await db.write(() => record(action));
+    },
     async delete(kind, blockId, action) {
       const k = lookupKey(blockId);
       if (k === null) return null;

@@ -1496,6 +1496,9 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame(log.map((x) => [x.action, x.targetType, x.targetId]), [['destroy', 'EmailDomainBlock', a.id], ['create', 'IpBlock', other.id], ['update', 'IpBlock', ip.id]], 'the audit log, newest first');
     t.strictSame(log[0], destroy);
     t.equal((await w.s.reports.actions({ limit: 10 })).length, 7, 'every change, none of the refused');
+    const elsewhere = { id: w.id(), accountId: admin.id, action: 'create', targetType: 'DomainBlock' as const, targetId: '17', createdAt: 4000 };
+    await w.s.serverBlocks.record(elsewhere);
+    t.strictSame((await w.s.reports.actions({ limit: 1 }))[0], elsewhere, 'an action on what another store keeps');
   });
 
   it('accounts.update: a profile edit and the user\'s settings in one step, with its outbox', async (t, w) => {

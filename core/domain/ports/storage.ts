@@ -632,6 +632,8 @@ export interface ServerBlockRepository {
   update(kind: ServerBlockKind, id: Id, patch: Partial<Pick<ServerBlock, 'key' | 'severity' | 'comment' | 'expiresAt' | 'updatedAt'>>, action: AdminAction): Promise<ServerBlock | null | false>;
   /** The deleted block; null when there was none (nothing recorded). */
   delete(kind: ServerBlockKind, id: Id, action: AdminAction): Promise<ServerBlock | null>;
+  /** Records an admin action on something another store keeps (a plugin's domain blocks). */
+  record(action: AdminAction): Promise<void>;
 }
 
 export interface Storage {
