@@ -146,6 +146,9 @@ export function federationStorageContract(t: ContractTest, adapterName: string, 
     t.equal(await repo.isBlocked('loud.example'), true);
     await repo.block('loud.example', { reason: 'again by hand', now: T0 + 10 });
     t.equal((await repo.listBlocksWithSettings()).find((b) => b.domain === 'loud.example')?.settings.publicComment, 'noisy', 'the CLI keeps the settings');
+    await repo.block('noop.example', { now: T0 + 11 });
+    t.equal(await repo.isBlocked('noop.example'), true, 'blocking a milder block suspends it');
+    t.strictSame((await repo.listBlocksWithSettings()).find((b) => b.domain === 'noop.example')?.settings.severity, 'suspend');
   });
 
   durable('kv entries and blocks survive a reopen', async (t, w) => {

@@ -95,7 +95,12 @@ export function federationRepository(rows: FederationRows): FederationRepository
     kvSweep: (now) => rows.kvExpire(now),
 
     async block(domain, options = {}) {
-      return plain(await rows.blockUpsert(blockOf(domain, options)));
+      const block = blockOf(domain, options);
+      const row = await rows.blockUpsert(block);
+      // Blocking is suspending: a block the admin API made milder becomes a suspension again.
+      const settings = settingsOf(row.settings);
+      if (settings.severity !== 'suspend') await rows.blockUpsert(block, JSON.stringify({ ...settings, severity: 'suspend' }));
+      return plain(row);
     },
     async blockWithSettings(domain, settings, options = {}) {
       const row = await rows.blockUpsert(blockOf(domain, options), JSON.stringify(settings));

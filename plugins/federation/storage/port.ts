@@ -54,8 +54,9 @@ export interface FederationRepository {
   /** Removes entries expired at `now`; how many. */
   kvSweep(now: Millis): Promise<number>;
 
-  /** Blocks the domain (and its subdomains); blocking it again replaces the reason and keeps
-   * the first createdAt. A 422 RookeryError for a domain that is not one. */
+  /** Blocks the domain (and its subdomains); blocking it again replaces the reason, keeps the
+   * first createdAt and makes a milder block (the admin API's silence or noop) a suspension.
+   * A 422 RookeryError for a domain that is not one. */
   block(domain: string, options?: { reason?: string | null; now?: Millis }): Promise<DomainBlock>;
   /** false when it was not blocked (a 422 for a domain that is not one). */
   unblock(domain: string): Promise<boolean>;
