@@ -2,25 +2,18 @@
 // CanonicalEmailBlock): what admins with manage_blocks keep, and what sign-up checks. A blocked
 // domain also blocks its subdomains; a canonical block matches an address whatever its case, dots
 // and +suffix in the local part (Mastodon strips them for every domain) by its SHA-256 hash.
+// Domain allows (manage_federation) share the domain form and live here too.
 
 import type { Core } from '../context.ts';
-import { forbidden, notFound, RookeryError, type FieldError } from '../errors.ts';
-import { isId } from '../ids.ts';
-import type { Account, AdminAction, AdminTargetType, ServerBlock, ServerBlockKind } from '../model.ts';
-import { can, type Permission } from './roles.ts';
+import { RookeryError, type FieldError } from '../errors.ts';
+import type { Account, ServerBlock } from '../model.ts';
+import { adminAction, newBlock } from './server-blocks.ts';
 
 /** Longest domain name (RFC 1035) and the longest key we take for a hash. */
 const DOMAIN_LIMIT = 253;
 const HASH_LIMIT = 255;
 
 const invalid = (message: string) => new RookeryError(422, `Validation failed: ${message}`);
-
-/** The caller, when its role has the permission (manage_blocks by default); Mastodon's 403
- * otherwise. */
-export function blockManager(caller: Account | null, permission: Permission = 'manage_blocks'): Account {
-  if (caller === null || !can(caller.role, permission)) throw forbidden();
-  return caller;
-}
 
 /** Lowercase, without a trailing dot, in ASCII (punycode); null when it is no domain name. */
 export function normalizeDomain(input: string): string | null {
@@ -60,27 +53,6 @@ export function domainAndParents(domain: string): string[] {
 }
 
 // ---- what admins do ----------------------------------------------------------------------------
-
-export function adminAction(core: Core, by: Account, action: string, targetType: AdminTargetType, targetId: string): AdminAction {
-  return { id: core.ids.next(), accountId: by.id, action, targetType, targetId, createdAt: core.clock.now() };
-}
-
-function newBlock(core: Core, kind: ServerBlockKind, key: string, extra: Partial<ServerBlock> = {}): ServerBlock {
-  const now = core.clock.now();
-  return { id: core.ids.next(), kind, key, severity: null, comment: '', expiresAt: null, createdAt: now, updatedAt: now, ...extra };
-}
-
-export async function getServerBlock(core: Core, kind: ServerBlockKind, id: string): Promise<ServerBlock> {
-  const block = isId(id) ? await core.storage.serverBlocks.get(kind, id) : null;
-  if (block === null) throw notFound();
-  return block;
-}
-
-/** Deletes it and records 'destroy'; 404 when there is none. */
-export async function deleteServerBlock(core: Core, by: Account, kind: ServerBlockKind, targetType: AdminTargetType, id: string): Promise<void> {
-  const deleted = isId(id) ? await core.storage.serverBlocks.delete(kind, id, adminAction(core, by, 'destroy', targetType, id)) : null;
-  if (deleted === null) throw notFound();
-}
 
 export async function createEmailDomainBlock(core: Core, by: Account, domain: string | undefined): Promise<ServerBlock> {
   if (domain === undefined || domain.trim() === '') throw invalid("Domain can't be blank");

@@ -4,11 +4,11 @@
 // seconds per process (Mastodon caches its no_access map too); a change made here is seen at once.
 
 import type { Core } from '../context.ts';
-import { RookeryError } from '../errors.ts';
+import { notFound, RookeryError } from '../errors.ts';
 import { inCidr, isLoopback, parseCidr, parseIp, type Cidr, type ParsedIp } from '../ip.ts';
 import { isId } from '../ids.ts';
 import type { Account, ServerBlock } from '../model.ts';
-import { adminAction, getServerBlock } from './email-blocks.ts';
+import { adminAction, getServerBlock } from './server-blocks.ts';
 
 export const IP_SEVERITIES = ['sign_up_requires_approval', 'sign_up_block', 'no_access'] as const;
 export type IpSeverity = (typeof IP_SEVERITIES)[number];
@@ -120,7 +120,7 @@ export async function updateIpBlock(core: Core, by: Account, id: string, input: 
   if (input.expiresIn !== undefined) patch.expiresAt = expiresAt(core, input.expiresIn);
   const updated = isId(id) ? await core.storage.serverBlocks.update('ip', id, patch, adminAction(core, by, 'update', 'IpBlock', id)) : null;
   if (updated === false) throw invalid(['Ip has already been taken']);
-  if (updated === null) throw new RookeryError(404, 'Record not found');
+  if (updated === null) throw notFound();
   forget(core);
   return updated;
 }

@@ -5,15 +5,8 @@
 import type { AppCore } from '../context.ts';
 import { badRequest } from '../../domain/errors.ts';
 import type { AdminTargetType, ServerBlock, ServerBlockKind } from '../../domain/model.ts';
-import {
-  blockManager,
-  createCanonicalEmailBlock,
-  createDomainAllow,
-  createEmailDomainBlock,
-  deleteServerBlock,
-  getServerBlock,
-  matchingCanonicalBlocks,
-} from '../../domain/moderation/email-blocks.ts';
+import { createCanonicalEmailBlock, createDomainAllow, createEmailDomainBlock, matchingCanonicalBlocks } from '../../domain/moderation/email-blocks.ts';
+import { blockManager, deleteServerBlock, getServerBlock } from '../../domain/moderation/server-blocks.ts';
 import type { Permission } from '../../domain/moderation/roles.ts';
 import { createIpBlock, forget, updateIpBlock, type IpBlockInput } from '../../domain/moderation/ip-blocks.ts';
 import { page, str } from '../../domain/params.ts';
