@@ -2,7 +2,7 @@
 // `actions` in the same single-document update that changes it (atomic without a transaction);
 // the audit log is those actions, unwound, newest first.
 
-import type { AdminAction, Id, Report } from '../../core/domain/model.ts';
+import type { AdminAction, AdminTargetType, Id, Report } from '../../core/domain/model.ts';
 import type { ReportRepository } from '../../core/domain/ports/storage.ts';
 import type { Mongo } from './db.ts';
 import { C } from './schema.ts';
@@ -34,8 +34,15 @@ export function reportFromDoc(d: Doc): Report {
 }
 
 function actionFromDoc(d: Doc): AdminAction {
-  return { id: d['id'] as Id, accountId: d['accountId'] as Id, action: d['action'] as string, targetType: 'Report', targetId: d['targetId'] as Id, createdAt: d['createdAt'] as number };
+  return { id: d['id'] as Id, accountId: d['accountId'] as Id, action: d['action'] as string, targetType: d['targetType'] as AdminTargetType, targetId: d['targetId'] as Id, createdAt: d['createdAt'] as number };
 }
+
+/** Ids (decimal strings) in numeric order. */
+const compareIds = (a: unknown, b: unknown): number => {
+  const x = BigInt(String(a));
+  const y = BigInt(String(b));
+  return x < y ? -1 : x > y ? 1 : 0;
+};
 
 const PROJECTION = { actions: 0, _jobs: 0 };
 
@@ -81,7 +88,11 @@ export function reportRepository(m: Mongo): ReportRepository {
       const stages: Doc[] = [{ $match: { 'actions.num': { $exists: true } } }, { $unwind: '$actions' }, { $replaceWith: '$actions' }];
       if (p.range !== null) stages.push({ $match: { num: p.range } });
       stages.push({ $sort: { num: p.sort } }, { $limit: p.limit });
-      const rows = await reports.aggregate<Doc>(stages).toArray();
+      const fromReports = await reports.aggregate<Doc>(stages).toArray();
+      // The actions on blocks live in their own collection; the page is the newest of both.
+      const others = await m.collection(C.adminActions).find(p.range === null ? {} : { num: p.range }).sort({ num: p.sort }).limit(p.limit).toArray();
+      const sign = p.sort === 1 ? 1 : -1;
+      const rows = [...fromReports, ...others].sort((a, b) => sign * compareIds(a['id'], b['id'])).slice(0, p.limit);
       return inPageOrder(rows, p).map(actionFromDoc);
     },
   };

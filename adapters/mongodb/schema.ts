@@ -46,6 +46,8 @@ export const C = {
   counters: 'counters',
   suggestionDismissals: 'suggestion_dismissals',
   reports: 'reports',
+  serverBlocks: 'server_blocks',
+  adminActions: 'admin_actions',
 } as const;
 
 export interface IndexDefinition {
@@ -212,6 +214,9 @@ export const INDEXES: readonly IndexDefinition[] = [
 
   { collection: C.reports, name: 'reports_num', key: { num: -1 } },
   { collection: C.reports, name: 'reports_target', key: { targetAccountId: 1, num: -1 } },
+  { collection: C.serverBlocks, name: 'server_blocks_key', key: { kind: 1, key: 1 }, unique: true, rule: 'serverBlockKey' },
+  { collection: C.serverBlocks, name: 'server_blocks_kind', key: { kind: 1, num: -1 } },
+  { collection: C.adminActions, name: 'admin_actions_num', key: { num: -1 } },
   { collection: C.reports, name: 'reports_actions', key: { 'actions.num': -1 }, partialFilterExpression: { 'actions.num': { $exists: true } } },
 
   ...PENDING_JOB_COLLECTIONS.map(pendingJobsIndex),
@@ -343,6 +348,12 @@ export const MIGRATIONS: readonly MongoMigration[] = [
     description: 'reports to the moderators, with the audit log of what they did to each',
     async up(db) {
       await createCollections(db, [C.reports]);
+    },
+  },
+  {
+    description: "the admin API's blocks and allows, and the audit log of what was done to them",
+    async up(db) {
+      await createCollections(db, [C.serverBlocks, C.adminActions]);
     },
   },
 ];

@@ -487,6 +487,22 @@ export const MIGRATIONS: readonly string[] = [
   );
   ALTER TABLE notifications ADD COLUMN report_id bigint;
   `,
+  // 13: the admin API's blocks and allows (e-mail domains, canonical e-mail hashes, IP ranges,
+  // allowed domains), one table told apart by kind.
+  `
+  CREATE TABLE server_blocks (
+    id bigint PRIMARY KEY,
+    kind text NOT NULL,
+    key text NOT NULL,
+    severity text,
+    comment text NOT NULL,
+    expires_at bigint,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+  );
+  CREATE UNIQUE INDEX server_blocks_key ON server_blocks (kind, key);
+  CREATE INDEX server_blocks_kind ON server_blocks (kind, id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

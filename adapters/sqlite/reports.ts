@@ -1,5 +1,5 @@
 import type { ReportRepository } from '../../core/domain/ports/storage.ts';
-import type { AdminAction, Report } from '../../core/domain/model.ts';
+import type { AdminAction, AdminTargetType, Report } from '../../core/domain/model.ts';
 import { isId } from '../../core/domain/ids.ts';
 import { bool, flag, id, idOrNull, int, intOrNull, json, jsonOrNull, jsonText, key, keyList, keyOrNull, lookupKey, paged, setClause, text, type Db, type Param, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
@@ -27,7 +27,7 @@ function reportFromRow(r: Row): Report {
 }
 
 function actionFromRow(r: Row): AdminAction {
-  return { id: id(r.id), accountId: id(r.account_id), action: text(r.action), targetType: 'Report', targetId: id(r.target_id), createdAt: int(r.created_at) };
+  return { id: id(r.id), accountId: id(r.account_id), action: text(r.action), targetType: text(r.target_type) as AdminTargetType, targetId: id(r.target_id), createdAt: int(r.created_at) };
 }
 
 const asIs = (v: string | number | null) => v;

@@ -502,6 +502,22 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   ALTER TABLE notifications ADD COLUMN report_id INTEGER;
   `,
+  // 13: the admin API's blocks and allows (e-mail domains, canonical e-mail hashes, IP ranges,
+  // allowed domains), one table told apart by kind.
+  `
+  CREATE TABLE server_blocks (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    severity TEXT,
+    comment TEXT NOT NULL,
+    expires_at INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE UNIQUE INDEX server_blocks_key ON server_blocks (kind, key);
+  CREATE INDEX server_blocks_kind ON server_blocks (kind, id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

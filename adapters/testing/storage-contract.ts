@@ -1454,6 +1454,53 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame(await w.s.reports.actions({ limit: 1, maxId: assign.id }), [resolve]);
   });
 
+  it('serverBlocks: unique keys per kind, paging, update, delete, each change in the audit log', async (t, w) => {
+    const admin = await w.account();
+    const action = (what: string, targetType: 'EmailDomainBlock' | 'IpBlock', targetId: string) => ({ id: w.id(), accountId: admin.id, action: what, targetType, targetId, createdAt: 3000 });
+    const block = (kind: 'email_domain' | 'ip' | 'canonical_email', key: string, extra = {}) => ({ id: w.id(), kind, key, severity: null, comment: '', expiresAt: null, createdAt: 1000, updatedAt: 1000, ...extra });
+    const a = block('email_domain', 'spam.example');
+    const createA = action('create', 'EmailDomainBlock', a.id);
+    t.equal(await w.s.serverBlocks.create(a, createA), true);
+    t.equal(await w.s.serverBlocks.create(block('email_domain', 'spam.example'), action('create', 'EmailDomainBlock', w.id())), false, 'a key is unique within its kind');
+    const b = block('email_domain', 'junk.example');
+    await w.s.serverBlocks.create(b, action('create', 'EmailDomainBlock', b.id));
+    const hash = block('canonical_email', 'spam.example');
+    t.equal(await w.s.serverBlocks.create(hash, action('create', 'EmailDomainBlock', hash.id)), true, 'the same key in another kind');
+    const ip = block('ip', '10.0.0.0/8', { severity: 'no_access', comment: 'lab', expiresAt: 9000 });
+    await w.s.serverBlocks.create(ip, action('create', 'IpBlock', ip.id));
+
+    t.strictSame(await w.s.serverBlocks.get('email_domain', a.id), a);
+    t.equal(await w.s.serverBlocks.get('ip', a.id), null, 'another kind: none');
+    t.equal(await w.s.serverBlocks.get('email_domain', 'nope'), null);
+    t.strictSame(await w.s.serverBlocks.get('ip', ip.id), ip);
+    t.strictSame(idsOf(await w.s.serverBlocks.list('email_domain', { limit: 10 })), [b.id, a.id], 'newest first, one kind');
+    t.strictSame(idsOf(await w.s.serverBlocks.list('email_domain', { limit: 1, maxId: b.id })), [a.id]);
+    t.strictSame(idsOf(await w.s.serverBlocks.list('email_domain', { limit: 1, minId: a.id })), [b.id]);
+    t.strictSame(idsOf(await w.s.serverBlocks.withKeys('email_domain', ['x.spam.example', 'spam.example', 'example'])), [a.id]);
+    t.strictSame(await w.s.serverBlocks.withKeys('email_domain', []), []);
+
+    const edit = action('update', 'IpBlock', ip.id);
+    const updated = await w.s.serverBlocks.update('ip', ip.id, { severity: 'sign_up_block', comment: '', expiresAt: null, updatedAt: 2000 }, edit);
+    t.strictSame(updated, { ...ip, severity: 'sign_up_block', comment: '', expiresAt: null, updatedAt: 2000 });
+    t.strictSame(await w.s.serverBlocks.get('ip', ip.id), updated, 'stored');
+    const other = block('ip', '192.168.0.0/16');
+    await w.s.serverBlocks.create(other, action('create', 'IpBlock', other.id));
+    t.equal(await w.s.serverBlocks.update('ip', ip.id, { key: '192.168.0.0/16' }, action('update', 'IpBlock', ip.id)), false, "another block's key");
+    t.equal(await w.s.serverBlocks.update('ip', w.id(), { comment: 'x' }, action('update', 'IpBlock', ip.id)), null, 'none: null');
+
+    const destroy = action('destroy', 'EmailDomainBlock', a.id);
+    t.strictSame(await w.s.serverBlocks.delete('email_domain', a.id, destroy), a);
+    t.equal(await w.s.serverBlocks.delete('email_domain', a.id, action('destroy', 'EmailDomainBlock', a.id)), null, 'gone: null, nothing logged');
+    t.equal(await w.s.serverBlocks.get('email_domain', a.id), null);
+    const log = await w.s.reports.actions({ limit: 3 });
+    t.strictSame(log.map((x) => [x.action, x.targetType, x.targetId]), [['destroy', 'EmailDomainBlock', a.id], ['create', 'IpBlock', other.id], ['update', 'IpBlock', ip.id]], 'the audit log, newest first');
+    t.strictSame(log[0], destroy);
+    t.equal((await w.s.reports.actions({ limit: 10 })).length, 7, 'every change, none of the refused');
+    const elsewhere = { id: w.id(), accountId: admin.id, action: 'create', targetType: 'DomainBlock' as const, targetId: '17', createdAt: 4000 };
+    await w.s.serverBlocks.record(elsewhere);
+    t.strictSame((await w.s.reports.actions({ limit: 1 }))[0], elsewhere, 'an action on what another store keeps');
+  });
+
   it('accounts.update: a profile edit and the user\'s settings in one step, with its outbox', async (t, w) => {
     const a = await w.account({}, true);
     const u = await w.s.accounts.getUser(a.id);

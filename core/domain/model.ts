@@ -441,12 +441,32 @@ export interface Report {
   updatedAt: Millis;
 }
 
+/** What an admin action is about (Mastodon's target_type). */
+export type AdminTargetType = 'Report' | 'EmailDomainBlock' | 'CanonicalEmailBlock' | 'IpBlock' | 'DomainAllow' | 'DomainBlock';
+
+/** The server's own blocks and allows that the admin API manages, one kind each: an e-mail
+ * domain, a canonical e-mail hash, an IP range (CIDR), a domain allowed to federate. `key` is
+ * what makes one unique within its kind (the normalised domain, the hash, the CIDR). */
+export type ServerBlockKind = 'email_domain' | 'canonical_email' | 'ip' | 'domain_allow';
+
+export interface ServerBlock {
+  id: Id;
+  kind: ServerBlockKind;
+  key: string;
+  /** IP blocks only (Mastodon's IpBlock): severity, comment, expiry. */
+  severity: string | null;
+  comment: string;
+  expiresAt: Millis | null;
+  createdAt: Millis;
+  updatedAt: Millis;
+}
+
 /** One thing a moderator did (Mastodon's admin action log), kept for the audit log. */
 export interface AdminAction {
   id: Id;
   accountId: Id; // who did it
-  action: string; // 'resolve', 'reopen', 'assigned_to_self', 'unassigned', 'update'
-  targetType: 'Report';
+  action: string; // 'resolve', 'reopen', 'assigned_to_self', 'unassigned', 'update', 'create', 'destroy'
+  targetType: AdminTargetType;
   targetId: Id;
   createdAt: Millis;
 }

@@ -1,6 +1,7 @@
 // Composition: a core with its ports, the plugins it hosts, and every endpoint it serves.
 // Transports (adapters/hapi, adapters/node) hand requests to its HTTP front and move bytes.
 
+import { accessRefused } from './ip-access.ts';
 import { authorize } from './api/guard.ts';
 import { accountEndpoints } from './api/accounts.ts';
 import { instanceEndpoints } from './api/instance.ts';
@@ -133,7 +134,11 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
     core,
     endpoints,
     streaming,
-    http: createHttpFront({ endpoints, lookupToken: lookup, authorize: guard, logger: core.logger, rateLimiter, freshen: () => core.storage.freshen?.() }),
+    http: createHttpFront({
+      endpoints, lookupToken: lookup, authorize: guard, logger: core.logger, rateLimiter,
+      freshen: () => core.storage.freshen?.(),
+      accessRefused: (remoteAddress, forwardedFor) => accessRefused(core, remoteAddress, forwardedFor),
+    }),
     accounts: hostAccounts(core),
     tokens: hostTokens(core),
     service: (key) => registry.service(key),

@@ -11,6 +11,7 @@
 // knock of a delivery and the spec remembered per server), instance-actor.ts (signed fetches),
 // authorized-fetch.ts (AUTHORIZED_FETCH); relays: relays.ts.
 
+import { adminDomainBlockEndpoints } from './admin-domain-blocks.ts';
 import { checkOptions, option, rookeryUserAgent, type OptionSpec, type PluginHost, type RookeryPlugin } from 'rookery/plugin-kit';
 import { createFetcher } from 'rookery/node';
 import { fetchAuthorizer } from './authorized-fetch.ts';
@@ -103,6 +104,7 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       const mount = { isBlocked, inboxConcurrency, accepted: (request: Parameters<typeof learnFromInbox>[1]) => learnFromInbox(stores.kv, request), forwarded: subscriptions.forwarded };
       for (const endpoint of federationEndpoints(host, parts.federation, mount)) host.addEndpoint(endpoint);
       host.addEndpoint(parts.instance.endpoint());
+      for (const endpoint of adminDomainBlockEndpoints(host, stores.repository)) host.addEndpoint(endpoint);
       outgoing(host, parts, { isBlocked, pollUpdateDelayMs, relays: subscriptions });
       forwardReports(host, parts, isBlocked);
       // Each account's keys are made when it is created (Mastodon's), off the sign-up request.

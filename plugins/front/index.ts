@@ -262,9 +262,12 @@ async function submitSignUp(host: PluginHost, request: ApiRequest, signInUrl: st
         applicationId: null,
       },
       true,
+      request,
     );
   } catch (err) {
     if (err instanceof RookeryError && err.status === 422) return retry(fieldErrorsOf(err), err.message);
+    // An IP block refuses sign-up from here: the page a closed server shows.
+    if (err instanceof RookeryError && err.status === 403) return closedPage(host);
     throw err;
   }
   return welcomePage(host, form.username, signInUrl);

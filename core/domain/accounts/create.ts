@@ -4,10 +4,13 @@
 
 import type { RoleName } from '../moderation/roles.ts';
 import type { Core } from '../context.ts';
-import { validationFailed, type FieldError } from '../errors.ts';
+import { forbidden, validationFailed, type FieldError } from '../errors.ts';
+import type { ParsedIp } from '../ip.ts';
+import { ipSeverities } from '../moderation/ip-blocks.ts';
 import { MAX_LENGTH } from '../lengths.ts';
 import type { Account, Id, User } from '../model.ts';
 import { StorageConflict } from '../ports/storage.ts';
+import { emailBlockErrors } from '../moderation/email-blocks.ts';
 
 export interface NewLocalAccount {
   username: string;
@@ -26,6 +29,9 @@ export interface NewLocalAccount {
   /** A staff role (the operator's CLI gives one); none by default. */
   role?: RoleName | null;
   applicationId?: Id | null;
+  /** Where a public sign-up comes from: the admins' IP blocks refuse it (sign_up_block,
+   * no_access) or hold it for approval (sign_up_requires_approval). */
+  signUpIp?: ParsedIp | null;
 }
 
 const SUPPORTED_LOCALES = new Set(['ar', 'ca', 'cs', 'cy', 'da', 'de', 'el', 'en', 'en-GB', 'eo', 'es', 'eu', 'fa', 'fi', 'fr', 'ga', 'gd', 'gl', 'he', 'hu', 'id', 'is', 'it', 'ja', 'ko', 'nl', 'nn', 'no', 'pl', 'pt', 'pt-BR', 'pt-PT', 'ro', 'ru', 'sk', 'sl', 'sv', 'th', 'tr', 'uk', 'vi', 'zh-CN', 'zh-TW']);
@@ -67,11 +73,16 @@ function validate(core: Core, input: NewLocalAccount, requireAgreement: boolean)
 /** Validates and creates the account and its user in one atomic write. With `requireAgreement`
  * (public sign-up) the rules must have been accepted. */
 export async function createLocalAccount(core: Core, input: NewLocalAccount, requireAgreement = false): Promise<{ account: Account; user: User }> {
+  // As Mastodon's AppSignUpService: refused before anything is validated.
+  const severities = input.signUpIp === undefined ? new Set<string>() : await ipSeverities(core, input.signUpIp);
+  if (severities.has('sign_up_block') || severities.has('no_access')) throw forbidden();
   const errors = validate(core, input, requireAgreement);
   const taken = errors.some((e) => e.field === 'username') ? null : await core.storage.accounts.findByUsername(input.username, null);
   if (taken) errors.push(fieldError('username', 'ERR_TAKEN', 'is already taken'));
   const emailTaken = errors.some((e) => e.field === 'email') ? null : await core.storage.accounts.findUserByEmail(input.email);
   if (emailTaken) errors.push(fieldError('email', 'ERR_TAKEN', 'is already taken'));
+  // Public sign-up (the API and the web form) honours the admins' e-mail blocks.
+  else if (requireAgreement && !errors.some((e) => e.field === 'email')) errors.push(...(await emailBlockErrors(core, input.email)));
   if (errors.length > 0) throw validationFailed(sortByField(errors));
 
   const now = core.clock.now();
@@ -102,7 +113,7 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount, req
     passwordHash: await core.secrets.hashPassword(input.password),
     createdAt: now,
     confirmedAt: input.confirmed === false ? null : now,
-    approved: input.approved ?? true,
+    approved: severities.has('sign_up_requires_approval') ? false : (input.approved ?? true),
     disabled: false,
     locale: input.locale !== undefined && input.locale !== '' ? input.locale : 'en',
     createdByApplicationId: input.applicationId ?? null,

@@ -41,6 +41,8 @@
 import type {
   AccessToken,
   AdminAction,
+  ServerBlock,
+  ServerBlockKind,
   Report,
   Account,
   Application,
@@ -615,9 +617,29 @@ export interface ReportRepository {
   actions(page: Page): Promise<AdminAction[]>;
 }
 
+/** The admin API's blocks and allows; every change records its admin action in the same
+ * atomic step (the audit log that reports.actions reads). */
+export interface ServerBlockRepository {
+  /** false (nothing stored, nothing recorded) when a block of that kind has that key. */
+  create(block: ServerBlock, action: AdminAction): Promise<boolean>;
+  get(kind: ServerBlockKind, id: Id): Promise<ServerBlock | null>;
+  /** Newest first, by id. */
+  list(kind: ServerBlockKind, page: Page): Promise<ServerBlock[]>;
+  /** The blocks of that kind whose key is one of `keys` (at most 100 keys). */
+  withKeys(kind: ServerBlockKind, keys: readonly string[]): Promise<ServerBlock[]>;
+  /** Changes severity, comment, expiry (and the key); null when there is none with that id;
+   * false when the new key is another block's. */
+  update(kind: ServerBlockKind, id: Id, patch: Partial<Pick<ServerBlock, 'key' | 'severity' | 'comment' | 'expiresAt' | 'updatedAt'>>, action: AdminAction): Promise<ServerBlock | null | false>;
+  /** The deleted block; null when there was none (nothing recorded). */
+  delete(kind: ServerBlockKind, id: Id, action: AdminAction): Promise<ServerBlock | null>;
+  /** Records an admin action on something another store keeps (a plugin's domain blocks). */
+  record(action: AdminAction): Promise<void>;
+}
+
 export interface Storage {
   accounts: AccountRepository;
   reports: ReportRepository;
+  serverBlocks: ServerBlockRepository;
   statuses: StatusRepository;
   interactions: InteractionRepository;
   relationships: RelationshipRepository;

@@ -7,6 +7,7 @@ import { createLocalAccount } from '../../domain/accounts/create.ts';
 import { clearProfileImage, updateProfile } from '../../domain/accounts/profile.ts';
 import type { AppCore } from '../context.ts';
 import { forbidden } from '../../domain/errors.ts';
+import { clientIp } from '../ip-access.ts';
 import type { Id } from '../../domain/model.ts';
 import { issueToken, renderToken } from '../oauth/tokens.ts';
 import { bool, str } from '../../domain/params.ts';
@@ -70,6 +71,7 @@ export function registrationEndpoints(core: AppCore): Endpoint[] {
             confirmed: !registrations.confirmationRequired,
             approved: !registrations.approvalRequired,
             applicationId: application.id,
+            signUpIp: clientIp(core.config, request.remoteAddress, request.headers['x-forwarded-for']),
           },
           true,
         );

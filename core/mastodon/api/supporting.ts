@@ -11,6 +11,7 @@ import { markerEndpoints } from './markers.ts';
 import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
 import { reportEndpoints } from './reports.ts';
+import { adminBlockEndpoints } from './admin-blocks.ts';
 import { searchEndpoints } from './search.ts';
 import { suggestionEndpoints } from './suggestions.ts';
 import { tagEndpoints } from './tags.ts';
@@ -32,6 +33,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...tagEndpoints(core),
     ...trendEndpoints(core),
     ...reportEndpoints(core),
+    ...adminBlockEndpoints(core),
     ...healthEndpoints(core),
     ...emptyEndpoints(core),
   ];

@@ -17,6 +17,7 @@ export type {
   PluginWeb,
   Job,
   PluginHost,
+  PluginModeration,
   ProfileDraft,
   ProfileHook,
   PublishDraft,
@@ -88,6 +89,7 @@ export { checkOptions, ConfigError, option, type OptionRule, type OptionSpec } f
 
 // The model, the configuration and the ports a plugin's storage implements against.
 export type * from '../../domain/model.ts';
+export type { Permission } from '../../domain/moderation/roles.ts';
 export type { Limits, RookeryConfig } from '../../domain/config.ts';
 export { rookeryUserAgent } from '../../domain/config.ts';
 export type { Clock } from '../../domain/ports/clock.ts';

@@ -1,6 +1,8 @@
 // The plugin host: what the plugins registered (the hooks the domain and the Mastodon interface
 // read), and the PluginHost each plugin is handed, bound to the core it registers with.
 
+import { can } from '../../domain/moderation/roles.ts';
+import { clientIp } from '../ip-access.ts';
 import { createLocalAccount } from '../../domain/accounts/create.ts';
 import type { DomainEventType } from '../../domain/events/events.ts';
 import { federationOperations } from '../../domain/federation/index.ts';
@@ -176,7 +178,12 @@ export class HookRegistry implements AppHooks {
         get: (id) => core.storage.accounts.get(id),
         getMany: (ids) => core.storage.accounts.getMany(ids),
         findLocal: (username) => core.storage.accounts.findByUsername(username, null),
-        signUp: (input, requireAgreement) => createLocalAccount(core, input, requireAgreement),
+        signUp: (input, requireAgreement, request) =>
+          createLocalAccount(core, request === undefined ? input : { ...input, signUpIp: clientIp(core.config, request.remoteAddress, request.headers['x-forwarded-for']) }, requireAgreement),
+      },
+      moderation: {
+        can: (account, permission) => account !== null && can(account.role, permission),
+        record: (by, action, targetType, targetId) => core.storage.serverBlocks.record({ id: core.ids.next(), accountId: by.id, action, targetType, targetId, createdAt: core.clock.now() }),
       },
       present: {
         status: (status, viewer, options) => presentStatus(core, status, viewer, options),

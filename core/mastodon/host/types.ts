@@ -11,7 +11,8 @@
 import type { RookeryConfig } from '../../domain/config.ts';
 import type { DomainEvent, DomainEventType } from '../../domain/events/events.ts';
 import type { AccountPatch, ProfileDraft, PublishDraft, PublishOutcome, RemoteResolver } from '../../domain/hooks.ts';
-import type { Account, Id, Notification, Status, StatusEdit, User } from '../../domain/model.ts';
+import type { Account, AdminTargetType, Id, Notification, Status, StatusEdit, User } from '../../domain/model.ts';
+import type { Permission } from '../../domain/moderation/roles.ts';
 import type { NotificationDraft } from '../../domain/notifications/notify.ts';
 import type { FileLimit, Params } from '../../domain/params.ts';
 import type { Clock } from '../../domain/ports/clock.ts';
@@ -119,8 +120,9 @@ export interface PluginAccounts {
   getMany(ids: readonly Id[]): Promise<Account[]>;
   /** A local account by its username (case-insensitive). */
   findLocal(username: string): Promise<Account | null>;
-  /** Signs a person up, with the checks and texts of POST /api/v1/accounts. */
-  signUp(input: NewLocalAccount, requireAgreement?: boolean): Promise<{ account: Account; user: User }>;
+  /** Signs a person up, with the checks and texts of POST /api/v1/accounts; given the request,
+   * the admins' IP blocks apply to where it comes from (403 when they refuse it). */
+  signUp(input: NewLocalAccount, requireAgreement?: boolean, request?: Pick<ApiRequest, 'remoteAddress' | 'headers'>): Promise<{ account: Account; user: User }>;
 }
 
 /** Mastodon's JSON for a reader. */
@@ -225,9 +227,18 @@ export interface PluginHost {
 
   readonly statuses: PluginStatuses;
   readonly accounts: PluginAccounts;
+  readonly moderation: PluginModeration;
   readonly present: PluginPresent;
   readonly web: PluginWeb;
   readonly system: PluginSystem;
+}
+
+/** What a plugin serving part of the admin API needs: the role check and the audit log. */
+export interface PluginModeration {
+  /** Whether the account's staff role has the permission (false for no account). */
+  can(account: Account | null, permission: Permission): boolean;
+  /** Records what a staff member did, in the audit log. */
+  record(by: Account, action: string, targetType: AdminTargetType, targetId: Id): Promise<void>;
 }
 
 export interface RookeryPlugin {

@@ -245,6 +245,9 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         if (corsFor(asked, target.path)) return preflight(origin);
       }
       const match = router.match(method, target.path);
+      if ((match.kind !== 'none' || isApiPath(target.path)) && (await deps.accessRefused?.(raw.remoteAddress, headerOf(raw.headers, 'x-forwarded-for')))) {
+        return { status: 403, headers: { 'content-type': 'text/plain' }, body: 'Forbidden\n' };
+      }
       if (match.kind === 'endpoint') {
         const response = await serve(match.endpoint, match.params, raw, target);
         return match.endpoint.cors === false ? response : withCors(response, origin);

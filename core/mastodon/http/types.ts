@@ -103,4 +103,7 @@ export interface FrontDeps {
   /** Called as each request begins: its reads must see what was committed before it arrived
    * (Storage.freshen). */
   freshen?: () => void;
+  /** Whether the admins' IP blocks shut this client out (no_access): then every request the
+   * front would answer gets Rack::Attack's 403 "Forbidden". */
+  accessRefused?: (remoteAddress: string, forwardedFor: string | undefined) => Promise<boolean>;
 }

@@ -125,6 +125,32 @@ export function federationStorageContract(t: ContractTest, adapterName: string, 
     t.equal((await repo.listBlocks()).length, 2, 'nothing written by refused blocks');
   });
 
+  it('domain blocks with settings: kept beside the block, only suspensions stop federation', async (t, w) => {
+    const repo = w.s.extend(federationStorage);
+    const plain = { severity: 'suspend', rejectMedia: false, rejectReports: false, publicComment: null, obfuscate: false } as const;
+    await repo.block('cli.example', { reason: 'by hand', now: T0 });
+    const silenced = await repo.blockWithSettings('loud.example', { ...plain, severity: 'silence', rejectMedia: true, publicComment: 'noisy' }, { reason: 'staff only', now: T0 + 1 });
+    t.strictSame(silenced, { domain: 'loud.example', reason: 'staff only', createdAt: T0 + 1, settings: { ...plain, severity: 'silence', rejectMedia: true, publicComment: 'noisy' } });
+    await repo.blockWithSettings('noop.example', { ...plain, severity: 'noop' }, { now: T0 + 2 });
+    t.strictSame(
+      (await repo.listBlocksWithSettings()).map((b) => [b.domain, b.settings.severity]),
+      [['cli.example', 'suspend'], ['loud.example', 'silence'], ['noop.example', 'noop']],
+      'a block the CLI made is a suspension',
+    );
+    t.strictSame((await repo.listBlocks()).map((b) => Object.keys(b)), [['domain', 'reason', 'createdAt'], ['domain', 'reason', 'createdAt'], ['domain', 'reason', 'createdAt']], 'listBlocks as before');
+    t.equal(await repo.isBlocked('www.cli.example'), true);
+    t.equal(await repo.isBlocked('loud.example'), false, 'silence does not stop federation');
+    t.equal(await repo.isBlocked('noop.example'), false);
+    const raised = await repo.blockWithSettings('loud.example', { ...silenced.settings, severity: 'suspend' }, { reason: 'staff only', now: T0 + 9 });
+    t.strictSame([raised.createdAt, raised.settings.severity, raised.settings.publicComment], [T0 + 1, 'suspend', 'noisy'], 'settings replaced, first time kept');
+    t.equal(await repo.isBlocked('loud.example'), true);
+    await repo.block('loud.example', { reason: 'again by hand', now: T0 + 10 });
+    t.equal((await repo.listBlocksWithSettings()).find((b) => b.domain === 'loud.example')?.settings.publicComment, 'noisy', 'the CLI keeps the settings');
+    await repo.block('noop.example', { now: T0 + 11 });
+    t.equal(await repo.isBlocked('noop.example'), true, 'blocking a milder block suspends it');
+    t.strictSame((await repo.listBlocksWithSettings()).find((b) => b.domain === 'noop.example')?.settings.severity, 'suspend');
+  });
+
   durable('kv entries and blocks survive a reopen', async (t, w) => {
     await w.s.extend(federationStorage).kvSet(['keep'], { v: 1 }, null);
     await w.s.extend(federationStorage).block('kept.example', { now: T0 });

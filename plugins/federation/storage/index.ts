@@ -3,15 +3,15 @@
 
 import type { MongoExtensionContext } from 'rookery/mongodb';
 import type { PostgresExtensionContext } from 'rookery/postgres';
-import { type StorageExtension, unprocessable } from 'rookery/plugin-kit';
+import { type Millis, type StorageExtension, unprocessable } from 'rookery/plugin-kit';
 import type { SqliteExtensionContext } from 'rookery/sqlite';
 import { coveringDomains, canonicalDomain, domainTexts, MAX_REASON_LENGTH, normalizeDomain } from '../domain-blocks.ts';
 import { mongoFederationRows } from './mongodb.ts';
 import { postgresFederationRows } from './postgres.ts';
-import type { FederationRepository, FederationRows, KvKeyParts, KvRow } from './port.ts';
+import type { DomainBlock, DomainBlockRow, DomainBlockSettings, FederationRepository, FederationRows, KvKeyParts, KvRow } from './port.ts';
 import { sqliteFederationRows } from './sqlite.ts';
 
-export type { DomainBlock, FederationRepository, KvEntry, KvKeyParts } from './port.ts';
+export type { DomainBlock, DomainBlockSettings, DomainBlockWithSettings, FederationRepository, KvEntry, KvKeyParts } from './port.ts';
 
 /** Bounds on what is stored (encoded lengths). */
 export const MAX_KEY_LENGTH = 8192;
@@ -95,18 +95,47 @@ export function federationRepository(rows: FederationRows): FederationRepository
     kvSweep: (now) => rows.kvExpire(now),
 
     async block(domain, options = {}) {
-      const reason = options.reason ?? null;
-      if (reason !== null && (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH)) throw unprocessable(domainTexts.reasonTooLong);
-      return rows.blockUpsert({ domain: normalizeDomain(domain), reason: reason === null || reason.trim() === '' ? null : reason.trim(), createdAt: options.now ?? Date.now() });
+      const block = blockOf(domain, options);
+      const row = await rows.blockUpsert(block);
+      // Blocking is suspending: a block the admin API made milder becomes a suspension again.
+      const settings = settingsOf(row.settings);
+      if (settings.severity !== 'suspend') await rows.blockUpsert(block, JSON.stringify({ ...settings, severity: 'suspend' }));
+      return plain(row);
+    },
+    async blockWithSettings(domain, settings, options = {}) {
+      const row = await rows.blockUpsert(blockOf(domain, options), JSON.stringify(settings));
+      return { ...plain(row), settings: settingsOf(row.settings) };
     },
     async unblock(domain) {
       return rows.blockRemove(normalizeDomain(domain));
     },
-    listBlocks: () => rows.blockList(),
+    listBlocks: async () => (await rows.blockList()).map(plain),
+    listBlocksWithSettings: async () => (await rows.blockList()).map((row) => ({ ...plain(row), settings: settingsOf(row.settings) })),
     async isBlocked(domain) {
       const canonicalForm = canonicalDomain(domain);
-      return canonicalForm === null ? false : rows.blockAny(coveringDomains(canonicalForm));
+      if (canonicalForm === null) return false;
+      return (await rows.blockFind(coveringDomains(canonicalForm))).some((row) => settingsOf(row.settings).severity === 'suspend');
     },
+  };
+}
+
+const plain = (row: DomainBlockRow): DomainBlock => ({ domain: row.domain, reason: row.reason, createdAt: row.createdAt });
+
+function blockOf(domain: string, options: { reason?: string | null; now?: Millis }): DomainBlock {
+  const reason = options.reason ?? null;
+  if (reason !== null && (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH)) throw unprocessable(domainTexts.reasonTooLong);
+  return { domain: normalizeDomain(domain), reason: reason === null || reason.trim() === '' ? null : reason.trim(), createdAt: options.now ?? Date.now() };
+}
+
+/** A block's settings; none stored (the operator's CLI): a plain suspension. */
+export function settingsOf(json: string | null): DomainBlockSettings {
+  const parsed = json === null ? {} : (JSON.parse(json) as Partial<DomainBlockSettings>);
+  return {
+    severity: parsed.severity === 'silence' || parsed.severity === 'noop' ? parsed.severity : 'suspend',
+    rejectMedia: parsed.rejectMedia === true,
+    rejectReports: parsed.rejectReports === true,
+    publicComment: typeof parsed.publicComment === 'string' ? parsed.publicComment : null,
+    obfuscate: parsed.obfuscate === true,
   };
 }
 

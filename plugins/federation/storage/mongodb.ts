@@ -1,5 +1,5 @@
 import type { IndexDefinition, MongoDoc, MongoExtensionContext } from 'rookery/mongodb';
-import type { DomainBlock, FederationRows, KvRow } from './port.ts';
+import type { DomainBlockRow, FederationRows, KvRow } from './port.ts';
 
 export const FEDERATION_KV = 'federation_kv';
 export const FEDERATION_BLOCKS = 'federation_domain_blocks';
@@ -15,7 +15,12 @@ export function mongoFederationRows(context: MongoExtensionContext): FederationR
   const blocks = context.collection(FEDERATION_BLOCKS);
   const ready = context.setup({ indexes: FEDERATION_INDEXES, collections: [FEDERATION_KV, FEDERATION_BLOCKS] });
   const kvRow = (d: MongoDoc): KvRow => ({ key: d['_id'] as string, value: d['value'] as string, expiresAt: (d['expiresAt'] as number | null) ?? null });
-  const blockRow = (d: MongoDoc): DomainBlock => ({ domain: d['_id'] as string, reason: (d['reason'] as string | null) ?? null, createdAt: d['createdAt'] as number });
+  const blockRow = (d: MongoDoc): DomainBlockRow => ({
+    domain: d['_id'] as string,
+    reason: (d['reason'] as string | null) ?? null,
+    createdAt: d['createdAt'] as number,
+    settings: (d['settings'] as string | null | undefined) ?? null,
+  });
   const expired = (now: number): MongoDoc => ({ expiresAt: { $ne: null, $lte: now } });
   return {
     async kvRead(key) {
@@ -67,11 +72,13 @@ export function mongoFederationRows(context: MongoExtensionContext): FederationR
       const result = await kv.deleteMany(key === undefined ? expired(now) : { _id: key, ...expired(now) });
       return result.deletedCount;
     },
-    async blockUpsert(block) {
+    async blockUpsert(block, settings) {
       await ready;
       const d = await blocks.findOneAndUpdate(
         { _id: block.domain },
-        { $set: { reason: block.reason }, $setOnInsert: { createdAt: block.createdAt } },
+        settings === undefined
+          ? { $set: { reason: block.reason }, $setOnInsert: { createdAt: block.createdAt, settings: null } }
+          : { $set: { reason: block.reason, settings }, $setOnInsert: { createdAt: block.createdAt } },
         { upsert: true, returnDocument: 'after' },
       );
       if (d === null) throw new Error('the block just written is missing');
@@ -85,10 +92,10 @@ export function mongoFederationRows(context: MongoExtensionContext): FederationR
       await ready;
       return (await blocks.find({}).sort({ _id: 1 }).toArray()).map(blockRow);
     },
-    async blockAny(domains) {
+    async blockFind(domains) {
       await ready;
-      if (domains.length === 0) return false;
-      return (await blocks.findOne({ _id: { $in: [...domains] } }, { projection: { _id: 1 } })) !== null;
+      if (domains.length === 0) return [];
+      return (await blocks.find({ _id: { $in: [...domains] } }).toArray()).map(blockRow);
     },
   };
 }

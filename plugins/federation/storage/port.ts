@@ -22,6 +22,20 @@ export interface DomainBlock {
   createdAt: Millis;
 }
 
+/** What Mastodon's admin API adds to a block (severity, …), kept as JSON beside it; a block
+ * without them (the operator's CLI makes those) is a plain suspension. */
+export interface DomainBlockSettings {
+  severity: 'silence' | 'suspend' | 'noop';
+  rejectMedia: boolean;
+  rejectReports: boolean;
+  publicComment: string | null;
+  obfuscate: boolean;
+}
+
+export interface DomainBlockWithSettings extends DomainBlock {
+  settings: DomainBlockSettings;
+}
+
 export interface FederationRepository {
   /** The value, or undefined when absent or expired at `now`. */
   kvGet(key: KvKeyParts, now: Millis): Promise<unknown>;
@@ -40,15 +54,21 @@ export interface FederationRepository {
   /** Removes entries expired at `now`; how many. */
   kvSweep(now: Millis): Promise<number>;
 
-  /** Blocks the domain (and its subdomains); blocking it again replaces the reason and keeps
-   * the first createdAt. A 422 RookeryError for a domain that is not one. */
+  /** Blocks the domain (and its subdomains); blocking it again replaces the reason, keeps the
+   * first createdAt and makes a milder block (the admin API's silence or noop) a suspension.
+   * A 422 RookeryError for a domain that is not one. */
   block(domain: string, options?: { reason?: string | null; now?: Millis }): Promise<DomainBlock>;
   /** false when it was not blocked (a 422 for a domain that is not one). */
   unblock(domain: string): Promise<boolean>;
   /** Every block, by domain. */
   listBlocks(): Promise<DomainBlock[]>;
-  /** Whether a block covers this host (itself, a parent domain, or the host without its port).
-   * false for something that is not a domain. */
+  /** Every block with its settings, by domain. */
+  listBlocksWithSettings(): Promise<DomainBlockWithSettings[]>;
+  /** Blocks it (as `block`) with these settings; on a block already there, only the settings
+   * (and the reason, when given) change. */
+  blockWithSettings(domain: string, settings: DomainBlockSettings, options?: { reason?: string | null; now?: Millis }): Promise<DomainBlockWithSettings>;
+  /** Whether a suspending block covers this host (itself, a parent domain, or the host without
+   * its port). false for something that is not a domain; silence and noop do not count. */
   isBlocked(domain: string): Promise<boolean>;
 }
 
@@ -57,6 +77,10 @@ export interface KvRow {
   key: string;
   value: string;
   expiresAt: Millis | null;
+}
+
+export interface DomainBlockRow extends DomainBlock {
+  settings: string | null;
 }
 
 export interface FederationRows {
@@ -71,8 +95,11 @@ export interface FederationRows {
   kvSwap(seen: KvRow | null, next: KvRow): Promise<boolean>;
   /** Removes rows with expiresAt <= now (only `key`'s when given). */
   kvExpire(now: Millis, key?: string): Promise<number>;
-  blockUpsert(block: DomainBlock): Promise<DomainBlock>;
+  /** Inserts or, for a domain there, replaces the reason; `settings` (JSON) is written when
+   * given (a string or null) and kept when undefined. */
+  blockUpsert(block: DomainBlock, settings?: string | null): Promise<DomainBlockRow>;
   blockRemove(domain: string): Promise<boolean>;
-  blockList(): Promise<DomainBlock[]>;
-  blockAny(domains: readonly string[]): Promise<boolean>;
+  blockList(): Promise<DomainBlockRow[]>;
+  /** The blocks of these domains. */
+  blockFind(domains: readonly string[]): Promise<DomainBlockRow[]>;
 }

@@ -1,6 +1,6 @@
 import type { PostgresExtensionContext, PostgresRow } from 'rookery/postgres';
 import { createHash } from 'node:crypto';
-import type { DomainBlock, FederationRows, KvRow } from './port.ts';
+import type { DomainBlockRow, FederationRows, KvRow } from './port.ts';
 
 /** How much of a key the ordered index holds: a btree entry must stay under about 2.7 kB, and
  * keys may be up to 8192 characters. */
@@ -26,6 +26,8 @@ export const FEDERATION_POSTGRES_MIGRATIONS: readonly string[] = [
     created_at bigint NOT NULL
   );
   `,
+  // 2: what Mastodon's admin API adds to a block (severity, …), as JSON.
+  `ALTER TABLE federation_domain_blocks ADD COLUMN settings text;`,
 ];
 
 /** The primary key of a federation key on PostgreSQL (also what `storage copy` writes). */
@@ -35,7 +37,8 @@ export function postgresFederationRows(context: PostgresExtensionContext): Feder
   const { sql, values: v } = context;
   const ready = context.migrate(FEDERATION_POSTGRES_MIGRATIONS);
   const kvRow = (r: PostgresRow): KvRow => ({ key: v.text(r['key']), value: v.text(r['value']), expiresAt: v.intOrNull(r['expires_at']) });
-  const blockRow = (r: PostgresRow): DomainBlock => ({ domain: v.text(r['domain']), reason: v.textOrNull(r['reason']), createdAt: v.int(r['created_at']) });
+  const blockRow = (r: PostgresRow): DomainBlockRow => ({ domain: v.text(r['domain']), reason: v.textOrNull(r['reason']), createdAt: v.int(r['created_at']), settings: v.textOrNull(r['settings']) });
+  const BLOCK = 'SELECT domain, reason, created_at, settings FROM federation_domain_blocks';
   return {
     async kvRead(key) {
       await ready;
@@ -99,13 +102,14 @@ export function postgresFederationRows(context: PostgresExtensionContext): Feder
         ? sql.run('DELETE FROM federation_kv WHERE expires_at IS NOT NULL AND expires_at <= $1', [v.floorMs(now)])
         : sql.run('DELETE FROM federation_kv WHERE key_hash = $1 AND expires_at IS NOT NULL AND expires_at <= $2', [federationKeyHash(key), v.floorMs(now)]);
     },
-    async blockUpsert(block) {
+    async blockUpsert(block, settings) {
       await ready;
+      const keep = settings === undefined;
       const r = await sql.row(
-        `INSERT INTO federation_domain_blocks (domain, reason, created_at) VALUES ($1, $2, $3)
-         ON CONFLICT (domain) DO UPDATE SET reason = excluded.reason
-         RETURNING domain, reason, created_at`,
-        [block.domain, block.reason, block.createdAt],
+        `INSERT INTO federation_domain_blocks (domain, reason, created_at, settings) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (domain) DO UPDATE SET reason = excluded.reason, settings = CASE WHEN $5::boolean THEN federation_domain_blocks.settings ELSE excluded.settings END
+         RETURNING domain, reason, created_at, settings`,
+        [block.domain, block.reason, block.createdAt, settings ?? null, keep],
       );
       if (r === undefined) throw new Error('the block just written is missing');
       return blockRow(r);
@@ -116,13 +120,13 @@ export function postgresFederationRows(context: PostgresExtensionContext): Feder
     },
     async blockList() {
       await ready;
-      return (await sql.rows('SELECT domain, reason, created_at FROM federation_domain_blocks ORDER BY domain')).map(blockRow);
+      return (await sql.rows(`${BLOCK} ORDER BY domain`)).map(blockRow);
     },
-    async blockAny(domains) {
+    async blockFind(domains) {
       await ready;
       const storable = domains.filter(v.storable);
-      if (storable.length === 0) return false;
-      return (await sql.row('SELECT 1 AS hit FROM federation_domain_blocks WHERE domain = ANY($1::text[]) LIMIT 1', [storable])) !== undefined;
+      if (storable.length === 0) return [];
+      return (await sql.rows(`${BLOCK} WHERE domain = ANY($1::text[])`, [storable])).map(blockRow);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { SqliteExtensionContext, SqliteRow } from 'rookery/sqlite';
-import type { DomainBlock, FederationRows, KvRow } from './port.ts';
+import type { DomainBlockRow, FederationRows, KvRow } from './port.ts';
 
 /** The plugin's own migrations; version n is [n - 1]. Never edit a released one. The kv table
  * keeps its rowid: values may be large documents, which a WITHOUT ROWID table stores badly. */
@@ -17,13 +17,21 @@ export const FEDERATION_MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   ) STRICT, WITHOUT ROWID;
   `,
+  // 2: what Mastodon's admin API adds to a block (severity, …), as JSON.
+  `ALTER TABLE federation_domain_blocks ADD COLUMN settings TEXT;`,
 ];
 
 export function sqliteFederationRows(context: SqliteExtensionContext): FederationRows {
   const { db } = context;
   context.migrate(FEDERATION_MIGRATIONS);
   const kvRow = (r: SqliteRow): KvRow => ({ key: String(r['key']), value: String(r['value']), expiresAt: r['expires_at'] === null ? null : Number(r['expires_at']) });
-  const blockRow = (r: SqliteRow): DomainBlock => ({ domain: String(r['domain']), reason: r['reason'] === null ? null : String(r['reason']), createdAt: Number(r['created_at']) });
+  const blockRow = (r: SqliteRow): DomainBlockRow => ({
+    domain: String(r['domain']),
+    reason: r['reason'] === null ? null : String(r['reason']),
+    createdAt: Number(r['created_at']),
+    settings: r['settings'] === null || r['settings'] === undefined ? null : String(r['settings']),
+  });
+  const BLOCK = 'SELECT domain, reason, created_at, settings FROM federation_domain_blocks';
   const read = (key: string) => {
     const r = db.get('SELECT key, value, expires_at FROM federation_kv WHERE key = ?', key);
     return r ? kvRow(r) : null;
@@ -72,13 +80,14 @@ export function sqliteFederationRows(context: SqliteExtensionContext): Federatio
           : db.run('DELETE FROM federation_kv WHERE key = ? AND expires_at IS NOT NULL AND expires_at <= ?', key, now),
       );
     },
-    async blockUpsert(block) {
+    async blockUpsert(block, settings) {
       return db.write(() => {
         db.run(
-          'INSERT INTO federation_domain_blocks (domain, reason, created_at) VALUES (?, ?, ?) ON CONFLICT (domain) DO UPDATE SET reason = excluded.reason',
-          block.domain, block.reason, block.createdAt,
+          'INSERT INTO federation_domain_blocks (domain, reason, created_at, settings) VALUES (?, ?, ?, ?) ON CONFLICT (domain) DO UPDATE SET reason = excluded.reason',
+          block.domain, block.reason, block.createdAt, settings ?? null,
         );
-        const r = db.get('SELECT domain, reason, created_at FROM federation_domain_blocks WHERE domain = ?', block.domain);
+        if (settings !== undefined) db.run('UPDATE federation_domain_blocks SET settings = ? WHERE domain = ?', settings, block.domain);
+        const r = db.get(`${BLOCK} WHERE domain = ?`, block.domain);
         if (r === undefined) throw new Error('the block just written is missing');
         return blockRow(r);
       });
@@ -87,11 +96,11 @@ export function sqliteFederationRows(context: SqliteExtensionContext): Federatio
       return db.write(() => db.run('DELETE FROM federation_domain_blocks WHERE domain = ?', domain) > 0);
     },
     async blockList() {
-      return db.all('SELECT domain, reason, created_at FROM federation_domain_blocks ORDER BY domain').map(blockRow);
+      return db.all(`${BLOCK} ORDER BY domain`).map(blockRow);
     },
-    async blockAny(domains) {
-      if (domains.length === 0) return false;
-      return db.get(`SELECT 1 AS hit FROM federation_domain_blocks WHERE domain IN (${domains.map(() => '?').join(', ')}) LIMIT 1`, ...domains) !== undefined;
+    async blockFind(domains) {
+      if (domains.length === 0) return [];
+      return db.all(`${BLOCK} WHERE domain IN (${domains.map(() => '?').join(', ')})`, ...domains).map(blockRow);
     },
   };
 }
