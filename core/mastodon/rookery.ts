@@ -30,6 +30,7 @@ import { createMemoryCounters } from '../domain/counters.ts';
 import type { CounterStore } from '../domain/ports/counters.ts';
 import { createRateLimiter } from './rate-limits.ts';
 import { createStreamHub, type StreamHub } from './streaming/hub.ts';
+import { emailEndpoints } from './api/emails.ts';
 import type { Mailer } from '../domain/ports/mailer.ts';
 import { loggingMailer, registerMailJob } from '../domain/mail/queue.ts';
 
@@ -127,6 +128,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
     ...core.hooks.endpoints,
     ...oauthEndpoints(core, options.signIn),
     ...registrationEndpoints(core),
+    ...emailEndpoints(core),
     ...accountEndpoints(core),
     ...instanceEndpoints(core),
     ...statusEndpoints(core),

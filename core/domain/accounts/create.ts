@@ -8,6 +8,7 @@ import { validationFailed, type FieldError } from '../errors.ts';
 import { MAX_LENGTH } from '../lengths.ts';
 import type { Account, Id, User } from '../model.ts';
 import { StorageConflict } from '../ports/storage.ts';
+import { sendConfirmation } from '../mail/messages.ts';
 
 export interface NewLocalAccount {
   username: string;
@@ -120,6 +121,8 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount, req
   // After the write: the storage port records no events with a new account, and the one
   // listener (federation's keys) has a fallback, so a crash in between loses nothing.
   await core.enqueue(core.record({ type: 'account.created', account }));
+  // An address waiting for confirmation gets its link (a mail job, sent after this answer).
+  if (user.confirmedAt === null) await sendConfirmation(core, user, account.username);
   return { account, user };
 }
 

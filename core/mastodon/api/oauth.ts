@@ -2,6 +2,7 @@
 // apps/verify_credentials are 'public' for the bearer guard: they authenticate clients and
 // people themselves (client credentials, the sign-in session). The rules live in core/oauth.
 
+import { showConfirmation } from '../oauth/confirmation-page.ts';
 import type { AppCore } from '../context.ts';
 import { registerApplication, renderApplication, renderCredentialApplication } from '../oauth/apps.ts';
 import { serverMetadata } from '../oauth/metadata.ts';
@@ -71,6 +72,7 @@ export function oauthEndpoints(core: AppCore, signIn?: SignInPort): Endpoint[] {
           { method: 'GET', path: '/auth/sign_in', ...page, handle: (request) => showSignIn(core, request) },
           { method: 'POST', path: '/auth/sign_in', ...page, handle: (request) => submitSignIn(core, request) },
         ] satisfies Endpoint[])),
+    { method: 'GET', path: '/auth/confirmation', ...page, handle: (request) => showConfirmation(core, request) },
     { method: 'POST', path: '/oauth/token', ...open, oauthErrors: true, handle: (request) => tokenEndpoint(core, request) },
     { method: 'POST', path: '/oauth/revoke', ...open, oauthErrors: true, handle: (request) => revokeEndpoint(core, request) },
     {
