@@ -137,3 +137,35 @@ t.test('without a mailer, mail is logged with its links\' secrets redacted', asy
   t.notMatch(entry?.mail.text, /confirmation_token=[0-9]/);
   t.equal(redactSecrets('x?reset_password_token=abc&y=1'), 'x?reset_password_token=[redacted]&y=1');
 });
+
+t.test('POST /api/v1/emails/confirmations with `email` changes the unconfirmed address and mails the link there', async (t) => {
+  const smtp = await startSmtp();
+  t.teardown(() => smtp.close());
+  const mailer = smtpMailer({ host: '127.0.0.1', port: smtp.port, from: 'n@example.test', starttls: 'never' });
+  t.teardown(() => mailer.close());
+  const h = await harness({ config: CONFIRMING, mailer });
+  t.teardown(() => h.close());
+  const { token } = await signUp(h);
+  await h.user('taken');
+  const takenEmail = (await h.core.storage.accounts.getUser((await h.core.storage.accounts.findByUsername('taken', null))!.id))!.email;
+
+  const invalid = await h.request('POST', '/api/v1/emails/confirmations', { token, payload: { email: 'not an address' } });
+  t.equal(invalid.statusCode, 422);
+  t.same(invalid.json, { error: 'Validation failed: Email is invalid', details: { email: [{ error: 'ERR_INVALID', description: 'is invalid' }] } });
+  const taken = await h.request('POST', '/api/v1/emails/confirmations', { token, payload: { email: takenEmail.toUpperCase() } });
+  t.equal(taken.statusCode, 422);
+  t.equal(taken.json.error, 'Validation failed: Email is already taken');
+  t.equal(smtp.received.length, 1, 'refused changes send nothing');
+
+  const changed = await h.request('POST', '/api/v1/emails/confirmations', { token, payload: { email: 'fresh@example.com' } });
+  t.equal(changed.statusCode, 200);
+  t.equal(smtp.received.length, 2);
+  t.same(smtp.received[1]?.to, ['fresh@example.com']);
+  const old = linkIn(smtp.received[0]!);
+  t.equal((await h.request('GET', `${old.pathname}${old.search}`)).statusCode, 422, 'the link sent to the old address no longer works');
+  const fresh = linkIn(smtp.received[1]!);
+  t.equal((await h.request('GET', `${fresh.pathname}${fresh.search}`)).statusCode, 200);
+  const me = await h.request('GET', '/api/v1/accounts/verify_credentials', { token });
+  t.equal(me.statusCode, 200);
+  t.equal((await h.core.storage.accounts.findUserByEmail('fresh@example.com'))?.accountId, me.json.id, 'the account has its new address');
+});

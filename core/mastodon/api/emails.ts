@@ -1,9 +1,10 @@
 // POST /api/v1/emails/confirmations: mails the confirmation link again, to an address that is
-// still waiting for it, for the app the user signed up with (Mastodon's rules and texts), and
+// still waiting for it (to a new one, given `email`), for the app the user signed up with (Mastodon's rules and texts), and
 // GET /api/v1/emails/check_confirmation: whether the address is confirmed yet.
 
 import type { AppCore } from '../context.ts';
 import { RookeryError, texts } from '../../domain/errors.ts';
+import { changeUnconfirmedEmail } from '../../domain/accounts/email.ts';
 import { sendConfirmation } from '../../domain/mail/messages.ts';
 import { json, type Endpoint } from '../endpoint/types.ts';
 
@@ -26,7 +27,10 @@ export function emailEndpoints(core: AppCore): Endpoint[] {
           throw new RookeryError(403, emailTexts.notOwner);
         }
         if (user.confirmedAt !== null) throw new RookeryError(403, emailTexts.confirmed);
-        await sendConfirmation(core, user, account.username);
+        // With `email`, the address changes first and the link goes to the new one.
+        const email = request.body['email'] ?? request.query['email'];
+        const to = email === undefined ? user : await changeUnconfirmedEmail(core, user, typeof email === 'string' ? email.trim() : '');
+        await sendConfirmation(core, to, account.username);
         return json({});
       },
     },
