@@ -2,6 +2,7 @@
 // apps/verify_credentials are 'public' for the bearer guard: they authenticate clients and
 // people themselves (client credentials, the sign-in session). The rules live in core/oauth.
 
+import { PASSWORD_NEW_PATH, PASSWORD_PATH, showPasswordEdit, showPasswordNew, submitPassword } from '../oauth/password-pages.ts';
 import { showConfirmation } from '../oauth/confirmation-page.ts';
 import type { AppCore } from '../context.ts';
 import { registerApplication, renderApplication, renderCredentialApplication } from '../oauth/apps.ts';
@@ -71,6 +72,9 @@ export function oauthEndpoints(core: AppCore, signIn?: SignInPort): Endpoint[] {
       : ([
           { method: 'GET', path: '/auth/sign_in', ...page, handle: (request) => showSignIn(core, request) },
           { method: 'POST', path: '/auth/sign_in', ...page, handle: (request) => submitSignIn(core, request) },
+          { method: 'GET', path: PASSWORD_NEW_PATH, ...page, handle: (request) => showPasswordNew(core, request) },
+          { method: 'GET', path: '/auth/password/edit', ...page, handle: (request) => showPasswordEdit(core, request) },
+          { method: 'POST', path: PASSWORD_PATH, ...page, handle: (request) => submitPassword(core, request) },
         ] satisfies Endpoint[])),
     { method: 'GET', path: '/auth/confirmation', ...page, handle: (request) => showConfirmation(core, request) },
     { method: 'POST', path: '/oauth/token', ...open, oauthErrors: true, handle: (request) => tokenEndpoint(core, request) },
