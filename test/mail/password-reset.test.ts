@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { smtpMailer } from '../../adapters/smtp/index.ts';
-import { harness, type Harness } from '../helpers/harness.ts';
+import { harness, windowedHarness, type Harness } from '../helpers/harness.ts';
 import { Browser, forms, PASSWORD } from '../helpers/oauth.ts';
 import { linkIn, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
@@ -116,4 +116,30 @@ t.test('a disabled account gets no reset mail', async (t) => {
   const res = await askForReset(new Browser(h), 'alice@example.com');
   t.match(res.body, SENT);
   t.equal(smtp.received.length, 0);
+});
+
+t.test('reset mails are limited like sign-ins: 25 posts per 5 minutes per address, 5 mails per 30 minutes per e-mail address', async (t) => {
+  const mails: string[] = [];
+  const h = await windowedHarness({ mailer: { send: async (m) => void mails.push(m.to) } });
+  t.teardown(() => h.close());
+  await h.user('alice');
+  const browser = new Browser(h);
+  const form = forms((await browser.get('/auth/password/new')).body).find((f) => f.action === '/auth/password')!;
+  const ask = async (ip: string, email: string) => {
+    const res = await h.server.inject({
+      method: 'POST',
+      url: '/auth/password',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: browser.cookieHeader, 'x-forwarded-for': ip },
+      payload: new URLSearchParams({ ...form.fields, 'user[email]': email }).toString(),
+    });
+    return res.statusCode;
+  };
+  const perEmail: number[] = [];
+  for (let i = 0; i < 6; i++) perEmail.push(await ask(`198.51.100.${10 + i}`, i % 2 === 0 ? 'alice@example.com' : 'ALICE@example.com'));
+  t.same(perEmail, [200, 200, 200, 200, 200, 429], 'the sixth for one address, from six clients');
+  await h.rookery.drain();
+  t.equal(mails.length, 5);
+  const perClient: number[] = [];
+  for (let i = 0; i < 26; i++) perClient.push(await ask('203.0.113.80', `someone${i}@example.com`));
+  t.same(perClient.slice(24), [200, 429], 'the 26th post from one client');
 });
