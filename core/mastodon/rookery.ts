@@ -126,7 +126,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   }
   const endpoints = uniqueRoutes([
     ...core.hooks.endpoints,
-    ...oauthEndpoints(core, options.signIn),
+    ...oauthEndpoints(core, options.signIn, counters),
     ...registrationEndpoints(core),
     ...emailEndpoints(core),
     ...accountEndpoints(core),

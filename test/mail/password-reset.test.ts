@@ -143,3 +143,14 @@ t.test('reset mails are limited like sign-ins: 25 posts per 5 minutes per addres
   for (let i = 0; i < 26; i++) perClient.push(await ask('203.0.113.80', `someone${i}@example.com`));
   t.same(perClient.slice(24), [200, 429], 'the 26th post from one client');
 });
+
+t.test('one link posted twice at once changes the password once', async (t) => {
+  const { h, smtp } = await setUp(t);
+  await h.user('alice');
+  const browser = new Browser(h);
+  await askForReset(browser, 'alice@example.com');
+  const link = linkIn(smtp.received[0]!);
+  const form = forms((await browser.get(`${link.pathname}${link.search}`)).body)[0]!;
+  const results = await Promise.all(['first password', 'second password'].map((p) => browser.post(form.action, { ...form.fields, 'user[password]': p, 'user[password_confirmation]': p })));
+  t.same(results.map((r) => r.statusCode).sort(), [200, 422]);
+});

@@ -12,7 +12,8 @@
 
 import type { ApiRequest, ApiResponse } from '../endpoint/types.ts';
 import type { AppCore } from '../context.ts';
-import { userOfToken } from '../../domain/accounts/email-tokens.ts';
+import { TOKEN_LIFETIME_MS, userOfToken } from '../../domain/accounts/email-tokens.ts';
+import type { CounterStore } from '../../domain/ports/counters.ts';
 import { sendPasswordReset } from '../../domain/mail/messages.ts';
 import { MAX_LENGTH } from '../../domain/lengths.ts';
 import { obj, str, type Params } from '../../domain/params.ts';
@@ -87,11 +88,11 @@ export async function showPasswordEdit(core: AppCore, request: ApiRequest): Prom
 }
 
 /** POST /auth/password: a mail asked for, or (`_method=put`) the new password. */
-export async function submitPassword(core: AppCore, request: ApiRequest): Promise<ApiResponse> {
+export async function submitPassword(core: AppCore, request: ApiRequest, counters: CounterStore): Promise<ApiResponse> {
   const params = request.body;
   const browser = await currentSession(core, request.cookies);
   if (!formPosted(core, request, browser, params)) return refusedPage(core);
-  if (str(params, '_method')?.toLowerCase() === 'put') return changePassword(core, request, params);
+  if (str(params, '_method')?.toLowerCase() === 'put') return changePassword(core, request, params, counters);
   const email = (str(userParams(params), 'email') ?? '').trim();
   if (email !== '' && email.length <= MAX_LENGTH.email) {
     const user = await core.storage.accounts.findUserByEmail(email);
@@ -99,6 +100,15 @@ export async function submitPassword(core: AppCore, request: ApiRequest): Promis
   }
   const form = formToken(core, request, browser);
   return page(core, 'Forgot your password?', newForm(form.token, passwordTexts.sent), { cookies: form.cookies });
+}
+
+/** true the first time a token is spent (atomically, across the processes sharing the
+ * counters); the entry lasts as long as a token may. A store that cannot count (it answers 0)
+ * lets it through, as the rate limits do: the new hash still ends the token. */
+async function spendResetToken(core: AppCore, counters: CounterStore, token: string): Promise<boolean> {
+  const now = core.clock.now();
+  const [uses = 0] = await counters.add([{ key: `password:reset:${core.secrets.sha256(token)}`, amount: 1, expiresAt: now + TOKEN_LIFETIME_MS.reset }], now);
+  return uses <= 1;
 }
 
 function passwordError(password: string, confirmation: string): string | null {
@@ -109,7 +119,7 @@ function passwordError(password: string, confirmation: string): string | null {
   return null;
 }
 
-async function changePassword(core: AppCore, request: ApiRequest, params: Params): Promise<ApiResponse> {
+async function changePassword(core: AppCore, request: ApiRequest, params: Params, counters: CounterStore): Promise<ApiResponse> {
   const fields = userParams(params);
   const token = (str(fields, 'reset_password_token') ?? '').slice(0, MAX_TOKEN);
   const user = await userOfToken(core, 'reset', token);
@@ -120,7 +130,9 @@ async function changePassword(core: AppCore, request: ApiRequest, params: Params
     const form = formToken(core, request, await currentSession(core, request.cookies));
     return page(core, 'Change your password', editForm(form.token, token, error), { status: 422, cookies: form.cookies });
   }
-  // The new hash ends the token (it was signed over the old one), then every way in ends.
+  // Spent before it acts: two posts of one link at once (which both read the old hash) change
+  // the password once. The new hash then ends the token, and every way in ends.
+  if (!(await spendResetToken(core, counters, token))) return invalidTokenPage(core);
   await core.storage.accounts.updateUser(user.accountId, { passwordHash: await core.secrets.hashPassword(password) });
   const now = core.clock.now();
   const revoked = await core.storage.oauth.revokeTokensOfAccount(user.accountId, now);
