@@ -14,6 +14,8 @@ export interface ReceivedMail {
 export interface TestSmtp {
   port: number;
   received: ReceivedMail[];
+  /** The n-th mail (0-based), once it has arrived. */
+  mail(n: number): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ function textOf(raw: string): string {
 
 export async function startSmtp(port = 0): Promise<TestSmtp> {
   const received: ReceivedMail[] = [];
+  const waiting: { n: number; found(mail: ReceivedMail): void }[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -51,13 +54,21 @@ export async function startSmtp(port = 0): Promise<TestSmtp> {
         const raw = Buffer.concat(chunks).toString('utf8');
         received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, text: textOf(raw) });
         callback();
+        for (const w of waiting.filter((w) => received[w.n] !== undefined)) {
+          waiting.splice(waiting.indexOf(w), 1);
+          w.found(received[w.n]!);
+        }
       });
     },
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
   const address = server.server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  const mail = (n: number) => {
+    const arrived = received[n];
+    return arrived !== undefined ? Promise.resolve(arrived) : new Promise<ReceivedMail>((found) => waiting.push({ n, found }));
+  };
+  return { port: address.port, received, mail, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** The first link of a mail's text. */
