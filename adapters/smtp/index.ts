@@ -17,7 +17,8 @@ export interface SmtpOptions {
   starttls?: 'auto' | 'always' | 'never';
   /** Implicit TLS (SMTP_TLS / SMTP_SSL). */
   tls?: boolean;
-  /** Give up on a server that does not answer (default 30 s each). */
+  /** Give up on a server that does not connect, greet or answer within this (default 15 s
+   * each; the mail job has a minute in all). */
   timeoutMs?: number;
   /** For tests: accept a self-signed certificate. */
   rejectUnauthorized?: boolean;
@@ -32,7 +33,7 @@ export function smtpMailer(options: SmtpOptions): SmtpMailer {
   if (typeof options.from !== 'string' || options.from === '') throw new Error('smtpMailer: from is required');
   const tls = options.tls ?? false;
   const starttls = options.starttls ?? 'auto';
-  const timeout = options.timeoutMs ?? 30_000;
+  const timeout = options.timeoutMs ?? 15_000;
   const transport: Transporter = createTransport({
     host: options.host,
     port: options.port ?? (tls ? 465 : 587),

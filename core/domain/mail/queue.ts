@@ -35,7 +35,9 @@ export async function queueMail(core: Core, message: MailMessage): Promise<void>
 
 /** The job that sends them, with the embedder's mailer. */
 export function registerMailJob(core: Core, mailer: Mailer): void {
-  core.jobs.register(MAIL_JOB, async (payload) => mailer.send(messageOf(payload)), { maxAttempts: MAIL_ATTEMPTS });
+  // A slow SMTP exchange gets the lease's minute (the worker caps it there), not the 30 s of a
+  // delivery: a send given up on while it still goes through is a mail sent twice.
+  core.jobs.register(MAIL_JOB, async (payload) => mailer.send(messageOf(payload)), { maxAttempts: MAIL_ATTEMPTS, timeoutMs: 60_000 });
 }
 
 /** Links' secrets hidden: a `…token=` query value, whatever its name ends with. */
