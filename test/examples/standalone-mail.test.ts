@@ -1,10 +1,12 @@
 // The standalone instance's mail, configured by Mastodon's SMTP_* variables: the confirmation
-// mail of a sign-up reaches a real SMTP server, and its link confirms the account over HTTP.
+// mail of a sign-up reaches a real SMTP server, and its link confirms the account over HTTP; a
+// password reset runs from the form to the mail to the new password.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { forms } from '../helpers/oauth.ts';
 import { childEnv, freePort } from '../helpers/processes.ts';
 import { linkIn, startSmtp } from '../helpers/smtp.ts';
 import { startInstance, stopInstance } from '../helpers/standalone.ts';
@@ -50,6 +52,32 @@ t.test('SMTP_SERVER: the confirmation mail is sent over SMTP and its link confir
   const confirmed = await fetch(`${base}${link.pathname}${link.search}`);
   t.equal(confirmed.status, 200);
   t.equal((await me()).status, 200);
+
+  // A password reset, by a browser over HTTP: the form, the mail, its link, the new password.
+  let cookie = '';
+  const browse = async (path: string, form?: Record<string, string>) => {
+    const res = await fetch(`${base}${path}`, {
+      method: form === undefined ? 'GET' : 'POST',
+      headers: { ...(cookie === '' ? {} : { cookie }), ...(form === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) },
+      body: form === undefined ? null : new URLSearchParams(form).toString(),
+      redirect: 'manual',
+    });
+    const set = res.headers.getSetCookie().map((c) => c.split(';')[0]!);
+    if (set.length > 0) cookie = set.join('; ');
+    return { status: res.status, body: await res.text() };
+  };
+  const ask = forms((await browse('/auth/password/new')).body)[0]!;
+  const asked = await browse(ask.action, { ...ask.fields, 'user[email]': 'newbie@example.com' });
+  t.equal(asked.status, 200);
+  const reset = linkIn(await smtp.mail(1));
+  t.equal(reset.pathname, '/auth/password/edit');
+  const edit = forms((await browse(`${reset.pathname}${reset.search}`)).body)[0]!;
+  const changed = await browse(edit.action, { ...edit.fields, 'user[password]': 'another good one', 'user[password_confirmation]': 'another good one' });
+  t.equal(changed.status, 200);
+  t.match(changed.body, 'Your password has been changed successfully.');
+  t.equal((await me()).status, 401, 'the token of the sign-up is revoked');
+  const grant = await post('/oauth/token', { grant_type: 'password', client_id: app.json['client_id']!, client_secret: app.json['client_secret']!, username: 'newbie@example.com', password: 'another good one', scope: 'read' });
+  t.equal(grant.status, 200, 'the new password signs in');
   t.equal(await stopInstance(instance), 0, 'stops cleanly, its SMTP connections closed');
 });
 
