@@ -76,6 +76,8 @@ t.test('POST /api/v1/emails/confirmations mails the link again, while it is awai
   t.equal(smtp.received.length, 2);
   t.equal((await h.request('GET', '/api/v1/emails/check_confirmation', { token })).json, false);
 
+  const anonymous = await h.request('GET', '/api/v1/emails/check_confirmation');
+  t.same([anonymous.statusCode, anonymous.json], [401, { error: 'This method requires an authenticated user' }]);
   const other = await h.user('other');
   const notOwner = await h.request('POST', '/api/v1/emails/confirmations', { token: other.token });
   t.equal(notOwner.statusCode, 403);

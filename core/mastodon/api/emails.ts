@@ -37,7 +37,8 @@ export function emailEndpoints(core: AppCore): Endpoint[] {
     {
       method: 'GET',
       path: '/api/v1/emails/check_confirmation',
-      auth: 'app',
+      // Mastodon's: a token if one is given, then a user required (401 without).
+      auth: 'optional',
       scopes: ['read', 'read:accounts'],
       async handle(request) {
         const { user } = request.caller;
