@@ -193,6 +193,16 @@ export function accountRepository(m: Mongo): AccountRepository {
         outbox,
       });
     },
+    async changeEmail(accountId, email) {
+      const id = lookupId(accountId);
+      if (id === null) return null;
+      // The unique index accounts_email reports a taken address (StorageConflict 'email').
+      const matched = await m.updateWithJobs(C.accounts, { _id: id, user: { $type: 'object' } }, { $set: { 'user.email': email, 'user.emailKey': asciiLower(email) } }, []);
+      if (matched === 0) return null;
+      const d = await accounts.findOne({ _id: id }, { projection: { user: 1 } });
+      const u = d?.['user'] as Doc | undefined;
+      return u === undefined ? null : userFromDoc(id, u);
+    },
     async countLocalUsers(activeSince?: number) {
       return accounts.countDocuments(activeSince === undefined ? LOCAL_USERS : { ...LOCAL_USERS, lastStatusAt: { $gte: activeSince } });
     },

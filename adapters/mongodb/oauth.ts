@@ -223,6 +223,15 @@ export function oauthRepository(m: Mongo): OAuthRepository {
       if (id === null) return;
       await sessions.deleteOne({ _id: id });
     },
+    async revokeTokensOfAccount(accountId, at) {
+      const live = { accountId, revokedAt: null };
+      const found = (await tokens.find(live, { projection: { _id: 1 } }).toArray()).map((d) => d['_id'] as Id);
+      if (found.length > 0) await tokens.updateMany({ ...live, _id: { $in: found } }, bump(revokeUpdate(at)));
+      return found;
+    },
+    async deleteSessionsOf(accountId) {
+      return (await sessions.deleteMany({ accountId })).deletedCount;
+    },
     async pruneSessions(now) {
       return (await sessions.deleteMany(expiredSessions(now))).deletedCount;
     },

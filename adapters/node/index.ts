@@ -22,6 +22,7 @@ import { systemClock } from './clock.ts';
 import { createNodeSecrets, SECRETS_OPTIONS, type NodeSecretsOptions } from './secrets.ts';
 import { checkOptions, option, type OptionRule, type OptionSpec } from '../../core/domain/options.ts';
 
+import type { Mailer } from '../../core/domain/ports/mailer.ts';
 export { systemClock } from './clock.ts';
 export { createNodeHandler, DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WRITE_TIMEOUT_MS, type NodeHandler, type NodeHandlerOptions } from './handler.ts';
 export { limitNodeServer, type NodeServerLimits } from './server.ts';
@@ -52,6 +53,8 @@ export interface NodeRookeryOptions {
   signIn?: SignInPort;
   /** Where rate-limit counters live (default: this process); see adapters/redis/rate-limits.ts. */
   counters?: CounterStore;
+  /** Sends the instance's mail (default: logged, not sent); see rookery/smtp. */
+  mailer?: Mailer;
 }
 
 const NODE_ROOKERY_OPTIONS: OptionSpec = {
@@ -64,6 +67,7 @@ const NODE_ROOKERY_OPTIONS: OptionSpec = {
   worker: option.either(option.boolean(), option.object('createNodeRookery', WORKER_TUNING)),
   signIn: option.implementing('a SignInPort (currentAccountId, signInUrl)', ['currentAccountId', 'signInUrl']),
   counters: option.implementing('a CounterStore (add)', ['add']),
+  mailer: option.implementing('a Mailer (send)', ['send']),
 };
 
 export async function createNodeRookery(options: NodeRookeryOptions): Promise<Rookery> {
@@ -82,5 +86,6 @@ export async function createNodeRookery(options: NodeRookeryOptions): Promise<Ro
   if (options.idNode !== undefined) deps.idNode = options.idNode;
   if (options.signIn) deps.signIn = options.signIn;
   if (options.counters) deps.counters = options.counters;
+  if (options.mailer) deps.mailer = options.mailer;
   return createRookery(deps);
 }

@@ -159,6 +159,13 @@ export function accountRepository(db: Db): AccountRepository {
         return r ? userFromRow(r) : null;
       });
     },
+    async changeEmail(accountId, email) {
+      const k = lookupKey(accountId);
+      if (k === null || !storable(email)) return null;
+      // The unique index users_email reports a taken address (StorageConflict 'email').
+      const r = await db.row(`UPDATE users SET email = $1 WHERE account_id = $2::bigint RETURNING ${USER_COLUMNS}`, [email, k]);
+      return r ? userFromRow(r) : null;
+    },
     async countLocalUsers(activeSince?: number) {
       const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL';
       const r = activeSince === undefined ? await db.row(sql) : await db.row(`${sql} AND a.last_status_at >= $1`, [ceilMs(activeSince)]);

@@ -160,6 +160,16 @@ export function oauthRepository(db: Db): OAuthRepository {
       const k = lookupKey(sessionId);
       if (k !== null) await db.run('DELETE FROM web_sessions WHERE id = $1', [k]);
     },
+    async revokeTokensOfAccount(accountId, at) {
+      const k = lookupKey(accountId);
+      if (k === null) return [];
+      const rows = await db.rows('UPDATE access_tokens SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL RETURNING id', [at, k]);
+      return rows.map((r) => id(r['id']));
+    },
+    async deleteSessionsOf(accountId) {
+      const k = lookupKey(accountId);
+      return k === null ? 0 : db.run('DELETE FROM web_sessions WHERE account_id = $1', [k]);
+    },
     async pruneSessions(now) {
       return db.run('DELETE FROM web_sessions WHERE expires_at <= $1', [floorMs(now)]);
     },

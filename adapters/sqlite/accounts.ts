@@ -172,6 +172,15 @@ export function accountRepository(db: Db): AccountRepository {
         return getUser(k);
       });
     },
+    async changeEmail(accountId, email) {
+      const k = lookupKey(accountId);
+      if (k === null) return null;
+      return db.write(() => {
+        if (db.get('SELECT 1 FROM users WHERE lower(email) = lower(?) AND account_id <> ?', email, k)) throw new StorageConflict('email');
+        db.run('UPDATE users SET email = ? WHERE account_id = ?', email, k);
+        return getUser(k);
+      });
+    },
     async countLocalUsers(activeSince?: number) {
       const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL';
       const r = activeSince === undefined ? db.get(sql) : db.get(`${sql} AND a.last_status_at >= ?`, activeSince);

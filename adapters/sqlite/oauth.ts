@@ -181,6 +181,20 @@ export function oauthRepository(db: Db): OAuthRepository {
       if (k === null) return;
       await db.write(() => db.run('DELETE FROM web_sessions WHERE id = ?', k));
     },
+    async revokeTokensOfAccount(accountId, at) {
+      const k = lookupKey(accountId);
+      if (k === null) return [];
+      return db.write(() => {
+        const live = db.all('SELECT id FROM access_tokens WHERE account_id = ? AND revoked_at IS NULL', k).map((r) => id(r.id));
+        db.run('UPDATE access_tokens SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL', at, k);
+        return live;
+      });
+    },
+    async deleteSessionsOf(accountId) {
+      const k = lookupKey(accountId);
+      if (k === null) return 0;
+      return db.write(() => db.run('DELETE FROM web_sessions WHERE account_id = ?', k));
+    },
     async pruneSessions(now) {
       return db.write(() => db.run('DELETE FROM web_sessions WHERE expires_at <= ?', now));
     },

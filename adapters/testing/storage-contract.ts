@@ -1231,6 +1231,56 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     await rejectsConflict(t, w.s.oauth.createToken(token(w.id(), app.id, alice.id, { refreshTokenHash: 'refresh-2' })), 'refreshTokenHash', 'a taken refresh digest');
   });
 
+  it('accounts: changeEmail', async (t, w) => {
+    const a = account(w.id(), { username: 'alice' });
+    await w.s.accounts.create(a, user(a.id, { email: 'alice@example.org', confirmedAt: null }));
+    const b = account(w.id(), { username: 'bob' });
+    await w.s.accounts.create(b, user(b.id, { email: 'bob@example.org' }));
+    const changed = await w.s.accounts.changeEmail(a.id, 'Alice@New.example');
+    t.equal(changed?.email, 'Alice@New.example', 'the new address');
+    t.equal(changed?.confirmedAt, null, 'nothing else changes');
+    t.strictSame(await w.s.accounts.findUserByEmail('alice@new.example'), changed, 'found by its new address, case ignored');
+    t.equal(await w.s.accounts.findUserByEmail('alice@example.org'), null, 'not by the old one');
+    await rejectsConflict(t, w.s.accounts.changeEmail(a.id, 'BOB@example.org'), 'email', "another user's address");
+    t.equal((await w.s.accounts.getUser(a.id))?.email, 'Alice@New.example', 'a refused change changes nothing');
+    t.equal((await w.s.accounts.changeEmail(a.id, 'alice@new.EXAMPLE'))?.email, 'alice@new.EXAMPLE', 'its own address in another case');
+    const remote = account(w.id(), { username: 'carol', domain: 'remote.example' });
+    await w.s.accounts.create(remote);
+    t.equal(await w.s.accounts.changeEmail(remote.id, 'carol@example.org'), null, 'an account without user: null');
+    t.equal(await w.s.accounts.changeEmail(w.id(), 'x@example.org'), null, 'a missing account: null');
+  });
+
+  it("oauth: an account's tokens revoked and sessions ended at once (a password reset)", async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const app = application(w.id());
+    await w.s.oauth.createApplication(app);
+    const t1 = token(w.id(), app.id, alice.id);
+    const t2 = token(w.id(), app.id, alice.id, { refreshTokenHash: 'refresh-a' });
+    const t3 = token(w.id(), app.id, alice.id);
+    const other = token(w.id(), app.id, bob.id);
+    for (const tk of [t1, t2, t3, other]) await w.s.oauth.createToken(tk);
+    await w.s.oauth.revokeToken(t3.id, T0 + 1);
+    t.strictSame(sortedIds(await w.s.oauth.revokeTokensOfAccount(alice.id, T0 + 5)), sortedIds([t1.id, t2.id]), 'the live ones');
+    t.equal((await w.s.oauth.findTokenByHash(t1.tokenHash))?.revokedAt, T0 + 5);
+    t.equal((await w.s.oauth.findTokenByHash(t2.tokenHash))?.revokedAt, T0 + 5);
+    t.equal((await w.s.oauth.findTokenByHash(t3.tokenHash))?.revokedAt, T0 + 1, 'one revoked before keeps its time');
+    t.equal((await w.s.oauth.findTokenByHash(other.tokenHash))?.revokedAt, null, "another account's token is untouched");
+    t.strictSame(await w.s.oauth.revokeTokensOfAccount(alice.id, T0 + 6), [], 'again: none');
+
+    const s1 = session(w.id(), alice.id);
+    const s2 = session(w.id(), alice.id);
+    const s3 = session(w.id(), bob.id);
+    const s4 = session(w.id(), null);
+    for (const s of [s1, s2, s3, s4]) await w.s.oauth.createSession(s);
+    t.equal(await w.s.oauth.deleteSessionsOf(alice.id), 2);
+    t.equal(await w.s.oauth.findSessionByHash(s1.idHash, T0 + 1), null);
+    t.equal(await w.s.oauth.findSessionByHash(s2.idHash, T0 + 1), null);
+    t.strictSame(await w.s.oauth.findSessionByHash(s3.idHash, T0 + 1), s3, "another account's session stays");
+    t.strictSame(await w.s.oauth.findSessionByHash(s4.idHash, T0 + 1), s4, 'a session without account stays');
+    t.equal(await w.s.oauth.deleteSessionsOf(alice.id), 0, 'again: none');
+  });
+
   it('oauth: authorization codes and web sessions', async (t, w) => {
     const alice = await w.account();
     const app = application(w.id());

@@ -33,6 +33,7 @@ export const THROTTLES = {
   signUpEmail: { name: 'sign_up:email', limit: 5, periodMs: 30 * MINUTE },
   authIp: { name: 'auth:ip', limit: 25, periodMs: 5 * MINUTE },
   signInLogin: { name: 'sign_in:login', limit: 25, periodMs: HOUR },
+  passwordResetEmail: { name: 'password_reset:email', limit: 5, periodMs: 30 * MINUTE },
 } as const satisfies Record<string, Throttle>;
 
 /** Action families, per account: counted when the action succeeded. */
@@ -145,6 +146,11 @@ function loginOf(params: Params): string | undefined {
   return str(obj(params, 'user') ?? {}, 'email') ?? str(params, 'username');
 }
 
+/** The address a password-reset mail is asked for (user[email] of /auth/password/new's form). */
+function resetEmailOf(params: Params): string | undefined {
+  return str(obj(params, 'user') ?? {}, 'email');
+}
+
 function isScheduled(body: unknown): boolean {
   return typeof body === 'object' && body !== null && 'scheduled_at' in body && 'params' in body;
 }
@@ -177,6 +183,8 @@ export function createRateLimiter(config: RookeryConfig, counters: CounterStore,
     if (route === 'POST /api/v1/accounts') out.push(...signUpThrottles(client, str(params, 'email')));
     const signIn = route === 'POST /auth/sign_in' || (route === 'POST /oauth/token' && str(params, 'grant_type') === 'password');
     if (signIn || (path.startsWith('/auth/') && route.startsWith('POST '))) out.push([THROTTLES.authIp, client]);
+    const resetFor = route === 'POST /auth/password' && str(params, '_method') === undefined ? resetEmailOf(params) : undefined;
+    if (resetFor !== undefined && resetFor !== '') out.push([THROTTLES.passwordResetEmail, resetFor.trim().toLowerCase().slice(0, 320)]);
     if (signIn) {
       const login = loginOf(params);
       if (login !== undefined && login !== '') out.push([THROTTLES.signInLogin, login.trim().toLowerCase().slice(0, 320)]);

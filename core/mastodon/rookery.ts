@@ -31,6 +31,9 @@ import { createMemoryCounters } from '../domain/counters.ts';
 import type { CounterStore } from '../domain/ports/counters.ts';
 import { createRateLimiter } from './rate-limits.ts';
 import { createStreamHub, type StreamHub } from './streaming/hub.ts';
+import { emailEndpoints } from './api/emails.ts';
+import type { Mailer } from '../domain/ports/mailer.ts';
+import { loggingMailer, registerMailJob } from '../domain/mail/queue.ts';
 
 export interface RookeryOptions extends CoreDeps {
   plugins?: readonly RookeryPlugin[];
@@ -41,6 +44,9 @@ export interface RookeryOptions extends CoreDeps {
   signIn?: SignInPort;
   /** Where rate-limit counters live (default: this process; adapters/redis shares them). */
   counters?: CounterStore;
+  /** Sends the confirmation and password-reset mails (default: they are logged, not sent;
+   * rookery/smtp sends them over SMTP). */
+  mailer?: Mailer;
 }
 
 export interface Rookery {
@@ -90,6 +96,7 @@ const ROOKERY_OPTIONS: OptionSpec = {
   worker: option.either(option.boolean(), option.object('createRookery', WORKER_TUNING)),
   signIn: option.implementing('a SignInPort (currentAccountId, signInUrl)', ['currentAccountId', 'signInUrl']),
   counters: option.implementing('a CounterStore (add)', ['add']),
+  mailer: option.implementing('a Mailer (send)', ['send']),
 };
 
 export async function createRookery(options: RookeryOptions): Promise<Rookery> {
@@ -99,6 +106,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   core.jobs.subscribe('conversations', CONVERSATION_EVENTS, conversationHandler(core), {}, concernsConversations);
   core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
   core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
+  registerMailJob(core, options.mailer ?? loggingMailer(core.logger));
   // Made before the plugins register: their host counts with them (the web sign-up's limits).
   const counters = options.counters ?? createMemoryCounters();
   const rateLimiter = core.config.rateLimits ? createRateLimiter(core.config, counters, () => core.clock.now()) : null;
@@ -119,8 +127,9 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   }
   const endpoints = uniqueRoutes([
     ...core.hooks.endpoints,
-    ...oauthEndpoints(core, options.signIn),
+    ...oauthEndpoints(core, options.signIn, counters),
     ...registrationEndpoints(core),
+    ...emailEndpoints(core),
     ...accountEndpoints(core),
     ...instanceEndpoints(core),
     ...statusEndpoints(core),

@@ -42,6 +42,36 @@ export interface StandaloneSettings {
    * AUTHORIZED_FETCH=true: Mastodon's secure mode. FEDERATION_FIRST_KNOCK: how the first
    * delivery to a server is signed. */
   federation: { enabled: boolean; allowPrivateAddress: boolean; authorizedFetch?: boolean; firstKnock?: SignatureSpec };
+  /** SMTP_SERVER and the other SMTP_* variables (Mastodon's); null: mail is logged, not sent. */
+  smtp: SmtpSettings | null;
+}
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  login: string;
+  password: string;
+  from: string;
+  starttls: 'auto' | 'always' | 'never';
+  tls: boolean;
+}
+
+function smtpSettings(env: NodeJS.ProcessEnv, domain: string): SmtpSettings | null {
+  const host = env['SMTP_SERVER'] || '';
+  if (host === '') return null;
+  const starttls = (env['SMTP_ENABLE_STARTTLS'] || 'auto').toLowerCase();
+  if (starttls !== 'auto' && starttls !== 'always' && starttls !== 'never') throw new Error(`SMTP_ENABLE_STARTTLS must be auto, always or never, got "${starttls}"`);
+  const tls = flag(env['SMTP_TLS'], false) || flag(env['SMTP_SSL'], false);
+  return {
+    host,
+    port: port(env['SMTP_PORT'], tls ? 465 : 587, 'SMTP_PORT'),
+    login: env['SMTP_LOGIN'] || '',
+    password: env['SMTP_PASSWORD'] || '',
+    // Mastodon's default sender.
+    from: env['SMTP_FROM_ADDRESS'] || `notifications@${domain.replace(/:\d+$/, '')}`,
+    starttls,
+    tls,
+  };
 }
 
 export interface PostgresSettings {
@@ -163,6 +193,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSe
     clockOffsetMs: offset(env['ROOKERY_TEST_CLOCK_OFFSET_MS'], 'ROOKERY_TEST_CLOCK_OFFSET_MS'),
     postgres: postgresSettings(env),
     mongodbUrl: env['MONGODB_URI'] || null,
+    smtp: smtpSettings(env, domain),
     federation: {
       enabled: flag(env['FEDERATION'], true),
       allowPrivateAddress: flag(env['ALLOW_PRIVATE_ADDRESS'], false),

@@ -18,6 +18,7 @@ import { standalonePlugins } from './plugins.ts';
 import { openShared } from './shared.ts';
 import { startStandaloneStreaming } from './streaming.ts';
 import { openStore } from './store.ts';
+import { smtpMailer } from '../../adapters/smtp/index.ts';
 
 const log = createLogger();
 const requestLog = log.isLevelEnabled('info');
@@ -46,6 +47,9 @@ const [{ storage, where }, shared] = opened;
 const shift = settings.clockOffsetMs;
 if (shift !== 0) log.warn({ offsetMs: shift }, 'ROOKERY_TEST_CLOCK_OFFSET_MS is set: this instance runs ahead of the real time (for tests only)');
 const clock = shift === 0 ? systemClock : { now: () => Date.now() + shift };
+// Without SMTP_SERVER, mail (confirmations, password resets) is logged: said once, here.
+const mailer = settings.smtp === null ? null : smtpMailer(settings.smtp);
+if (mailer === null && runsJobs) log.warn({}, 'SMTP_SERVER is not set: mail is logged (links redacted), not sent');
 const rookery = await createNodeRookery({
   config: settings.config,
   storage,
@@ -56,6 +60,7 @@ const rookery = await createNodeRookery({
   worker: runsJobs,
   secrets: { secretKey: secretKey(settings.dataDir) },
   ...(shared.counters ? { counters: shared.counters } : {}),
+  ...(mailer !== null ? { mailer } : {}),
   ...(shared.bus ? { bus: shared.bus } : {}),
   ...(shared.queue ? { queue: shared.queue } : {}),
   ...(shared.idNode !== undefined ? { idNode: shared.idNode } : {}),
@@ -162,6 +167,7 @@ async function shutdown(signal: string): Promise<void> {
   stopJobs();
   // The worker finishes the job in hand; a job cut short is leased and runs again elsewhere.
   await rookery.close();
+  mailer?.close();
   await shared.release();
   log.info({}, 'stopped');
   process.exit(0);

@@ -188,7 +188,7 @@ function agreement(errors: FieldErrors, checked: boolean): string {
 function doneText(host: PluginHost): string {
   const { approvalRequired, confirmationRequired } = host.config.registrations;
   if (approvalRequired) return 'Your sign-up is waiting for approval by the staff of this server. You can sign in once it is approved.';
-  if (confirmationRequired) return 'Your e-mail address has to be confirmed by the staff of this server before you can use your account.';
+  if (confirmationRequired) return 'We sent a link to your e-mail address: open it to confirm the address, then you can use your account.';
   return 'Your account is ready: sign in from your Mastodon app, or below.';
 }
 

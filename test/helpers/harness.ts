@@ -18,6 +18,7 @@ import type { SignInPort } from '../../core/mastodon/oauth/sign-in-port.ts';
 import type { RookeryPlugin } from '../../core/mastodon/host/types.ts';
 import type { EventBus, StreamMessage } from '../../core/domain/ports/bus.ts';
 import type { CounterStore } from '../../core/domain/ports/counters.ts';
+import type { Mailer } from '../../core/domain/ports/mailer.ts';
 import type { Clock } from '../../core/domain/ports/clock.ts';
 import type { Logger } from '../../core/domain/ports/logger.ts';
 import type { JobQueue } from '../../core/domain/ports/queue.ts';
@@ -58,6 +59,8 @@ export interface HarnessOptions {
   transport?: 'hapi' | 'node';
   /** Where rate-limit counters live (default: in this process). */
   counters?: CounterStore;
+  /** Sends the instance's mail (default: logged). */
+  mailer?: Mailer;
   /** Where the transports keep the files of multipart bodies while their request lasts
    * (default: the system's temporary directory). */
   uploadDirectory?: string;
@@ -113,6 +116,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   if (options.worker !== undefined) deps.worker = options.worker;
   if (options.signIn) deps.signIn = options.signIn;
   if (options.counters) deps.counters = options.counters;
+  if (options.mailer) deps.mailer = options.mailer;
   const rookery = await createRookery(deps);
   const server = Hapi.server({ port, host: '127.0.0.1' });
   const hapiOptions: RookeryHapiOptions = { rookery };

@@ -3,6 +3,7 @@
 // registration settings (closed, approval, e-mail confirmation) applied to web sign-ups.
 
 import t from 'tap';
+import type { MailMessage } from '../../core/domain/ports/mailer.ts';
 import { frontPlugin } from '../../plugins/front/index.ts';
 import { harness, windowedHarness, type Harness } from '../helpers/harness.ts';
 import { Browser as SigningInBrowser, forms, PASSWORD } from '../helpers/oauth.ts';
@@ -271,13 +272,17 @@ t.test('approval mode: a reason is asked for, and the account waits for approval
   t.strictSame(me.json, { error: 'Your login is currently pending approval' });
 });
 
-t.test('e-mail confirmation: the account is unconfirmed until the staff confirm it', async (t) => {
-  const h = await harness({ plugins: [frontPlugin()], config: { registrations: { confirmationRequired: true } } });
+t.test('e-mail confirmation: the account is unconfirmed until the link mailed to it is opened', async (t) => {
+  const mails: MailMessage[] = [];
+  const mailer = { send: async (message: MailMessage) => void mails.push(message) };
+  const h = await harness({ plugins: [frontPlugin()], config: { registrations: { confirmationRequired: true } }, mailer });
   t.teardown(() => h.close());
   const browser = await openForm(h);
   const done = await submit(h, browser, GOOD);
   t.equal(done.statusCode, 200);
-  t.match(done.body, 'Your e-mail address has to be confirmed');
+  t.match(done.body, 'We sent a link to your e-mail address: open it to confirm the address');
+  await h.rookery.drain();
+  t.same(mails.map((m) => m.to), ['newbie@example.com'], 'the confirmation mail, through the embedder\'s mailer');
   const token = await tokenOf(h, 'newbie', 'long enough');
   const me = await h.request('GET', '/api/v1/accounts/verify_credentials', { token });
   t.equal(me.statusCode, 403);

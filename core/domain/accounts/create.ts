@@ -11,6 +11,7 @@ import { MAX_LENGTH } from '../lengths.ts';
 import type { Account, Id, User } from '../model.ts';
 import { StorageConflict } from '../ports/storage.ts';
 import { emailBlockErrors } from '../moderation/email-blocks.ts';
+import { sendConfirmation } from '../mail/messages.ts';
 
 export interface NewLocalAccount {
   username: string;
@@ -131,6 +132,8 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount, req
   // After the write: the storage port records no events with a new account, and the one
   // listener (federation's keys) has a fallback, so a crash in between loses nothing.
   await core.enqueue(core.record({ type: 'account.created', account }));
+  // An address waiting for confirmation gets its link (a mail job, sent after this answer).
+  if (user.confirmedAt === null) await sendConfirmation(core, user, account.username);
   return { account, user };
 }
 

@@ -7,3 +7,4 @@ export type * from './secrets.ts';
 export type * from './logger.ts';
 export { silentLogger } from './logger.ts';
 export type * from './counters.ts';
+export type * from './mailer.ts';

@@ -122,6 +122,9 @@ export interface AccountRepository {
   ): Promise<User | null>;
   /** Local accounts that have a user; with `activeSince`, only those whose last status is at
    * or after it (NodeInfo's active users). */
+  /** Sets a user's e-mail address; StorageConflict 'email' when another user has it (case
+   * ignored); null when there is no such user. */
+  changeEmail(accountId: Id, email: string): Promise<User | null>;
   countLocalUsers(activeSince?: Millis): Promise<number>;
   /** Local accounts holding a staff role (a handful), in no particular order. */
   listStaff(): Promise<Account[]>;
@@ -588,6 +591,10 @@ export interface OAuthRepository {
   /** Unexpired sessions only. */
   findSessionByHash(idHash: string, now: Millis): Promise<WebSession | null>;
   deleteSession(id: Id): Promise<void>;
+  /** Revokes every live token of the account (a password reset); the ids of those it revoked. */
+  revokeTokensOfAccount(accountId: Id, at: Millis): Promise<Id[]>;
+  /** Deletes the account's browser sessions; how many there were. */
+  deleteSessionsOf(accountId: Id): Promise<number>;
   /** Deletes the sessions expired at `now`; how many there were. */
   pruneSessions(now: Millis): Promise<number>;
 }

@@ -2,6 +2,10 @@
 // apps/verify_credentials are 'public' for the bearer guard: they authenticate clients and
 // people themselves (client credentials, the sign-in session). The rules live in core/oauth.
 
+import { PASSWORD_NEW_PATH, PASSWORD_PATH, showPasswordEdit, showPasswordNew, submitPassword } from '../oauth/password-pages.ts';
+import type { CounterStore } from '../../domain/ports/counters.ts';
+import { createMemoryCounters } from '../../domain/counters.ts';
+import { showConfirmation } from '../oauth/confirmation-page.ts';
 import type { AppCore } from '../context.ts';
 import { registerApplication, renderApplication, renderCredentialApplication } from '../oauth/apps.ts';
 import { serverMetadata } from '../oauth/metadata.ts';
@@ -25,7 +29,8 @@ function vapidKeyOf(core: AppCore): string {
 }
 
 /** With a host sign-in port, /auth/sign_in is the host's and the flow asks the port instead. */
-export function oauthEndpoints(core: AppCore, signIn?: SignInPort): Endpoint[] {
+/** `counters`: where a password-reset link is spent (shared by the processes that share them). */
+export function oauthEndpoints(core: AppCore, signIn?: SignInPort, counters: CounterStore = createMemoryCounters()): Endpoint[] {
   const open = { auth: 'public', scopes: [], openInLimitedMode: true } as const;
   // The sign-in and consent pages (and the forms they post) are same-origin only.
   const page = { ...open, cors: false } as const;
@@ -70,7 +75,11 @@ export function oauthEndpoints(core: AppCore, signIn?: SignInPort): Endpoint[] {
       : ([
           { method: 'GET', path: '/auth/sign_in', ...page, handle: (request) => showSignIn(core, request) },
           { method: 'POST', path: '/auth/sign_in', ...page, handle: (request) => submitSignIn(core, request) },
+          { method: 'GET', path: PASSWORD_NEW_PATH, ...page, handle: (request) => showPasswordNew(core, request) },
+          { method: 'GET', path: '/auth/password/edit', ...page, handle: (request) => showPasswordEdit(core, request) },
+          { method: 'POST', path: PASSWORD_PATH, ...page, handle: (request) => submitPassword(core, request, counters) },
         ] satisfies Endpoint[])),
+    { method: 'GET', path: '/auth/confirmation', ...page, handle: (request) => showConfirmation(core, request) },
     { method: 'POST', path: '/oauth/token', ...open, oauthErrors: true, handle: (request) => tokenEndpoint(core, request) },
     { method: 'POST', path: '/oauth/revoke', ...open, oauthErrors: true, handle: (request) => revokeEndpoint(core, request) },
     {

@@ -99,7 +99,8 @@ ${hiddenFields({ [CSRF_FIELD]: view.csrfToken, ...carried })}
 <label for="user_password">Password</label>
 <input id="user_password" name="user[password]" type="password" autocomplete="current-password" required>
 <button type="submit">Log in</button>
-</form>`;
+</form>
+<p><a href="/auth/password/new">Forgot your password?</a></p>`;
   return page(core, 'Sign in', content, options);
 }
 
