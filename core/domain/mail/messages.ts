@@ -3,7 +3,7 @@
 import type { Core } from '../context.ts';
 import type { MailMessage } from '../ports/mailer.ts';
 import type { User } from '../model.ts';
-import { emailToken } from '../accounts/email-tokens.ts';
+import { emailToken } from './email-tokens.ts';
 import { queueMail } from './queue.ts';
 
 export const CONFIRMATION_PATH = '/auth/confirmation';

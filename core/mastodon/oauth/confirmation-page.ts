@@ -1,10 +1,10 @@
 // GET /auth/confirmation?confirmation_token=…: the link of the confirmation mail. Opening it
 // confirms the address (as Mastodon's link does); the token serves once and expires
-// (core/domain/accounts/email-tokens.ts).
+// (core/domain/mail/email-tokens.ts).
 
 import type { ApiRequest, ApiResponse } from '../endpoint/types.ts';
 import type { AppCore } from '../context.ts';
-import { userOfToken } from '../../domain/accounts/email-tokens.ts';
+import { userOfToken } from '../../domain/mail/email-tokens.ts';
 import { str } from '../../domain/params.ts';
 import { page } from './pages.ts';
 

@@ -1,7 +1,7 @@
 // Password reset from the sign-in page, as Mastodon's: /auth/password/new asks for the e-mail
 // address and always gives the same answer, whether or not an account has it (nobody learns
 // who is registered); an account that has it gets a mail with a link that serves once and
-// expires within an hour (core/domain/accounts/email-tokens.ts). The link opens
+// expires within an hour (core/domain/mail/email-tokens.ts). The link opens
 // /auth/password/edit, whose form sets the new password under the sign-up's length rules. A
 // new password ends the account's browser sessions and revokes all its access tokens: whoever
 // held the old one is out everywhere.
@@ -12,7 +12,7 @@
 
 import type { ApiRequest, ApiResponse } from '../endpoint/types.ts';
 import type { AppCore } from '../context.ts';
-import { TOKEN_LIFETIME_MS, userOfToken } from '../../domain/accounts/email-tokens.ts';
+import { TOKEN_LIFETIME_MS, userOfToken } from '../../domain/mail/email-tokens.ts';
 import type { CounterStore } from '../../domain/ports/counters.ts';
 import { sendPasswordReset } from '../../domain/mail/messages.ts';
 import { MAX_LENGTH } from '../../domain/lengths.ts';
