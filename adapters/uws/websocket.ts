@@ -238,6 +238,13 @@ export function websocketBehavior(context: WsContext): WebSocketBehavior<WsUserD
       res.onAborted(() => {
         aborted = true;
       });
+      // Whether the authentication settles while uWS is still in this callback (a store that
+      // answers at once: its promise settles in this turn's microtasks), or later (a database
+      // round trip). See the upgrade below.
+      let withinCallback = true;
+      setImmediate(() => {
+        withinCallback = false;
+      });
       void (async () => {
         let identity: StreamIdentity | StreamRefusal;
         try {
@@ -261,9 +268,18 @@ export function websocketBehavior(context: WsContext): WebSocketBehavior<WsUserD
         const client = new WsClient(identity, { stream: query['stream'], params: { tag: query['tag'], list: query['list'] } }, context);
         // masto.js offers its token as the only subprotocol and needs it selected back.
         const selected = protocolHeader.split(',')[0]?.trim() ?? '';
-        res.cork(() => {
+        // Corked as uWS asks, except when upgrading later, outside its callback: there its
+        // cork() may read the old HTTP state from memory the new WebSocket now occupies and
+        // close the socket just after `open` (uWebSockets issue #1928, fixed upstream by PR
+        // #1929, not in the uWebSockets.js build used here): about one connection in ten on
+        // PostgreSQL. Uncorked, uWS prints a warning for each such upgrade, and works.
+        if (withinCallback) {
+          res.cork(() => {
+            res.upgrade<WsUserData>({ client }, key, selected, extensions, socketContext);
+          });
+        } else {
           res.upgrade<WsUserData>({ client }, key, selected, extensions, socketContext);
-        });
+        }
       })();
     },
 
