@@ -43,19 +43,23 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
         ended: new Promise<void>((done) => (resolveEnded = done)),
         next(match) {
           return new Promise((found) => {
-            const check = (): boolean => {
+            // A waiter is taken off the list each time events arrive: one whose event is still
+            // to come puts itself back, or a wait would see only the next chunk.
+            const check = (): void => {
               const hit = events.find(match);
               if (hit) found(hit);
-              return hit !== undefined;
+              else waiters.push(check);
             };
-            if (!check()) waiters.push(() => void check());
+            check();
           });
         },
         comment(text) {
           return new Promise((found) => {
-            const check = (): boolean => comments.some((c) => c.includes(text));
-            if (check()) found();
-            else waiters.push(() => void (check() && found()));
+            const check = (): void => {
+              if (comments.some((c) => c.includes(text))) found();
+              else waiters.push(check);
+            };
+            check();
           });
         },
         close() {
