@@ -91,7 +91,8 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       // The instance's one fetch policy; the test setting relaxes its address judgement only.
       const fetcher = createFetcher({ userAgent, allowPrivateAddresses: relaxed, timeoutMs: fetchTimeoutMs, maxBytes: maxDocumentBytes });
       const stores = (options.stores ?? federationStores)(host);
-      const isBlocked = (domain: string) => stores.repository.isBlocked(domain.toLowerCase());
+      // A domain the operator blocks, or, in limited federation mode, one no domain allow covers.
+      const isBlocked = async (domain: string) => (await stores.repository.isBlocked(domain.toLowerCase())) || (await host.moderation.outsideAllowList(domain.toLowerCase()));
       const mayFetch = fetchAuthorizer({ enabled: options.authorizedFetch === true, isBlocked });
       const parts: FederationParts = buildFederation(host, { kv: stores.kv, queue: stores.queue, fetcher, userAgent, firstKnock, mayFetch });
       host.provideDomainBlocks(isBlocked);

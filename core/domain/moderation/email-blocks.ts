@@ -89,6 +89,16 @@ export async function createDomainAllow(core: Core, by: Account, domain: string 
   return made;
 }
 
+/** Limited federation mode (Mastodon's LIMITED_FEDERATION_MODE): whether `domain` (a host, with
+ * or without a port: allows name hosts) is outside the operator's allow-list, that is no allow
+ * names it or a parent of it. Always false when the mode is off. */
+export async function outsideAllowList(core: Core, domain: string): Promise<boolean> {
+  if (!core.config.limitedFederation) return false;
+  const host = normalizeDomain(domain.replace(/:\d{1,5}$/, ''));
+  if (host === null) return true;
+  return (await core.storage.serverBlocks.withKeys('domain_allow', domainAndParents(host))).length === 0;
+}
+
 /** The canonical blocks an address matches (POST …/canonical_email_blocks/test). */
 export async function matchingCanonicalBlocks(core: Core, email: string): Promise<ServerBlock[]> {
   return core.storage.serverBlocks.withKeys('canonical_email', [await canonicalEmailHash(email)]);

@@ -1,6 +1,7 @@
 // The plugin host: what the plugins registered (the hooks the domain and the Mastodon interface
 // read), and the PluginHost each plugin is handed, bound to the core it registers with.
 
+import { outsideAllowList } from '../../domain/moderation/email-blocks.ts';
 import { can } from '../../domain/moderation/roles.ts';
 import { clientIp } from '../ip-access.ts';
 import { createLocalAccount } from '../../domain/accounts/create.ts';
@@ -184,6 +185,7 @@ export class HookRegistry implements AppHooks {
       moderation: {
         can: (account, permission) => account !== null && can(account.role, permission),
         record: (by, action, targetType, targetId) => core.storage.serverBlocks.record({ id: core.ids.next(), accountId: by.id, action, targetType, targetId, createdAt: core.clock.now() }),
+        outsideAllowList: (domain) => outsideAllowList(core, domain),
       },
       present: {
         status: (status, viewer, options) => presentStatus(core, status, viewer, options),

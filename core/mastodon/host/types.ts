@@ -239,6 +239,9 @@ export interface PluginModeration {
   can(account: Account | null, permission: Permission): boolean;
   /** Records what a staff member did, in the audit log. */
   record(by: Account, action: string, targetType: AdminTargetType, targetId: Id): Promise<void>;
+  /** In limited federation mode, whether no domain allow covers `domain` (it or a parent; a port
+   * is ignored): federation with it is refused. Always false when the mode is off. */
+  outsideAllowList(domain: string): Promise<boolean>;
 }
 
 export interface RookeryPlugin {
