@@ -199,6 +199,7 @@ export const NOTIFICATION_TYPES = [
   'favourite',
   'poll',
   'update',
+  'admin.sign_up',
   'admin.report',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

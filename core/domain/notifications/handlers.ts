@@ -5,10 +5,10 @@ import type { Core } from '../context.ts';
 import type { EventHandler } from '../queue/registry.ts';
 import { notify, notifyAboutNewStatus, notifyBoostersOfEdit, notifyMentioned } from './notify.ts';
 import type { DomainEventType } from '../events/events.ts';
-import { notifyStaff } from './staff.ts';
+import { notifyStaff, notifyStaffOfSignUp } from './staff.ts';
 
 export const NOTIFYING_EVENTS: readonly DomainEventType[] = [
-  'status.created', 'status.updated', 'status.refreshed', 'status.reblogged', 'status.favourited', 'account.followed', 'report.created',
+  'status.created', 'status.updated', 'status.refreshed', 'status.reblogged', 'status.favourited', 'account.followed', 'report.created', 'account.created',
   // What was undone takes its notification with it, as on Mastodon (a notification belongs to
   // the follow, favourite or boost it reports).
   'status.unreblogged', 'status.unfavourited', 'account.unfollowed', 'follow_request.authorized', 'follow_request.rejected',
@@ -71,6 +71,9 @@ export function notificationHandler(core: Core): EventHandler {
         return;
       case 'report.created':
         await notifyStaff(core, id, event.report);
+        return;
+      case 'account.created':
+        await notifyStaffOfSignUp(core, id, event.account);
         return;
       default:
         return;

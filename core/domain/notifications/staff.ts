@@ -1,9 +1,10 @@
-// Telling the moderators about a new report ('admin.report'), as Mastodon does: every local
-// account whose role may manage reports, unless an earlier report about the same account is
-// still open (they were told then).
+// Telling the staff: about a new report ('admin.report'), as Mastodon does, every local account
+// whose role may manage reports, unless an earlier report about the same account is still open
+// (they were told then); about a new local account ('admin.sign_up'), everyone who may manage
+// users, at sign-up, so that an account waiting for approval reaches those who approve it.
 
 import type { Core } from '../context.ts';
-import type { Id, Report } from '../model.ts';
+import type { Account, Id, Report } from '../model.ts';
 import { can } from '../moderation/roles.ts';
 import { notify } from './notify.ts';
 
@@ -17,3 +18,10 @@ export async function notifyStaff(core: Core, eventId: Id, report: Report): Prom
   }
 }
 
+
+/** Tells everyone who may manage users that `account` signed up. */
+export async function notifyStaffOfSignUp(core: Core, eventId: Id, account: Account): Promise<void> {
+  if (account.domain !== null) return;
+  const staff = (await core.storage.accounts.listStaff()).filter((member) => can(member.role, 'manage_users'));
+  for (const member of staff) await notify(core, eventId, { recipientId: member.id, type: 'admin.sign_up', fromAccountId: account.id, status: null });
+}
