@@ -29,7 +29,8 @@ function mutesNotifications(mute: Mute | null, now: number): boolean {
 }
 
 /** Creates a notification unless it would tell someone about themselves, reach a remote
- * account, come from an account the recipient blocks or mutes, belong to a conversation the
+ * account, come from an account the recipient blocks or mutes (or from a domain they block,
+ * unless they follow the sender), belong to a conversation the
  * recipient muted, or be dropped by the recipient's notification policy. One the policy filters
  * is stored as filtered (no 'notification.created': nothing is streamed or pushed) and a
  * filtered mention opens or moves the sender's notification request; any other is grouped
@@ -42,6 +43,8 @@ export async function notify(core: Core, eventId: Id, draft: NotificationDraft):
   if (recipient === null || recipient.domain !== null || sender === null) return null;
   const [facts] = draft.recipientId === draft.fromAccountId ? [] : await storage.relationships.relationships(draft.recipientId, [draft.fromAccountId]);
   if (facts && (facts.blocking || facts.blockedBy || mutesNotifications(facts.muting, core.clock.now()))) return null;
+  // Mastodon's NotifyService: nothing from a domain the recipient blocks, unless they follow the sender.
+  if (facts && facts.domainBlocking && facts.following === null) return null;
   if (draft.status !== null) {
     const muted = await storage.interactions.conversationMutedBy(draft.status.conversationId, [draft.recipientId]);
     if (muted.length > 0) return null;

@@ -76,24 +76,19 @@ async function feedRules(core: Core, sources: HomeSources): Promise<FeedRules> {
     const byFollow = (s: Status) =>
       (s.accountId === viewer.id || (follows.has(s.accountId) && !exclusive.has(s.accountId))) && showsInHome(s, viewer.id, follows);
     const byTag = shown.filter((s) => !byFollow(s) && showsByFollowedTag(s, tags));
-    const tagged = new Set((await withoutHiddenMentionsOrDomains(core, viewer, byTag)).map((s) => s.id));
+    const tagged = new Set((await withoutHiddenMentions(core, viewer, byTag)).map((s) => s.id));
     return shown.filter((s) => tagged.has(s.id) || byFollow(s));
   };
 }
 
 /** What a status that comes through a followed hashtag also needs: no account it mentions
- * hidden from the viewer (blocked, muted, blocking them), and no author on a domain the viewer
- * blocks (a followed account never is: a domain block ends those follows). */
-async function withoutHiddenMentionsOrDomains(core: Core, viewer: Account, statuses: Status[]): Promise<Status[]> {
-  if (statuses.length === 0) return statuses;
+ * hidden from the viewer (blocked, muted, blocking them). Its author's domain was checked with
+ * every other status's (withoutHiddenAccounts). */
+async function withoutHiddenMentions(core: Core, viewer: Account, statuses: Status[]): Promise<Status[]> {
   const mentioned = [...new Set(statuses.flatMap((s) => s.mentionIds))].filter((id) => id !== viewer.id);
-  const authors = [...new Set(statuses.map((s) => s.accountId))];
-  const [hidden, facts] = await Promise.all([
-    mentioned.length === 0 ? Promise.resolve(new Set<Id>()) : core.storage.relationships.hiddenFrom(viewer.id, mentioned, core.clock.now()),
-    core.storage.relationships.relationships(viewer.id, authors),
-  ]);
-  const domainBlocked = new Set(facts.filter((f) => f.domainBlocking).map((f) => f.targetId));
-  return statuses.filter((s) => !domainBlocked.has(s.accountId) && !s.mentionIds.some((id) => hidden.has(id)));
+  if (mentioned.length === 0) return statuses;
+  const hidden = await core.storage.relationships.hiddenFrom(viewer.id, mentioned, core.clock.now());
+  return statuses.filter((s) => !s.mentionIds.some((id) => hidden.has(id)));
 }
 
 /** The statuses of followed accounts and those carrying a followed hashtag, merged into one
