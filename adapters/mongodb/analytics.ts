@@ -24,8 +24,13 @@ const join = (from: string, localField: string, foreignField: string, as: string
   { $unwind: `$${as}` },
 ];
 const ofAuthor = join(C.accounts, 'accountId', '_id', 'a');
+/** Accounts of the domain, or with `subdomains` also of its subdomains. */
+function domainMatch(count: { domain: string; subdomains?: boolean }): Doc {
+  if (count.subdomains !== true) return { domain: count.domain };
+  return { $or: [{ domain: count.domain }, { domain: { $regex: `\\.${count.domain.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$` } }] };
+}
 /** The accounts of a domain, then what they joined to (one document each). */
-const ofDomain = (domain: string, from: string, foreignField: string): Doc[] => [{ $match: { domain } }, ...join(from, '_id', foreignField, 'x')];
+const ofDomain = (count: { domain: string; subdomains?: boolean }, from: string, foreignField: string): Doc[] => [{ $match: domainMatch(count) }, ...join(from, '_id', foreignField, 'x')];
 const LIVE = { deletedAt: null };
 
 function countParts(count: AnalyticsCount): Part[] {
@@ -73,18 +78,18 @@ function countParts(count: AnalyticsCount): Part[] {
         },
       ];
     case 'domainAccounts':
-      return [{ collection: C.accounts, timeField: 'createdAt', stages: [{ $match: { domain: count.domain } }, { $project: { at: '$createdAt', subject: '$_id' } }] }];
+      return [{ collection: C.accounts, timeField: 'createdAt', stages: [{ $match: domainMatch(count) }, { $project: { at: '$createdAt', subject: '$_id' } }] }];
     case 'domainStatuses':
-      return [{ collection: C.accounts, stages: [...ofDomain(count.domain, C.statuses, 'accountId'), { $match: { 'x.deletedAt': null } }, { $project: { at: '$x.createdAt', subject: '$x._id' } }] }];
+      return [{ collection: C.accounts, stages: [...ofDomain(count, C.statuses, 'accountId'), { $match: { 'x.deletedAt': null } }, { $project: { at: '$x.createdAt', subject: '$x._id' } }] }];
     case 'domainReports':
-      return [{ collection: C.accounts, stages: [...ofDomain(count.domain, C.reports, 'targetAccountId'), { $project: { at: '$x.createdAt', subject: '$x._id' } }] }];
+      return [{ collection: C.accounts, stages: [...ofDomain(count, C.reports, 'targetAccountId'), { $project: { at: '$x.createdAt', subject: '$x._id' } }] }];
     case 'domainFollows':
     case 'domainFollowers':
       return [
         {
           collection: C.accounts,
           stages: [
-            ...ofDomain(count.domain, C.follows, count.what === 'domainFollows' ? 'targetAccountId' : 'accountId'),
+            ...ofDomain(count, C.follows, count.what === 'domainFollows' ? 'targetAccountId' : 'accountId'),
             { $match: { 'x.kind': 'follow' } },
             { $project: { at: '$x.createdAt', subject: '$x._id' } },
           ],
@@ -124,7 +129,7 @@ function dimensionPart(dimension: Exclude<AnalyticsDimension, { what: 'domainAcc
     case 'domainLanguages':
       return {
         collection: C.accounts,
-        stages: [...ofDomain(dimension.domain, C.statuses, 'accountId'), { $match: { 'x.deletedAt': null } }, { $project: { at: '$x.createdAt', key: '$x.language', subject: '$x._id' } }],
+        stages: [...ofDomain(dimension, C.statuses, 'accountId'), { $match: { 'x.deletedAt': null } }, { $project: { at: '$x.createdAt', key: '$x.language', subject: '$x._id' } }],
       };
   }
 }

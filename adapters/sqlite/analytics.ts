@@ -12,6 +12,13 @@ interface Source {
   params: Param[];
 }
 
+/** `column` is the count's domain, or with `subdomains` also one of its subdomains. */
+function domainIs(column: string, count: { domain: string; subdomains?: boolean }): Source {
+  if (count.subdomains !== true) return { sql: `${column} = ?`, params: [count.domain] };
+  const pattern = `%.${count.domain.replace(/[\\%_]/g, (c) => `\\${c}`)}`;
+  return { sql: `(${column} = ? OR ${column} LIKE ? ESCAPE '\\')`, params: [count.domain, pattern] };
+}
+
 const LIVE_STATUS_OF_ACCOUNT = 'statuses s JOIN accounts a ON a.id = s.account_id';
 
 function countSource(count: AnalyticsCount): Source {
@@ -43,16 +50,23 @@ function countSource(count: AnalyticsCount): Source {
         params: [count.tag],
       };
     }
-    case 'domainAccounts':
-      return { sql: 'SELECT created_at AS at, id AS subject FROM accounts WHERE domain = ?', params: [count.domain] };
-    case 'domainStatuses':
-      return { sql: `SELECT s.created_at AS at, s.id AS subject FROM ${LIVE_STATUS_OF_ACCOUNT} WHERE a.domain = ? AND s.deleted_at IS NULL`, params: [count.domain] };
-    case 'domainReports':
-      return { sql: 'SELECT r.created_at AS at, r.id AS subject FROM reports r JOIN accounts a ON a.id = r.target_account_id WHERE a.domain = ?', params: [count.domain] };
+    case 'domainAccounts': {
+      const where = domainIs('domain', count);
+      return { sql: `SELECT created_at AS at, id AS subject FROM accounts WHERE ${where.sql}`, params: where.params };
+    }
+    case 'domainStatuses': {
+      const where = domainIs('a.domain', count);
+      return { sql: `SELECT s.created_at AS at, s.id AS subject FROM ${LIVE_STATUS_OF_ACCOUNT} WHERE ${where.sql} AND s.deleted_at IS NULL`, params: where.params };
+    }
+    case 'domainReports': {
+      const where = domainIs('a.domain', count);
+      return { sql: `SELECT r.created_at AS at, r.id AS subject FROM reports r JOIN accounts a ON a.id = r.target_account_id WHERE ${where.sql}`, params: where.params };
+    }
     case 'domainFollows':
     case 'domainFollowers': {
       const side = count.what === 'domainFollows' ? 'f.target_account_id' : 'f.account_id';
-      return { sql: `SELECT f.created_at AS at, f.id AS subject FROM follows f JOIN accounts a ON a.id = ${side} WHERE a.domain = ?`, params: [count.domain] };
+      const where = domainIs('a.domain', count);
+      return { sql: `SELECT f.created_at AS at, f.id AS subject FROM follows f JOIN accounts a ON a.id = ${side} WHERE ${where.sql}`, params: where.params };
     }
   }
 }

@@ -129,6 +129,30 @@ export function analyticsContract(it: It): void {
     t.strictSame(await w.s.analytics.daily({ what: 'activeUsers' }, D0, 2), [1, 0]);
   });
 
+  it('analytics: a domain with its subdomains', async (t, w) => {
+    const s = w.s;
+    const at = (domain: string) => account(w.id(), { domain, createdAt: D0, uri: `https://${domain}/users/${w.id()}` });
+    const accounts = ['remote.example', 'a.remote.example', 'b.a.remote.example', 'xremote.example', 'remote.example.org', 'a_remote.example'].map(at);
+    for (const a of accounts) await s.accounts.create(a);
+    for (const a of accounts) {
+      const r = await s.statuses.create(status(w.id(), a.id, { local: false, uri: `https://${a.domain}/s/${w.id()}`, createdAt: D0 + 1 }), NO_EFFECTS);
+      if (!r.created) throw new Error('not created');
+    }
+    const local = account(w.id());
+    await s.accounts.create(local, user(local.id));
+    await s.relationships.follow(follow(w.id(), local.id, (accounts[1] as Account).id, { createdAt: D0 + 2 }));
+    await s.relationships.follow(follow(w.id(), (accounts[2] as Account).id, local.id, { createdAt: D0 + 3 }));
+    for (const what of ['domainAccounts', 'domainStatuses'] as const) {
+      t.equal(await s.analytics.total({ what, domain: 'remote.example', subdomains: true }, null), 3, `${what}: the domain and its subdomains, no look-alikes`);
+      t.equal(await s.analytics.total({ what, domain: 'remote.example' }, null), 1, `${what}: the domain only`);
+      t.strictSame(await s.analytics.daily({ what, domain: 'a.remote.example', subdomains: true }, D0, 1), [2]);
+    }
+    t.equal(await s.analytics.total({ what: 'domainFollows', domain: 'remote.example', subdomains: true }, null), 1);
+    t.equal(await s.analytics.total({ what: 'domainFollows', domain: 'remote.example' }, null), 0);
+    t.equal(await s.analytics.total({ what: 'domainFollowers', domain: 'remote.example', subdomains: true }, null), 1);
+    t.equal(await s.analytics.total({ what: 'domainReports', domain: 'remote.example', subdomains: true }, null), 0);
+  });
+
   it('analytics: dimensions ranked by count, then key, none last', async (t, w) => {
     const { r1, r2 } = await seed(w);
     const a = w.s.analytics;

@@ -72,6 +72,8 @@ export function limitOf(raw: number | undefined): number {
 export interface KeyParams {
   id?: string | undefined;
   domain?: string | undefined;
+  /** The instance_* measures: the domain's subdomains count too. */
+  includeSubdomains?: boolean | undefined;
 }
 
 /** Mastodon's text when a key's parameters are missing (ActionController::ParameterMissing). */
@@ -99,7 +101,7 @@ function domainOf(key: string, params: KeyParams | undefined): string {
 
 type MeasureSource = { kind: 'plain' } | { kind: 'tag' } | { kind: 'domain' };
 
-const MEASURES: Record<string, { source: MeasureSource; count: (arg: string) => AnalyticsCount; inRange: boolean }> = {
+const MEASURES: Record<string, { source: MeasureSource; count: (arg: string, subdomains: boolean) => AnalyticsCount; inRange: boolean }> = {
   active_users: { source: { kind: 'plain' }, count: () => ({ what: 'activeUsers' }), inRange: true },
   new_users: { source: { kind: 'plain' }, count: () => ({ what: 'newUsers' }), inRange: true },
   interactions: { source: { kind: 'plain' }, count: () => ({ what: 'interactions' }), inRange: true },
@@ -108,11 +110,11 @@ const MEASURES: Record<string, { source: MeasureSource; count: (arg: string) => 
   tag_accounts: { source: { kind: 'tag' }, count: (tag) => ({ what: 'tagAccounts', tag }), inRange: true },
   tag_uses: { source: { kind: 'tag' }, count: (tag) => ({ what: 'tagUses', tag }), inRange: true },
   tag_servers: { source: { kind: 'tag' }, count: (tag) => ({ what: 'tagServers', tag }), inRange: true },
-  instance_accounts: { source: { kind: 'domain' }, count: (domain) => ({ what: 'domainAccounts', domain }), inRange: false },
-  instance_reports: { source: { kind: 'domain' }, count: (domain) => ({ what: 'domainReports', domain }), inRange: false },
-  instance_statuses: { source: { kind: 'domain' }, count: (domain) => ({ what: 'domainStatuses', domain }), inRange: false },
-  instance_follows: { source: { kind: 'domain' }, count: (domain) => ({ what: 'domainFollows', domain }), inRange: false },
-  instance_followers: { source: { kind: 'domain' }, count: (domain) => ({ what: 'domainFollowers', domain }), inRange: false },
+  instance_accounts: { source: { kind: 'domain' }, count: (domain, subdomains) => ({ what: 'domainAccounts', domain, subdomains }), inRange: false },
+  instance_reports: { source: { kind: 'domain' }, count: (domain, subdomains) => ({ what: 'domainReports', domain, subdomains }), inRange: false },
+  instance_statuses: { source: { kind: 'domain' }, count: (domain, subdomains) => ({ what: 'domainStatuses', domain, subdomains }), inRange: false },
+  instance_follows: { source: { kind: 'domain' }, count: (domain, subdomains) => ({ what: 'domainFollows', domain, subdomains }), inRange: false },
+  instance_followers: { source: { kind: 'domain' }, count: (domain, subdomains) => ({ what: 'domainFollowers', domain, subdomains }), inRange: false },
 };
 
 export const MEASURE_KEYS: readonly string[] = Object.keys(MEASURES);
@@ -136,17 +138,18 @@ export async function measures(core: Core, keys: readonly string[], period: Peri
     const measure = Object.hasOwn(MEASURES, key) ? MEASURES[key] : undefined;
     if (measure === undefined) continue;
     let arg = '';
+    const own = paramsOf(key);
     if (measure.source.kind === 'tag') {
-      const tag = await tagNamed(core, key, paramsOf(key), previous.from);
+      const tag = await tagNamed(core, key, own, previous.from);
       if (tag === null) {
         out.push(zeros(key, period, measure.inRange));
         continue;
       }
       arg = tag;
     } else if (measure.source.kind === 'domain') {
-      arg = domainOf(key, paramsOf(key));
+      arg = domainOf(key, own);
     }
-    const count = measure.count(arg);
+    const count = measure.count(arg, own?.includeSubdomains === true);
     const [daily, total, previousTotal] = await Promise.all([
       core.storage.analytics.daily(count, period.from, period.days),
       core.storage.analytics.total(count, measure.inRange ? range : null),

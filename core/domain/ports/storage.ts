@@ -645,7 +645,7 @@ export interface ServerBlockRepository {
 
 /** What the admin dashboard counts (Mastodon's measures), each at a moment: the UTC day of that
  * moment is the day it counts for. Statuses are live ones; domains are compared exactly (the core
- * lowercases them). */
+ * lowercases them), and with `subdomains` their subdomains count too. */
 export type AnalyticsCount =
   /** Local accounts active on a day (recordActivity): distinct accounts. */
   | { what: 'activeUsers' }
@@ -665,15 +665,15 @@ export type AnalyticsCount =
   /** Distinct domains of the remote authors of statuses carrying the tag (local ones not counted). */
   | { what: 'tagServers'; tag: string }
   /** Accounts of the domain, at their creation. */
-  | { what: 'domainAccounts'; domain: string }
+  | { what: 'domainAccounts'; domain: string; subdomains?: boolean }
   /** Statuses by accounts of the domain. */
-  | { what: 'domainStatuses'; domain: string }
+  | { what: 'domainStatuses'; domain: string; subdomains?: boolean }
   /** Reports about accounts of the domain. */
-  | { what: 'domainReports'; domain: string }
+  | { what: 'domainReports'; domain: string; subdomains?: boolean }
   /** Follows (not requests) of accounts of the domain, by anyone. */
-  | { what: 'domainFollows'; domain: string }
+  | { what: 'domainFollows'; domain: string; subdomains?: boolean }
   /** Follows (not requests) by accounts of the domain. */
-  | { what: 'domainFollowers'; domain: string };
+  | { what: 'domainFollowers'; domain: string; subdomains?: boolean };
 
 /** How the admin dashboard breaks things down (Mastodon's dimensions): keys ranked by a count. */
 export type AnalyticsDimension =
@@ -691,7 +691,7 @@ export type AnalyticsDimension =
   | { what: 'domainLanguages'; domain: string }
   /** Usernames of the accounts of the domain, ranked by their followers (follows stored here, at
    * any time: the range does not apply). */
-  | { what: 'domainAccounts'; domain: string };
+  | { what: 'domainAccounts'; domain: string; subdomains?: boolean };
 
 /** [from, to): two moments. */
 export interface TimeRange {

@@ -9,7 +9,7 @@ import type { AppCore } from '../context.ts';
 import { MASTODON_COMPATIBLE_VERSION, ROOKERY_VERSION } from '../../domain/config.ts';
 import { LANGUAGE_LIST } from '../../domain/languages.ts';
 import { dimensions, keysOf, limitOf, measures, periodOf, retention, staffWith, type KeyParams } from '../../domain/moderation/dashboard.ts';
-import { int, obj, str, strArray, type Params } from '../../domain/params.ts';
+import { bool, int, obj, str, strArray, type Params } from '../../domain/params.ts';
 import { trendingStatuses, trendingTags } from '../../domain/trends.ts';
 import { iso } from '../entities/time.ts';
 import { presentStatuses } from '../present/load.ts';
@@ -30,7 +30,7 @@ const cohortDate = (ms: number): string => iso(ms).replace('.000Z', '+00:00');
 function keyParams(params: Params): (key: string) => KeyParams | undefined {
   return (key) => {
     const own = obj(params, key);
-    return own === undefined ? undefined : { id: str(own, 'id'), domain: str(own, 'domain') };
+    return own === undefined ? undefined : { id: str(own, 'id'), domain: str(own, 'domain'), includeSubdomains: bool(own, 'include_subdomains') };
   };
 }
 

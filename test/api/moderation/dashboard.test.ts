@@ -118,6 +118,13 @@ t.test('measures: exact figures by day, totals and previous totals', async (t) =
   t.strictSame(unknownTag.json, [{ key: 'tag_uses', unit: null, total: '0', previous_total: '0', data: [{ date: measureDate(b), value: '0' }] }], 'a tag used by nobody counts nothing');
   const none = await h.request('POST', '/api/v1/admin/measures', { token: ada.token, payload: { start_at: date(b), end_at: date(b) } });
   t.strictSame([none.statusCode, none.json], [200, []], 'no keys, no measures');
+
+  const sub = account(h.core.ids.next(), { domain: 'sub.remote.example', username: 'sub', createdAt: b, uri: 'https://sub.remote.example/users/sub' });
+  await h.core.storage.accounts.create(sub);
+  const subdomains = async (include: unknown) =>
+    (await h.request('POST', '/api/v1/admin/measures', { token: ada.token, payload: { keys: ['instance_accounts'], start_at: date(b), end_at: date(b), instance_accounts: { domain: 'remote.example', include_subdomains: include } } })).json;
+  t.strictSame(await subdomains(true), [{ key: 'instance_accounts', unit: null, total: '2', data: [{ date: measureDate(b), value: '1' }] }], 'include_subdomains');
+  t.strictSame(await subdomains('false'), [{ key: 'instance_accounts', unit: null, total: '1', data: [{ date: measureDate(b), value: '0' }] }], 'the domain only');
 });
 
 t.test('dimensions: ranked keys with their human names', async (t) => {
