@@ -6,6 +6,7 @@
 
 import type { AnalyticsCount, AnalyticsDimension, AnalyticsRepository, TimeRange } from '../../core/domain/ports/storage.ts';
 import type { Mongo } from './db.ts';
+import { duplicateKeyOf } from './errors.ts';
 import { C } from './schema.ts';
 import { lookupId, type Doc } from './values.ts';
 
@@ -150,7 +151,13 @@ export function analyticsRepository(m: Mongo): AnalyticsRepository {
       const id = lookupId(accountId);
       if (id === null) return;
       const d = whole(day);
-      await m.collection(C.accountActivity).updateOne({ _id: `${id}:${d}` }, { $setOnInsert: { day: d, accountId: id } }, { upsert: true });
+      try {
+        await m.collection(C.accountActivity).updateOne({ _id: `${id}:${d}` }, { $setOnInsert: { day: d, accountId: id } }, { upsert: true });
+      } catch (error) {
+        // Two processes recording the same day at once: one upsert inserts, the other may find
+        // the _id taken; the day is recorded either way.
+        if (duplicateKeyOf(error) === null) throw error;
+      }
     },
     async daily(count, from, days) {
       const n = Math.max(0, Math.min(whole(days), 10_000));
