@@ -178,8 +178,8 @@ export interface DimensionEntry {
 
 export interface Dimension {
   key: string;
-  /** Ranked entries, or the software's versions (software_versions). */
-  data: DimensionEntry[] | { key: string; value: string }[];
+  /** Ranked entries; null for software_versions, which the application layer knows. */
+  data: DimensionEntry[] | null;
 }
 
 const DIMENSIONS: Record<string, { source: MeasureSource; dimension: (arg: string) => AnalyticsDimension }> = {
@@ -194,21 +194,13 @@ const DIMENSIONS: Record<string, { source: MeasureSource; dimension: (arg: strin
 
 export const DIMENSION_KEYS: readonly string[] = [...Object.keys(DIMENSIONS), 'software_versions'];
 
-/** The dimensions asked for, in their order; unknown keys are left out. `software` gives the
- * software_versions entries (the application layer knows them). */
-export async function dimensions(
-  core: Core,
-  keys: readonly string[],
-  period: Period,
-  limit: number,
-  paramsOf: (key: string) => KeyParams | undefined,
-  software: () => { key: string; value: string }[],
-): Promise<Dimension[]> {
+/** The dimensions asked for, in their order; unknown keys are left out. */
+export async function dimensions(core: Core, keys: readonly string[], period: Period, limit: number, paramsOf: (key: string) => KeyParams | undefined): Promise<Dimension[]> {
   const out: Dimension[] = [];
   const range = { from: period.from, to: period.from + period.days * DAY };
   for (const key of keys) {
     if (key === 'software_versions') {
-      out.push({ key, data: software() });
+      out.push({ key, data: null });
       continue;
     }
     const dimension = Object.hasOwn(DIMENSIONS, key) ? DIMENSIONS[key] : undefined;

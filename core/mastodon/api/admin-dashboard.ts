@@ -109,13 +109,8 @@ export function adminDashboardEndpoints(core: AppCore): Endpoint[] {
         const params = paramsOf(request);
         const keys = keysOf(strArray(params, 'keys'));
         const period = periodOf(core.clock.now(), str(params, 'start_at'), str(params, 'end_at'));
-        const found = await dimensions(core, keys, period, limitOf(int(params, 'limit')), keyParams(params), software);
-        return json(
-          found.map((d) => ({
-            key: d.key,
-            data: d.data.map((e) => ('human_value' in e ? e : typeof e.value === 'number' ? entry(d.key, e.key, e.value) : e)),
-          })),
-        );
+        const found = await dimensions(core, keys, period, limitOf(int(params, 'limit')), keyParams(params));
+        return json(found.map((d) => ({ key: d.key, data: d.data === null ? software() : d.data.map((e) => entry(d.key, e.key, e.value)) })));
       },
     },
     {
