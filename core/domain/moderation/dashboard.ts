@@ -35,11 +35,13 @@ export interface Period {
   days: number;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+/** A date, or a date and time with or without its offset (none: UTC, as Rails reads it). */
+const DATE = /^(\d{4}-\d{2}-\d{2})(?:[T ]([0-9:.]+)(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 function dateParam(name: string, value: string | undefined): Millis | undefined {
   if (value === undefined || value === '') return undefined;
-  const at = value.length <= 40 && DATE.test(value) ? Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value.replace(' ', 'T')) : Number.NaN;
+  const parts = value.length <= 40 ? DATE.exec(value) : null;
+  const at = parts === null ? Number.NaN : Date.parse(`${parts[1]}T${parts[2] ?? '00:00:00'}${parts[3] ?? 'Z'}`);
   if (!Number.isFinite(at)) throw badRequest(`Invalid date in ${name}`);
   return at;
 }

@@ -233,6 +233,10 @@ t.test('roles, scopes and bad parameters', async (t) => {
   t.strictSame(await measure({ keys: ['new_users'], start_at: 'yesterday', end_at: date(b) }), [400, { error: 'Invalid date in start_at' }]);
   t.strictSame(await measure({ keys: ['new_users'], start_at: date(b), end_at: '2024-13-45' }), [400, { error: 'Invalid date in end_at' }]);
   t.strictSame(await measure({ keys: ['new_users'], start_at: date(b + DAY), end_at: date(b) }), [422, { error: 'end_at must not be before start_at' }]);
+  const zoneless = await measure({ keys: ['new_users'], start_at: `${date(b)}T23:30:00`, end_at: `${date(b)} 23:59:59.999` });
+  t.strictSame([zoneless[0], (zoneless[1] as { data: unknown[] }[])[0]?.data.length], [200, 1], 'a time without its offset is UTC');
+  const offset = await measure({ keys: ['new_users'], start_at: `${date(b)}T23:30:00-02:00`, end_at: `${date(b + DAY)}T03:30:00+02:00` });
+  t.strictSame((offset[1] as { data: { date: string }[] }[])[0]?.data.map((d) => d.date), [measureDate(b + DAY)], 'times with offsets, on their UTC days');
   t.strictSame(await measure({ keys: ['new_users'], start_at: '2024-01-01', end_at: '2025-01-01' }), [422, { error: 'The period may span at most 366 days' }], '367 days');
   t.equal((await measure({ keys: ['new_users'], start_at: '2024-01-01', end_at: '2024-12-31' }))[0], 200, '366 days');
   t.strictSame(await measure({ keys: Array.from({ length: 51 }, () => 'new_users'), start_at: date(b), end_at: date(b) }), [422, { error: 'At most 50 keys may be asked for' }]);
