@@ -221,6 +221,7 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: C.accountActivity, name: 'account_activity_day', key: { day: 1 } },
   { collection: C.accountActivity, name: 'account_activity_account', key: { accountId: 1, day: -1 } },
   { collection: C.reports, name: 'reports_created', key: { createdAt: 1 } },
+  { collection: C.favourites, name: 'favourites_created', key: { createdAt: 1 } },
   { collection: C.accounts, name: 'accounts_domain', key: { domain: 1, createdAt: 1 }, partialFilterExpression: { domain: { $type: 'string' } } },
   { collection: C.reports, name: 'reports_actions', key: { 'actions.num': -1 }, partialFilterExpression: { 'actions.num': { $exists: true } } },
 

@@ -529,6 +529,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX account_activity_account ON account_activity (account_id, day);
   CREATE INDEX users_created ON users (created_at);
   CREATE INDEX reports_created ON reports (created_at);
+  CREATE INDEX favourites_created ON favourites (created_at);
   CREATE INDEX accounts_domain ON accounts (domain, created_at) WHERE domain IS NOT NULL;
   `,
 ];

@@ -96,6 +96,7 @@ const EXPECTED: Row[] = [
   ['account_activity', 'account_activity_day', { day: 1 }],
   ['account_activity', 'account_activity_account', { accountId: 1, day: -1 }],
   ['reports', 'reports_created', { createdAt: 1 }],
+  ['favourites', 'favourites_created', { createdAt: 1 }],
   ['accounts', 'accounts_domain', { domain: 1, createdAt: 1 }, { partialFilterExpression: { domain: { $type: 'string' } } }],
   ['reports', 'reports_actions', { 'actions.num': -1 }, { partialFilterExpression: { 'actions.num': { $exists: true } } }],
   pending('accounts'),
@@ -112,7 +113,7 @@ const definition = ([collection, name, key, options = {}]: Row) => ({ collection
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 77, 'seventy-seven indexes besides the _id ones');
+  t.equal(INDEXES.length, 78, 'seventy-eight indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {
