@@ -81,15 +81,20 @@ export interface KeyParams {
 /** Mastodon's text when a key's parameters are missing (ActionController::ParameterMissing). */
 const missing = (key: string) => new RookeryError(400, `param is missing or the value is empty: ${key}`);
 
-/** The normalized name of the hashtag whose Tag id is `id`, looked for among the recent uses
- * (from `since`); null when none of them has it (nothing to count). */
-async function tagNamed(core: Core, key: string, params: KeyParams | undefined, since: Millis): Promise<string | null> {
-  const id = params?.id;
-  if (id === undefined || id === '') throw missing(key);
-  if (!/^\d{1,19}$/.test(id)) throw notFound();
-  const uses = await core.storage.tags.uses({ since, visibilities: ['public', 'unlisted', 'private', 'direct'] }, TAG_LOOKUP_USES);
-  for (const tag of new Set(uses.map((u) => u.tag))) if (tagIdOf(normalizeTag(tag)) === id) return tag;
-  return null;
+/** Finds hashtags by their Tag id among the recent uses (from `since`), reading those uses
+ * once however many keys of a request name a tag. */
+function tagFinder(core: Core, since: Millis): (key: string, params: KeyParams | undefined) => Promise<string | null> {
+  let byId: Promise<Map<string, string>> | null = null;
+  return async (key, params) => {
+    const id = params?.id;
+    if (id === undefined || id === '') throw missing(key);
+    if (!/^\d{1,19}$/.test(id)) throw notFound();
+    byId ??= core.storage.tags
+      .uses({ since, visibilities: ['public', 'unlisted', 'private', 'direct'] }, TAG_LOOKUP_USES)
+      .then((uses) => new Map([...new Set(uses.map((u) => u.tag))].map((tag) => [tagIdOf(normalizeTag(tag)), tag])));
+    // null: none of them has it, so there is nothing to count.
+    return (await byId).get(id) ?? null;
+  };
 }
 
 function domainOf(key: string, params: KeyParams | undefined): string {
@@ -136,13 +141,14 @@ export async function measures(core: Core, keys: readonly string[], period: Peri
   const out: Measure[] = [];
   const range = { from: period.from, to: period.from + period.days * DAY };
   const previous = { from: period.from - period.days * DAY, to: period.from };
+  const tagNamed = tagFinder(core, previous.from);
   for (const key of keys) {
     const measure = Object.hasOwn(MEASURES, key) ? MEASURES[key] : undefined;
     if (measure === undefined) continue;
     let arg = '';
     const own = paramsOf(key);
     if (measure.source.kind === 'tag') {
-      const tag = await tagNamed(core, key, own, previous.from);
+      const tag = await tagNamed(key, own);
       if (tag === null) {
         out.push(zeros(key, period, measure.inRange));
         continue;
@@ -200,6 +206,7 @@ export const DIMENSION_KEYS: readonly string[] = [...Object.keys(DIMENSIONS), 's
 export async function dimensions(core: Core, keys: readonly string[], period: Period, limit: number, paramsOf: (key: string) => KeyParams | undefined): Promise<Dimension[]> {
   const out: Dimension[] = [];
   const range = { from: period.from, to: period.from + period.days * DAY };
+  const tagNamed = tagFinder(core, range.from);
   for (const key of keys) {
     if (key === 'software_versions') {
       out.push({ key, data: null });
@@ -209,7 +216,7 @@ export async function dimensions(core: Core, keys: readonly string[], period: Pe
     if (dimension === undefined) continue;
     let arg = '';
     if (dimension.source.kind === 'tag') {
-      const tag = await tagNamed(core, key, paramsOf(key), range.from);
+      const tag = await tagNamed(key, paramsOf(key));
       if (tag === null) {
         out.push({ key, data: [] });
         continue;
