@@ -5,6 +5,8 @@
 import t from 'tap';
 import { harness, TEST_DOMAIN, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { account, status } from '../../../adapters/testing/fixtures.ts';
+import { createMemoryStorage } from '../../../adapters/memory/index.ts';
+import { counted } from '../../helpers/stores.ts';
 
 const DAY = 86_400_000;
 const ADMIN_SCOPES = ['read', 'write', 'admin:read', 'admin:write'];
@@ -261,4 +263,24 @@ t.test("masto.js's admin specs: measures, dimension, retention", async (t) => {
   const retention = await h.request('POST', '/api/v1/admin/retention', { token: ada.token, payload: { start_at: new Date('2023-04-07').toISOString(), end_at: new Date('2023-04-08').toISOString(), frequency: 'day' } });
   t.equal(retention.json.length, 2);
   t.strictSame(retention.json[0].data, [{ date: '2023-04-07T00:00:00+00:00', rate: 0, value: '0' }, { date: '2023-04-08T00:00:00+00:00', rate: 0, value: '0' }]);
+});
+
+t.test('a day of activity is written once per account and day, and only for users', async (t) => {
+  const calls: string[] = [];
+  const h = await harness({ storage: counted(createMemoryStorage(), calls) });
+  t.teardown(() => h.close());
+  h.clock.advance(DAY - (h.clock.now() % DAY) + 3_600_000);
+  const zoe = await h.user('zoe');
+  const app = await h.app(['read']);
+  const writes = () => calls.filter((c) => c === 'analytics.recordActivity').length;
+  for (let i = 0; i < 3; i += 1) t.equal((await h.request('GET', '/api/v1/accounts/verify_credentials', { token: zoe.token })).statusCode, 200);
+  t.equal(writes(), 1, 'three requests, one write');
+  t.equal((await h.request('GET', '/api/v1/timelines/public', { token: app.token })).statusCode, 200);
+  t.equal(writes(), 1, "an application's own token is nobody's activity");
+  h.clock.advance(DAY);
+  await h.request('GET', '/api/v1/accounts/verify_credentials', { token: zoe.token });
+  await h.request('GET', '/api/v1/accounts/verify_credentials', { token: zoe.token });
+  t.equal(writes(), 2, 'the next day, one more');
+  const today = Math.floor(h.clock.now() / DAY) * DAY;
+  t.strictSame(await h.core.storage.analytics.daily({ what: 'activeUsers' }, today - DAY, 2), [1, 1]);
 });
