@@ -284,3 +284,24 @@ t.test('a day of activity is written once per account and day, and only for user
   const today = Math.floor(h.clock.now() / DAY) * DAY;
   t.strictSame(await h.core.storage.analytics.daily({ what: 'activeUsers' }, today - DAY, 2), [1, 1]);
 });
+
+t.test('hostile parameters: never a 5xx, errors in Mastodon\'s shape', async (t) => {
+  const h = await harness();
+  t.teardown(() => h.close());
+  const ada = await h.user('ada', { role: 'Owner', scopes: ADMIN_SCOPES });
+  const values: unknown[] = [null, 0, -1, 1e308, 'x'.repeat(5000), [], [[['deep']]], { a: { b: 'c' } }, true, '2024-01-01', '9999-12-31', '0000-01-01', '2024-02-30', '\u0000', '%00', '2024-01-01T25:99:99Z'];
+  const pick = (i: number) => values[i % values.length];
+  const keys = ['keys', 'start_at', 'end_at', 'limit', 'frequency', 'tag_uses', 'tag_servers', 'instance_accounts', 'instance_languages'];
+  let i = 0;
+  for (const path of ['/api/v1/admin/measures', '/api/v1/admin/dimensions', '/api/v1/admin/retention']) {
+    for (let round = 0; round < 40; round += 1) {
+      const payload: Record<string, unknown> = { keys: ['new_users', 'tag_uses', 'instance_accounts', 'languages', 'tag_servers', 'instance_languages'] };
+      for (const key of keys) if ((round + key.length) % 3 !== 0) payload[key] = pick((i += 7));
+      if (round % 5 === 0) payload['tag_uses'] = { id: pick((i += 3)) };
+      if (round % 4 === 0) payload['instance_accounts'] = { domain: pick((i += 5)), include_subdomains: pick((i += 1)) };
+      const res = await h.request('POST', path, { token: ada.token, payload });
+      t.ok(res.statusCode < 500, `${path} ${JSON.stringify(payload).slice(0, 200)}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      if (res.statusCode >= 400) t.match(res.json, { error: String }, 'the error shape');
+    }
+  }
+});
