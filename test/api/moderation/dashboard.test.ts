@@ -204,7 +204,10 @@ t.test('admin trends: tags and statuses for moderators, links empty without the 
   t.equal(tags.json[0].id, w.tagId);
   const statuses = await h.request('GET', '/api/v1/admin/trends/statuses', { token: ada.token });
   t.equal(statuses.statusCode, 200);
-  t.ok(Array.isArray(statuses.json));
+  const ids = (list: { id: string }[]) => list.map((s) => s.id);
+  const listed = ids(statuses.json);
+  t.ok(listed.length > 0, 'the favourited #cats post trends');
+  t.strictSame(listed, ids((await h.request('GET', '/api/v1/trends/statuses', { token: ada.token })).json), 'as the public list ranks them');
   for (const path of ['/api/v1/admin/trends/links', '/api/v1/admin/trends/links/publishers']) {
     t.strictSame(await h.request('GET', path, { token: ada.token }).then((r) => [r.statusCode, r.json]), [200, []], path);
   }
