@@ -262,16 +262,27 @@ export async function retention(core: Core, frequency: Frequency, startAt: strin
   const first = periods[0] ?? period.from;
   const end = step(periods[periods.length - 1] ?? period.from);
   const rows: RetentionRow[] = await core.storage.analytics.retention({ from: first, to: end });
+  const byCohort = new Map<Millis, RetentionRow[]>();
+  for (const row of rows) {
+    const cohort = bucket(row.signedUpDay);
+    const members = byCohort.get(cohort);
+    if (members === undefined) byCohort.set(cohort, [row]);
+    else members.push(row);
+  }
   return periods.map((cohort, i) => {
-    const members = rows.filter((r) => bucket(r.signedUpDay) === cohort);
+    const members = byCohort.get(cohort) ?? [];
     const size = members.reduce((sum, r) => sum + r.users, 0);
-    return {
-      period: cohort,
-      frequency,
-      data: periods.slice(i).map((at) => {
-        const value = members.reduce((sum, r) => sum + (r.lastActiveDay !== null && r.lastActiveDay >= at ? r.users : 0), 0);
-        return { date: at, rate: value / Math.max(size, 1), value };
-      }),
-    };
+    // Latest activity first: walking the periods backwards, each adds those active since it.
+    const active = members.filter((r) => r.lastActiveDay !== null).sort((a, b) => (b.lastActiveDay ?? 0) - (a.lastActiveDay ?? 0));
+    const later = periods.slice(i);
+    const values = new Array<number>(later.length).fill(0);
+    let next = 0;
+    let value = 0;
+    for (let p = later.length - 1; p >= 0; p -= 1) {
+      const at = later[p] as Millis;
+      while (next < active.length && ((active[next] as RetentionRow).lastActiveDay ?? 0) >= at) value += (active[next++] as RetentionRow).users;
+      values[p] = value;
+    }
+    return { period: cohort, frequency, data: later.map((at, p) => ({ date: at, rate: (values[p] ?? 0) / Math.max(size, 1), value: values[p] ?? 0 })) };
   });
 }
