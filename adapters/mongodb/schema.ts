@@ -48,6 +48,7 @@ export const C = {
   reports: 'reports',
   serverBlocks: 'server_blocks',
   adminActions: 'admin_actions',
+  accountActivity: 'account_activity',
 } as const;
 
 export interface IndexDefinition {
@@ -217,6 +218,11 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: C.serverBlocks, name: 'server_blocks_key', key: { kind: 1, key: 1 }, unique: true, rule: 'serverBlockKey' },
   { collection: C.serverBlocks, name: 'server_blocks_kind', key: { kind: 1, num: -1 } },
   { collection: C.adminActions, name: 'admin_actions_num', key: { num: -1 } },
+  { collection: C.accountActivity, name: 'account_activity_day', key: { day: 1 } },
+  { collection: C.accountActivity, name: 'account_activity_account', key: { accountId: 1, day: -1 } },
+  { collection: C.reports, name: 'reports_created', key: { createdAt: 1 } },
+  { collection: C.favourites, name: 'favourites_created', key: { createdAt: 1 } },
+  { collection: C.accounts, name: 'accounts_domain', key: { domain: 1, createdAt: 1 }, partialFilterExpression: { domain: { $type: 'string' } } },
   { collection: C.reports, name: 'reports_actions', key: { 'actions.num': -1 }, partialFilterExpression: { 'actions.num': { $exists: true } } },
 
   ...PENDING_JOB_COLLECTIONS.map(pendingJobsIndex),
@@ -354,6 +360,12 @@ export const MIGRATIONS: readonly MongoMigration[] = [
     description: "the admin API's blocks and allows, and the audit log of what was done to them",
     async up(db) {
       await createCollections(db, [C.serverBlocks, C.adminActions]);
+    },
+  },
+  {
+    description: 'the days each local account was active, for the admin dashboard',
+    async up(db) {
+      await createCollections(db, [C.accountActivity]);
     },
   },
 ];

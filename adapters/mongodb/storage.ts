@@ -10,6 +10,7 @@ import type { NewJob, Outbox } from '../../core/domain/ports/queue.ts';
 import { extensionRegistry, type Storage, type StorageWrite } from '../../core/domain/ports/storage.ts';
 import { accountRepository } from './accounts.ts';
 import { reportRepository } from './reports.ts';
+import { analyticsRepository } from './analytics.ts';
 import { serverBlockRepository } from './server-blocks.ts';
 import { bump, createMongo, type CasSpec, type Mongo, type MongoTx } from './db.ts';
 import { filterRepository, markerRepository } from './filters.ts';
@@ -215,6 +216,7 @@ function storageOn(m: Mongo, idempotencyRetentionMs: number): Storage {
     extend: extensionRegistry('mongodb', contextFor),
     accounts: accountRepository(m),
     reports: reportRepository(m),
+    analytics: analyticsRepository(m),
     serverBlocks: serverBlockRepository(m),
     statuses: statusRepository(m, store, { idempotencyRetentionMs }),
     interactions: interactionRepository(m),

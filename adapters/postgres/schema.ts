@@ -503,6 +503,20 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX server_blocks_key ON server_blocks (kind, key);
   CREATE INDEX server_blocks_kind ON server_blocks (kind, id);
   `,
+  // 14: the days each local account was active (the admin dashboard's active users and
+  // retention), and what the dashboard's other figures group by.
+  `
+  CREATE TABLE account_activity (
+    day bigint NOT NULL,
+    account_id bigint NOT NULL,
+    PRIMARY KEY (day, account_id)
+  );
+  CREATE INDEX account_activity_account ON account_activity (account_id, day);
+  CREATE INDEX users_created ON users (created_at);
+  CREATE INDEX reports_created ON reports (created_at);
+  CREATE INDEX favourites_created ON favourites (created_at);
+  CREATE INDEX accounts_domain ON accounts (domain, created_at) WHERE domain IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

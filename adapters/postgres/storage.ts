@@ -7,6 +7,7 @@ import type { NewJob, Outbox } from '../../core/domain/ports/queue.ts';
 import { extensionRegistry, type Storage, type StorageWrite } from '../../core/domain/ports/storage.ts';
 import { accountRepository } from './accounts.ts';
 import { reportRepository } from './reports.ts';
+import { analyticsRepository } from './analytics.ts';
 import { serverBlockRepository } from './server-blocks.ts';
 import { openDb, type Sql, type Tx } from './db.ts';
 import { filterRepository, markerRepository } from './filters.ts';
@@ -131,6 +132,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     extend: extensionRegistry('postgres', contextFor),
     accounts: accountRepository(db),
     reports: reportRepository(db),
+    analytics: analyticsRepository(db),
     serverBlocks: serverBlockRepository(db),
     statuses: statusRepository(db, store),
     interactions: interactionRepository(db),

@@ -7,6 +7,7 @@ import type { NewJob, Outbox } from '../../core/domain/ports/queue.ts';
 import { extensionRegistry, type Storage, type StorageWrite } from '../../core/domain/ports/storage.ts';
 import { accountRepository } from './accounts.ts';
 import { reportRepository } from './reports.ts';
+import { analyticsRepository } from './analytics.ts';
 import { serverBlockRepository } from './server-blocks.ts';
 import * as values from './db.ts';
 import { openDb, type Db } from './db.ts';
@@ -117,6 +118,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     extend: extensionRegistry('sqlite', contextFor),
     accounts: accountRepository(db),
     reports: reportRepository(db),
+    analytics: analyticsRepository(db),
     serverBlocks: serverBlockRepository(db),
     statuses: statusRepository(db, store),
     interactions: interactionRepository(db),

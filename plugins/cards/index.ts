@@ -10,6 +10,7 @@
 import {
   checkOptions,
   extractEntities,
+  forbidden,
   imagesService,
   json,
   offsetPagedJson,
@@ -26,6 +27,7 @@ import {
 } from 'rookery/plugin-kit';
 import { FETCHER_OPTIONS, nodeFetcher, type FetcherOptions, type PageFetcher } from './fetcher.ts';
 import { pictureName, withLocalPicture } from './image.ts';
+import { renderAdminLink, renderPublisher, publishersOf } from './trends.ts';
 import { cardFromPage } from './parse.ts';
 import { cardStorage } from './storage/index.ts';
 import { renderTrendingLink, trendingLinks } from './trends.ts';
@@ -131,6 +133,25 @@ export function cardsPlugin(options: CardsPluginOptions = {}): RookeryPlugin {
           return offsetPagedJson(host.config, request.path, params, links.map(renderTrendingLink), window);
         },
       });
+
+      // The admin API's trending links and their publishers (Mastodon 4.4), for a role that
+      // may manage taxonomies; they take over the core's empty answers.
+      const adminList = (path: string, render: (all: Awaited<ReturnType<typeof trendingLinks>>) => unknown[], defaultLimit: number) =>
+        host.addEndpoint({
+          method: 'GET',
+          path,
+          auth: 'optional',
+          scopes: ['admin:read'],
+          handle: async (request) => {
+            if (!host.moderation.can(request.caller.account, 'manage_taxonomies')) throw forbidden();
+            const params = { ...request.query, ...request.body };
+            const window = offsetWindow(params, defaultLimit);
+            const all = render(await trendingLinks(host, cards)).slice(window.offset, window.offset + window.limit);
+            return offsetPagedJson(host.config, request.path, params, all, window);
+          },
+        });
+      adminList('/api/v1/admin/trends/links', (all) => all.map(renderAdminLink), 10);
+      adminList('/api/v1/admin/trends/links/publishers', (all) => publishersOf(all).map(renderPublisher), 10);
     },
   };
 }

@@ -64,3 +64,34 @@ export function renderTrendingLink(link: TrendingLink) {
     history: link.history.map((d) => ({ day: String(d.day / 1000), uses: String(d.uses), accounts: String(d.accounts) })),
   };
 }
+
+/** A trending link as the admin API shows it: with the card's id, and nothing awaiting review
+ * (every link may trend here). */
+export function renderAdminLink(link: TrendingLink) {
+  return { ...renderTrendingLink(link), id: link.card.id, requires_review: false };
+}
+
+/** The sites the trending links come from, each once, in the links' order. */
+export function publishersOf(links: readonly TrendingLink[]): string[] {
+  const domains = new Set<string>();
+  for (const link of links) {
+    try {
+      domains.add(new URL(link.card.url).hostname.toLowerCase());
+    } catch {
+      // A card's URL was checked when it was fetched; one that no longer parses names no site.
+    }
+  }
+  return [...domains];
+}
+
+/** A stable id for a publisher's domain (no table holds them): FNV-1a, 63 bits, as a decimal. */
+function publisherId(domain: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(domain)) hash = BigInt.asUintN(64, (hash ^ BigInt(byte)) * 0x100000001b3n);
+  return String((hash & ((1n << 63n) - 1n)) || 1n);
+}
+
+/** Mastodon's PreviewCardProvider as the admin API shows it. */
+export function renderPublisher(domain: string) {
+  return { id: publisherId(domain), domain, trendable: true, reviewed_at: null, requested_review_at: null, requires_review: false };
+}

@@ -184,7 +184,7 @@ t.test('an instance moves from SQLite to PostgreSQL and serves the same', async 
 
   await t.test('a second copy into the same database is refused', async (t) => {
     const again = runCli(sqliteEnv, 'storage', 'copy', '--to', postgres.url);
-    t.same([again.status, again.stdout, again.stderr.trim()], [1, '', 'The PostgreSQL database is not empty (rows in access_tokens, accounts, applications, blocks, bookmarks …): storage copy fills an empty database only']);
+    t.same([again.status, again.stdout, again.stderr.trim()], [1, '', 'The PostgreSQL database is not empty (rows in access_tokens, account_activity, accounts, applications, blocks …): storage copy fills an empty database only']);
   });
 });
 

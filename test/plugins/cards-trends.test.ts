@@ -44,6 +44,24 @@ t.test('trending links: accounts, then shares; cards with their history', async 
   t.same(links(first.headers), { next: 'https://rookery.test/api/v1/trends/links?limit=1&offset=1' });
 });
 
+t.test('the admin API: trending links with their ids, and their publishers, for a moderator', async (t) => {
+  const mod = await h.user('meg', { role: 'Moderator', scopes: ['read', 'admin:read'] });
+  const plain = await h.user('pia', { scopes: ['read', 'admin:read'] });
+  const res = await h.request('GET', '/api/v1/admin/trends/links', { token: mod.token });
+  t.equal(res.statusCode, 200, res.body);
+  t.same(res.json.map((l: { title: string }) => l.title), ['popular', 'niche']);
+  t.match(res.json[0], { url: 'https://news.example/popular', id: /^\d+$/, requires_review: false });
+  t.same(res.json[0].history[0], { day: dayOf(0), uses: '2', accounts: '2' });
+  const publishers = await h.request('GET', '/api/v1/admin/trends/links/publishers', { token: mod.token });
+  t.equal(publishers.statusCode, 200);
+  t.same(publishers.json.map((p: { domain: string }) => p.domain), ['news.example'], 'each site once');
+  t.strictSame(Object.keys(publishers.json[0]), ['id', 'domain', 'trendable', 'reviewed_at', 'requested_review_at', 'requires_review']);
+  for (const path of ['/api/v1/admin/trends/links', '/api/v1/admin/trends/links/publishers']) {
+    t.same(await h.request('GET', path, { token: plain.token }).then((r) => [r.statusCode, r.json]), [403, { error: 'This action is not allowed' }], `${path}: no role`);
+    t.same(await h.request('GET', path).then((r) => [r.statusCode, r.json]), [403, { error: 'This action is not allowed' }], `${path}: no token`);
+  }
+});
+
 t.test('without the cards plugin: none', async (t) => {
   const plain = await harness();
   t.teardown(() => plain.close());

@@ -643,9 +643,91 @@ export interface ServerBlockRepository {
   record(action: AdminAction): Promise<void>;
 }
 
+/** What the admin dashboard counts (Mastodon's measures), each at a moment: the UTC day of that
+ * moment is the day it counts for. Statuses are live ones; domains are compared exactly (the core
+ * lowercases them), and with `subdomains` their subdomains count too. */
+export type AnalyticsCount =
+  /** Local accounts active on a day (recordActivity): distinct accounts. */
+  | { what: 'activeUsers' }
+  /** Local users, at their sign-up. */
+  | { what: 'newUsers' }
+  /** Reports, at their creation. */
+  | { what: 'openedReports' }
+  /** Reports, at their resolution (actionTakenAt). */
+  | { what: 'resolvedReports' }
+  /** What local accounts did to statuses, each at its creation: favourites, boosts, and replies
+   * to another account's status. */
+  | { what: 'interactions' }
+  /** Statuses carrying the tag (normalized name). */
+  | { what: 'tagUses'; tag: string }
+  /** Distinct authors of statuses carrying the tag. */
+  | { what: 'tagAccounts'; tag: string }
+  /** Distinct domains of the remote authors of statuses carrying the tag (local ones not counted). */
+  | { what: 'tagServers'; tag: string }
+  /** Accounts of the domain, at their creation. */
+  | { what: 'domainAccounts'; domain: string; subdomains?: boolean }
+  /** Statuses by accounts of the domain. */
+  | { what: 'domainStatuses'; domain: string; subdomains?: boolean }
+  /** Reports about accounts of the domain. */
+  | { what: 'domainReports'; domain: string; subdomains?: boolean }
+  /** Follows (not requests) of accounts of the domain, by anyone. */
+  | { what: 'domainFollows'; domain: string; subdomains?: boolean }
+  /** Follows (not requests) by accounts of the domain. */
+  | { what: 'domainFollowers'; domain: string; subdomains?: boolean };
+
+/** How the admin dashboard breaks things down (Mastodon's dimensions): keys ranked by a count. */
+export type AnalyticsDimension =
+  /** Locales of the local users active in the range (distinct users). */
+  | { what: 'languages' }
+  /** Names of the applications local users signed up with in the range (key null: none, the web). */
+  | { what: 'sources' }
+  /** Domains of the authors of statuses created in the range (key null: local). */
+  | { what: 'servers' }
+  /** Domains of the authors of statuses carrying the tag created in the range (null: local). */
+  | { what: 'tagServers'; tag: string }
+  /** Languages of statuses carrying the tag created in the range (null: none said). */
+  | { what: 'tagLanguages'; tag: string }
+  /** Languages of statuses by accounts of the domain created in the range (null: none said). */
+  | { what: 'domainLanguages'; domain: string }
+  /** Usernames of the accounts of the domain, ranked by their followers (follows stored here, at
+   * any time: the range does not apply). */
+  | { what: 'domainAccounts'; domain: string; subdomains?: boolean };
+
+/** [from, to): two moments. */
+export interface TimeRange {
+  from: Millis;
+  to: Millis;
+}
+
+/** Local users who signed up on one UTC day and were last active on another (null: never). */
+export interface RetentionRow {
+  signedUpDay: Millis;
+  lastActiveDay: Millis | null;
+  users: number;
+}
+
+/** The admin dashboard's figures, read from what the store holds. Days are UTC days, given as
+ * the moment they begin. */
+export interface AnalyticsRepository {
+  /** Records that a local account was active on a day (idempotent). */
+  recordActivity(accountId: Id, day: Millis): Promise<void>;
+  /** One number per day for `days` days from `from` (the start of a day): what counts on that
+   * day (distinct counts are distinct within the day). */
+  daily(count: AnalyticsCount, from: Millis, days: number): Promise<number[]>;
+  /** What counts in the range (distinct counts are distinct over the whole range); null: at any
+   * time. */
+  total(count: AnalyticsCount, range: TimeRange | null): Promise<number>;
+  /** At most `limit` keys with their counts, the highest count first, then by key (null last). */
+  top(dimension: AnalyticsDimension, range: TimeRange, limit: number): Promise<{ key: string | null; count: number }[]>;
+  /** Local users who signed up in the range, grouped by sign-up day and last day of activity
+   * (at any time), in no particular order. */
+  retention(range: TimeRange): Promise<RetentionRow[]>;
+}
+
 export interface Storage {
   accounts: AccountRepository;
   reports: ReportRepository;
+  analytics: AnalyticsRepository;
   serverBlocks: ServerBlockRepository;
   statuses: StatusRepository;
   interactions: InteractionRepository;

@@ -11,6 +11,7 @@ import { markerEndpoints } from './markers.ts';
 import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
 import { reportEndpoints } from './reports.ts';
+import { adminDashboardEndpoints } from './admin-dashboard.ts';
 import { adminBlockEndpoints } from './admin-blocks.ts';
 import { searchEndpoints } from './search.ts';
 import { suggestionEndpoints } from './suggestions.ts';
@@ -33,6 +34,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...tagEndpoints(core),
     ...trendEndpoints(core),
     ...reportEndpoints(core),
+    ...adminDashboardEndpoints(core),
     ...adminBlockEndpoints(core),
     ...healthEndpoints(core),
     ...emptyEndpoints(core),

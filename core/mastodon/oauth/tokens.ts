@@ -3,6 +3,7 @@
 import type { TokenLookup } from '../endpoint/types.ts';
 import type { AppCore } from '../context.ts';
 import type { AccessToken, Id } from '../../domain/model.ts';
+import { noteActivity } from '../../domain/accounts/activity.ts';
 
 export async function lookupToken(core: AppCore, raw: string | null | undefined): Promise<TokenLookup> {
   if (raw === null || raw === undefined || raw === '') return { kind: 'none' };
@@ -19,6 +20,8 @@ export async function lookupToken(core: AppCore, raw: string | null | undefined)
   if (application === null) return { kind: 'unknown' };
   if (accountId === null) return { kind: 'valid', token, application, account: null, user: null };
   if (account === null) return { kind: 'unknown' };
+  // A local user using the API is active today (the admin dashboard's figures).
+  if (user !== null) await noteActivity(core, account.id);
   return { kind: 'valid', token, application, account, user };
 }
 

@@ -93,6 +93,11 @@ const EXPECTED: Row[] = [
   ['server_blocks', 'server_blocks_key', { kind: 1, key: 1 }, { unique: true, rule: 'serverBlockKey' }],
   ['server_blocks', 'server_blocks_kind', { kind: 1, num: -1 }],
   ['admin_actions', 'admin_actions_num', { num: -1 }],
+  ['account_activity', 'account_activity_day', { day: 1 }],
+  ['account_activity', 'account_activity_account', { accountId: 1, day: -1 }],
+  ['reports', 'reports_created', { createdAt: 1 }],
+  ['favourites', 'favourites_created', { createdAt: 1 }],
+  ['accounts', 'accounts_domain', { domain: 1, createdAt: 1 }, { partialFilterExpression: { domain: { $type: 'string' } } }],
   ['reports', 'reports_actions', { 'actions.num': -1 }, { partialFilterExpression: { 'actions.num': { $exists: true } } }],
   pending('accounts'),
   pending('follows'),
@@ -108,7 +113,7 @@ const definition = ([collection, name, key, options = {}]: Row) => ({ collection
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 73, 'seventy-three indexes besides the _id ones');
+  t.equal(INDEXES.length, 78, 'seventy-eight indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {
@@ -161,8 +166,8 @@ t.test('what createIndexes is given', async (t) => {
   );
   t.strictSame(indexSpec({ collection: 'a', name: 'a_t', key: { at: 1 }, expireAfterSeconds: 0 }), { key: { at: 1 }, name: 'a_t', expireAfterSeconds: 0 }, 'TTL');
   const grouped = indexesByCollection(INDEXES);
-  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'suggestion_dismissals', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'tag_follows', 'endorsements', 'account_notes', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs', 'reports', 'server_blocks', 'admin_actions'], 'one createIndexes per collection');
-  t.strictSame(grouped.get('accounts')?.map((s) => s.name), ['accounts_acct', 'accounts_email', 'accounts_uri', 'accounts_pins', 'accounts_pending_jobs']);
+  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'suggestion_dismissals', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'tag_follows', 'endorsements', 'account_notes', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs', 'reports', 'server_blocks', 'admin_actions', 'account_activity'], 'one createIndexes per collection');
+  t.strictSame(grouped.get('accounts')?.map((s) => s.name), ['accounts_acct', 'accounts_email', 'accounts_uri', 'accounts_pins', 'accounts_domain', 'accounts_pending_jobs']);
 });
 
 t.test('the registry: the rule of a duplicate, by index name or key pattern', async (t) => {
@@ -328,7 +333,7 @@ t.test('migrations: a failing step records nothing; the next open runs it again'
 
 t.test('the schema version and its migrations', async (t) => {
   t.equal(SCHEMA_VERSION, MIGRATIONS.length);
-  t.equal(SCHEMA_VERSION, 7);
+  t.equal(SCHEMA_VERSION, 8);
   t.equal(MIGRATIONS[0]?.description, 'every collection of the storage port, and the job sequence');
   t.equal(MIGRATIONS[1]?.description, 'notification policies, requests and permissions, and private conversations');
   t.equal(MIGRATIONS[2]?.description, 'follow suggestions an account dismissed');
@@ -336,5 +341,6 @@ t.test('the schema version and its migrations', async (t) => {
   t.equal(MIGRATIONS[4]?.description, 'private notes about other accounts');
   t.equal(MIGRATIONS[5]?.description, 'reports to the moderators, with the audit log of what they did to each');
   t.equal(MIGRATIONS[6]?.description, "the admin API's blocks and allows, and the audit log of what was done to them");
-  t.strictSame(Object.values(C).length, 35, 'collections created up front (a transaction cannot create one on a sharded cluster)');
+  t.equal(MIGRATIONS[7]?.description, 'the days each local account was active, for the admin dashboard');
+  t.strictSame(Object.values(C).length, 36, 'collections created up front (a transaction cannot create one on a sharded cluster)');
 });
