@@ -16,8 +16,8 @@ export class Lru<K, V> {
 
   get(key: K): V | undefined {
     const value = this.#entries.get(key);
-    if (value === undefined) return undefined;
-    // Most recently used last: Map keeps insertion order.
+    if (value === undefined || this.#entries.size < this.#max / 2) return value;
+    // Most recently used last (Map keeps insertion order); not worth it while half empty.
     this.#entries.delete(key);
     this.#entries.set(key, value);
     return value;
