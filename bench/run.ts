@@ -212,11 +212,16 @@ async function runScenarios(server: ChildProcess, port: number, token: string, e
   const post = async (text: string) => ((await (await fetch(`${base}/api/v1/statuses`, { method: 'POST', headers: auth, body: JSON.stringify({ status: text }) })).json()) as { id: string }).id;
   let statusId = '';
   for (let i = 0; i < 40; i++) statusId = await post(`Seed status ${i} with a #tag and https://example.com/${i}`);
+  const reply = async (text: string, to: string) => ((await (await fetch(`${base}/api/v1/statuses`, { method: 'POST', headers: auth, body: JSON.stringify({ status: text, in_reply_to_id: to }) })).json()) as { id: string }).id;
+  let threadId = statusId;
+  for (let i = 0; i < 25; i++) threadId = await reply(`Up ${i}`, threadId);
+  for (let i = 0; i < 20; i++) await reply(`Down ${i}`, threadId);
 
   const scenarios: Scenario[] = [
     { name: 'GET status (anonymous)', method: 'GET', path: `/api/v1/statuses/${statusId}`, headers: {}, ratio: 0.25 },
     { name: 'GET status (signed in)', method: 'GET', path: `/api/v1/statuses/${statusId}`, headers: auth, ratio: 0.2 },
     { name: 'GET public timeline (20)', method: 'GET', path: '/api/v1/timelines/public?limit=20', headers: {}, rate: 5000 },
+    { name: 'GET context (25 up, 20 down)', method: 'GET', path: `/api/v1/statuses/${threadId}/context`, headers: {} },
     { name: 'POST favourite (idempotent)', method: 'POST', path: `/api/v1/statuses/${statusId}/favourite`, headers: auth, rate: 8000 },
     { name: 'POST status (publish)', method: 'POST', path: '/api/v1/statuses', headers: auth, body: JSON.stringify({ status: 'benchmark post #bench' }), rate: 2000 },
   ];

@@ -4,6 +4,7 @@ import type { Id, StatusMark } from '../../core/domain/model.ts';
 import { id, int, key, keyList, paged, type Db, type Row } from './db.ts';
 import { bumpStatus } from './statuses.ts';
 import { writeWithOutbox } from './jobs.ts';
+import { RowCache } from './cache.ts';
 
 type MarkTable = 'favourites' | 'bookmarks' | 'pins';
 
@@ -59,7 +60,20 @@ const VIEWER_STATE_ONE = `
   UNION ALL SELECT 3, status_id FROM pins WHERE account_id = ?1 AND status_id = ?2
   UNION ALL SELECT 4, conversation_id FROM conversation_mutes WHERE account_id = ?1 AND conversation_id = ?3`;
 
+function copyState(state: ViewerState): ViewerState {
+  return {
+    favourited: new Set(state.favourited),
+    reblogged: new Set(state.reblogged),
+    bookmarked: new Set(state.bookmarked),
+    pinned: new Set(state.pinned),
+    mutedConversations: new Set(state.mutedConversations),
+  };
+}
+
 export function interactionRepository(db: Db): InteractionRepository {
+  // A reader's flags on the statuses of a read, kept until a table they come from changes (here
+  // or, through data_version, in another process): the signed-in path reads them once.
+  const states = new RowCache<string, ViewerState>(db, ['favourites', 'statuses', 'bookmarks', 'pins', 'conversation_mutes'], 5_000, copyState);
   return {
     async favourite(m, outbox) {
       return writeWithOutbox(db, outbox, () => {
@@ -135,6 +149,9 @@ export function interactionRepository(db: Db): InteractionRepository {
       return [...new Set(accountIds)].filter((a) => muted.has(a));
     },
     async viewerState(accountId, statusIds, conversationIds) {
+      const cacheKey = `${accountId}|${statusIds.join(',')}|${conversationIds.join(',')}`;
+      const kept = states.get(cacheKey);
+      if (kept !== undefined) return kept;
       // One statement for the five flags: this runs for every status a signed-in user reads.
       const state: ViewerState = { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set(), mutedConversations: new Set() };
       const flags = [state.favourited, state.reblogged, state.bookmarked, state.pinned, state.mutedConversations];
@@ -145,6 +162,7 @@ export function interactionRepository(db: Db): InteractionRepository {
           db.all(VIEWER_STATE_ONE, key(accountId), key(statusId), conversationId === undefined ? 0 : key(conversationId))
         : db.all(VIEWER_STATE, key(accountId), keyList(statusIds), keyList(conversationIds));
       for (const r of rows) flags[Number(r.k)]?.add(id(r.v));
+      states.set(cacheKey, state);
       return state;
     },
   };

@@ -3,6 +3,7 @@ import type { Block, Follow, FollowRequest, Id, Mute } from '../../core/domain/m
 import { bumpAccount } from './accounts.ts';
 import { bool, flag, id, int, intOrNull, jsonOrNull, jsonText, key, keyList, paged, text, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
+import { RowCache } from './cache.ts';
 
 type FollowTable = 'follows' | 'follow_requests';
 
@@ -69,6 +70,62 @@ function removeRequest(db: Db, accountId: Id, targetId: Id): boolean {
 }
 
 export function relationshipRepository(db: Db): RelationshipRepository {
+  // What one account is to others (follows, requests, blocks, mutes, domain blocks): read by
+  // every signed-in view of another's status, kept until one of those tables changes (here or,
+  // through data_version, in another process), so a block or a mute counts at once.
+  const facts = new RowCache<string, RelationshipFacts[]>(
+    db,
+    ['follows', 'follow_requests', 'mutes', 'blocks', 'domain_blocks', 'accounts'],
+    5_000,
+    (list) => structuredClone(list),
+  );
+  /** The facts as stored now. */
+  const readRelationships = (accountId: Id, targetIds: readonly Id[]): RelationshipFacts[] => {
+    const me = key(accountId);
+    const others = keyList(targetIds);
+    const IN = 'IN (SELECT value FROM json_each(?))';
+    return db.read(() => {
+      const following = new Map<Id, Follow>();
+      for (const r of db.all(`SELECT ${FOLLOW_COLUMNS} FROM follows WHERE account_id = ? AND target_account_id ${IN}`, me, others)) {
+        const f = followFromRow(r);
+        following.set(f.targetAccountId, f);
+      }
+      const requested = new Map<Id, FollowRequest>();
+      for (const r of db.all(`SELECT ${FOLLOW_COLUMNS} FROM follow_requests WHERE account_id = ? AND target_account_id ${IN}`, me, others)) {
+        const f = followFromRow(r);
+        requested.set(f.targetAccountId, f);
+      }
+      const muting = new Map<Id, Mute>();
+      for (const r of db.all(
+        `SELECT id, account_id, target_account_id, notifications, expires_at, created_at FROM mutes WHERE account_id = ? AND target_account_id ${IN}`,
+        me, others,
+      )) {
+        const m = muteFromRow(r);
+        muting.set(m.targetAccountId, m);
+      }
+      const ids = (sql: string): Set<Id> => new Set(db.all(sql, me, others).map((r) => id(r.v)));
+      const followedBy = ids(`SELECT account_id AS v FROM follows WHERE target_account_id = ? AND account_id ${IN}`);
+      const requestedBy = ids(`SELECT account_id AS v FROM follow_requests WHERE target_account_id = ? AND account_id ${IN}`);
+      const blocking = ids(`SELECT target_account_id AS v FROM blocks WHERE account_id = ? AND target_account_id ${IN}`);
+      const blockedBy = ids(`SELECT account_id AS v FROM blocks WHERE target_account_id = ? AND account_id ${IN}`);
+      const domainBlocked = ids(
+        `SELECT a.id AS v FROM accounts a JOIN domain_blocks d ON d.account_id = ? AND d.domain = lower(a.domain) WHERE a.id ${IN}`,
+      );
+      return targetIds.map(
+        (targetId): RelationshipFacts => ({
+          targetId,
+          following: following.get(targetId) ?? null,
+          followedBy: followedBy.has(targetId),
+          requested: requested.get(targetId) ?? null,
+          requestedBy: requestedBy.has(targetId),
+          blocking: blocking.has(targetId),
+          blockedBy: blockedBy.has(targetId),
+          muting: muting.get(targetId) ?? null,
+          domainBlocking: domainBlocked.has(targetId),
+        }),
+      );
+    });
+  };
   return {
     async follow(f, outbox) {
       return writeWithOutbox(db, outbox, () => {
@@ -221,50 +278,12 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       );
     },
     async relationships(accountId, targetIds) {
-      const me = key(accountId);
-      const others = keyList(targetIds);
-      const IN = 'IN (SELECT value FROM json_each(?))';
-      return db.read(() => {
-        const following = new Map<Id, Follow>();
-        for (const r of db.all(`SELECT ${FOLLOW_COLUMNS} FROM follows WHERE account_id = ? AND target_account_id ${IN}`, me, others)) {
-          const f = followFromRow(r);
-          following.set(f.targetAccountId, f);
-        }
-        const requested = new Map<Id, FollowRequest>();
-        for (const r of db.all(`SELECT ${FOLLOW_COLUMNS} FROM follow_requests WHERE account_id = ? AND target_account_id ${IN}`, me, others)) {
-          const f = followFromRow(r);
-          requested.set(f.targetAccountId, f);
-        }
-        const muting = new Map<Id, Mute>();
-        for (const r of db.all(
-          `SELECT id, account_id, target_account_id, notifications, expires_at, created_at FROM mutes WHERE account_id = ? AND target_account_id ${IN}`,
-          me, others,
-        )) {
-          const m = muteFromRow(r);
-          muting.set(m.targetAccountId, m);
-        }
-        const ids = (sql: string): Set<Id> => new Set(db.all(sql, me, others).map((r) => id(r.v)));
-        const followedBy = ids(`SELECT account_id AS v FROM follows WHERE target_account_id = ? AND account_id ${IN}`);
-        const requestedBy = ids(`SELECT account_id AS v FROM follow_requests WHERE target_account_id = ? AND account_id ${IN}`);
-        const blocking = ids(`SELECT target_account_id AS v FROM blocks WHERE account_id = ? AND target_account_id ${IN}`);
-        const blockedBy = ids(`SELECT account_id AS v FROM blocks WHERE target_account_id = ? AND account_id ${IN}`);
-        const domainBlocked = ids(
-          `SELECT a.id AS v FROM accounts a JOIN domain_blocks d ON d.account_id = ? AND d.domain = lower(a.domain) WHERE a.id ${IN}`,
-        );
-        return targetIds.map(
-          (targetId): RelationshipFacts => ({
-            targetId,
-            following: following.get(targetId) ?? null,
-            followedBy: followedBy.has(targetId),
-            requested: requested.get(targetId) ?? null,
-            requestedBy: requestedBy.has(targetId),
-            blocking: blocking.has(targetId),
-            blockedBy: blockedBy.has(targetId),
-            muting: muting.get(targetId) ?? null,
-            domainBlocking: domainBlocked.has(targetId),
-          }),
-        );
-      });
+      const cacheKey = `${accountId}|${targetIds.join(',')}`;
+      const kept = facts.get(cacheKey);
+      if (kept !== undefined) return kept;
+      const found = readRelationships(accountId, targetIds);
+      facts.set(cacheKey, found);
+      return found;
     },
     async hiddenFrom(accountId, accountIds, now) {
       const me = key(accountId);

@@ -3,9 +3,9 @@
 
 import type { AppCore } from '../context.ts';
 import type { Account, Id, Status } from '../../domain/model.ts';
-import { presentStatuses } from '../present/load.ts';
+import { presentStatusesText } from '../present/cache/status-text.ts';
 import { linkHeader } from './links.ts';
-import { json, type ApiRequest, type ApiResponse } from '../endpoint/types.ts';
+import { json, jsonText, type ApiRequest, type ApiResponse } from '../endpoint/types.ts';
 
 export interface Cursors {
   next: Id | null;
@@ -21,5 +21,7 @@ export function pagedJson(core: AppCore, request: ApiRequest, body: unknown, cur
 /** Statuses rendered for the caller, with the page's links. */
 export async function pagedStatuses(core: AppCore, request: ApiRequest, statuses: readonly Status[], cursors: Cursors): Promise<ApiResponse> {
   const viewer: Account | null = request.caller.account;
-  return pagedJson(core, request, await presentStatuses(core, statuses, viewer), cursors);
+  const text = await presentStatusesText(core, statuses, viewer);
+  const link = linkHeader(core.config, request.path, request.query, { next: cursors.next, prev: cursors.prev, prevParam: 'min_id' });
+  return jsonText(text, 200, link === undefined ? undefined : { link });
 }

@@ -5,7 +5,7 @@ import type { AppCore } from '../context.ts';
 import { notFound, RookeryError, unprocessable } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
 import { page, strArray, type Params } from '../../domain/params.ts';
-import { loadAccountDecorators, pluginParts, presentAccounts, presentStatus, presentStatuses } from '../present/load.ts';
+import { loadAccountDecorators, pluginParts, presentAccounts, presentStatus } from '../present/load.ts';
 import { renderStatusEdit } from '../present/status-edit.ts';
 import { bookmark, unbookmark } from '../../domain/statuses/bookmark.ts';
 import { statusContext } from '../../domain/statuses/context.ts';
@@ -20,7 +20,8 @@ import { reblog, unreblog } from '../../domain/statuses/reblog.ts';
 import { viewStatus } from '../../domain/statuses/view.ts';
 import { filterVisible } from '../../domain/viewer.ts';
 import { linkHeader } from './links.ts';
-import { json, type ApiRequest, type ApiResponse, type Endpoint } from '../endpoint/types.ts';
+import { json, jsonText, type ApiRequest, type ApiResponse, type Endpoint } from '../endpoint/types.ts';
+import { presentStatusesText, presentStatusText } from '../present/cache/status-text.ts';
 import type { Account, Status } from '../../domain/model.ts';
 
 const READ = ['read', 'read:statuses'];
@@ -48,7 +49,7 @@ function id(request: ApiRequest): string {
 
 export function statusEndpoints(core: AppCore): Endpoint[] {
   const render = async (status: Status, request: ApiRequest): Promise<ApiResponse> =>
-    json(await presentStatus(core, status, request.caller.account));
+    jsonText(await presentStatusText(core, status, request.caller.account));
 
   /** An operation on one status for the signed-in caller, answered with the status. */
   const action = (path: string, scopes: string[], run: (actor: Account, request: ApiRequest) => Promise<Status>): Endpoint => ({
@@ -119,10 +120,10 @@ export function statusEndpoints(core: AppCore): Endpoint[] {
         const viewer = request.caller.account;
         const context = await statusContext(core, viewer, id(request));
         const [ancestors, descendants] = await Promise.all([
-          presentStatuses(core, context.ancestors, viewer),
-          presentStatuses(core, context.descendants, viewer),
+          presentStatusesText(core, context.ancestors, viewer),
+          presentStatusesText(core, context.descendants, viewer),
         ]);
-        return json({ ancestors, descendants });
+        return jsonText(`{"ancestors":${ancestors},"descendants":${descendants}}`);
       },
     },
     interactors('reblogged_by', rebloggedBy),
@@ -207,7 +208,7 @@ export function statusEndpoints(core: AppCore): Endpoint[] {
           const status = byId.get(i);
           return status ? [status] : [];
         });
-        return json(await presentStatuses(core, await filterVisible(core, viewer, ordered), viewer));
+        return jsonText(await presentStatusesText(core, await filterVisible(core, viewer, ordered), viewer));
       },
     },
   ];

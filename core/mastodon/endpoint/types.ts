@@ -73,7 +73,8 @@ export interface ApiResponse {
   /** A JSON value, the text of an html/text response, or the bytes (Uint8Array) of a binary
    * one (its content-type in `headers`). */
   body: unknown;
-  type?: 'json' | 'html' | 'text' | 'png' | 'binary';
+  /** json-text: `body` is JSON already encoded (a string), sent as it is. */
+  type?: 'json' | 'json-text' | 'html' | 'text' | 'png' | 'binary';
   headers?: Record<string, string>;
   /** Set-Cookie values. */
   cookies?: string[];
@@ -124,4 +125,9 @@ export interface Endpoint {
 
 export function json(body: unknown, status = 200, headers?: Record<string, string>): ApiResponse {
   return headers ? { status, body, type: 'json', headers } : { status, body, type: 'json' };
+}
+
+/** A JSON answer already encoded (statuses assembled from kept fragments: present/cache). */
+export function jsonText(text: string, status = 200, headers?: Record<string, string>): ApiResponse {
+  return headers ? { status, body: text, type: 'json-text', headers } : { status, body: text, type: 'json-text' };
 }

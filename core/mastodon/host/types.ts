@@ -55,6 +55,9 @@ export interface StatusDecorator<L> {
   perViewer?: boolean;
   /** One batched read for every status one presentation call renders. */
   load(statuses: readonly Status[], viewerId: Id | null): Promise<L>;
+  /** Fills the plugin's own members (media_attachments, emojis, card, poll), which start as []
+   * and null. It may be given an object holding only those: the core's members are rendered
+   * and kept apart (core/mastodon/present/cache), so it must not read them. */
   render(status: Status, loaded: L, json: StatusJson, context: DecorateContext): void;
   /** Texts keyword filters look at (alt texts, poll options). */
   searchable?(status: Status, loaded: L): string[];

@@ -9,6 +9,7 @@ import type { RawResponse } from './types.ts';
 
 const CONTENT_TYPES = {
   json: 'application/json; charset=utf-8',
+  'json-text': 'application/json; charset=utf-8',
   html: 'text/html; charset=utf-8',
   text: 'text/plain; charset=utf-8',
   png: 'image/png',
@@ -39,6 +40,7 @@ export function render(response: ApiResponse): RawResponse {
   headers['cache-control'] ??= 'no-cache';
   let body: string | Uint8Array;
   if (type === 'json') body = JSON.stringify(response.body === undefined ? {} : response.body);
+  else if (type === 'json-text') body = String(response.body);
   else if (type === 'png') body = fromBase64(String(response.body));
   // Bytes as they are (media files); the endpoint names their content type in its headers.
   else if (type === 'binary') body = response.body instanceof Uint8Array ? response.body : new Uint8Array();
