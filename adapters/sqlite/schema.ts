@@ -518,6 +518,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX server_blocks_key ON server_blocks (kind, key);
   CREATE INDEX server_blocks_kind ON server_blocks (kind, id);
   `,
+  // 14: what moderators did to an account (suspended, silenced, sensitized; a user's `disabled`
+  // exists already).
+  `
+  ALTER TABLE accounts ADD COLUMN suspended_at INTEGER;
+  ALTER TABLE accounts ADD COLUMN silenced_at INTEGER;
+  ALTER TABLE accounts ADD COLUMN sensitized_at INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
