@@ -65,31 +65,42 @@ export function accountDoc(a: Account, u?: User): Doc {
 }
 
 export function accountFromDoc(d: Doc): Account {
-  return {
-    id: d['_id'] as Id,
-    username: d['username'] as string,
-    domain: d['domain'] as string | null,
-    displayName: d['displayName'] as string,
-    note: d['note'] as string,
-    locked: d['locked'] as boolean,
-    bot: d['bot'] as boolean,
-    discoverable: d['discoverable'] as boolean,
-    fields: d['fields'] as Account['fields'],
-    avatarUrl: d['avatarUrl'] as string | null,
-    headerUrl: d['headerUrl'] as string | null,
-    url: d['url'] as string | null,
-    uri: d['uri'] as string | null,
-    createdAt: d['createdAt'] as number,
-    statusesCount: d['statusesCount'] as number,
-    followersCount: d['followersCount'] as number,
-    followingCount: d['followingCount'] as number,
-    lastStatusAt: d['lastStatusAt'] as number | null,
-    // Documents written before roles existed have none.
-    role: (d['role'] as string | null | undefined) ?? null,
-    suspendedAt: (d['suspendedAt'] as number | null | undefined) ?? null,
-    silencedAt: (d['silencedAt'] as number | null | undefined) ?? null,
-    sensitizedAt: (d['sensitizedAt'] as number | null | undefined) ?? null,
-  };
+  // What moderators did shows only when they did it (absent reads as "not so").
+  return withModeration(
+    {
+      id: d['_id'] as Id,
+      username: d['username'] as string,
+      domain: d['domain'] as string | null,
+      displayName: d['displayName'] as string,
+      note: d['note'] as string,
+      locked: d['locked'] as boolean,
+      bot: d['bot'] as boolean,
+      discoverable: d['discoverable'] as boolean,
+      fields: d['fields'] as Account['fields'],
+      avatarUrl: d['avatarUrl'] as string | null,
+      headerUrl: d['headerUrl'] as string | null,
+      url: d['url'] as string | null,
+      uri: d['uri'] as string | null,
+      createdAt: d['createdAt'] as number,
+      statusesCount: d['statusesCount'] as number,
+      followersCount: d['followersCount'] as number,
+      followingCount: d['followingCount'] as number,
+      lastStatusAt: d['lastStatusAt'] as number | null,
+      // Documents written before roles existed have none.
+      role: (d['role'] as string | null | undefined) ?? null,
+    },
+    (d['suspendedAt'] as number | null | undefined) ?? null,
+    (d['silencedAt'] as number | null | undefined) ?? null,
+    (d['sensitizedAt'] as number | null | undefined) ?? null,
+  );
+}
+
+/** Adds the moderation times that are set (the model's fields are absent otherwise). */
+function withModeration(account: Account, suspendedAt: number | null, silencedAt: number | null, sensitizedAt: number | null): Account {
+  if (suspendedAt !== null) account.suspendedAt = suspendedAt;
+  if (silencedAt !== null) account.silencedAt = silencedAt;
+  if (sensitizedAt !== null) account.sensitizedAt = sensitizedAt;
+  return account;
 }
 
 export function userFromDoc(accountId: Id, u: Doc): User {
@@ -169,7 +180,10 @@ export function accountRepository(m: Mongo): AccountRepository {
         decide: (current) => {
           if (current === null) return { result: null, write: null };
           const update = accountUpdate(patch, options.settings, current['user'] !== undefined);
-          return { result: applyPatch(accountFromDoc(current), patch, ACCOUNT_PATCH_FIELDS), write: update === null ? null : { update } };
+          const result = applyPatch(accountFromDoc(current), patch, ACCOUNT_PATCH_FIELDS);
+          // As read back: a moderation time undone is absent.
+          for (const field of ['suspendedAt', 'silencedAt', 'sensitizedAt'] as const) if (result[field] === null) delete result[field];
+          return { result, write: update === null ? null : { update } };
         },
         outbox: options.outbox,
       });
@@ -264,8 +278,9 @@ export function adminQuery(filter: AdminAccountFilter): Doc {
   }
   if (filter.roles !== undefined) and.push({ domain: null, role: { $in: [...filter.roles] } });
   if (filter.domain !== undefined) and.push({ domainKey: asciiLower(filter.domain), domain: { $ne: null } });
-  if (filter.usernamePrefix !== undefined) and.push({ usernameKey: { $regex: new RegExp(`^${escapeRegex(asciiLower(filter.usernamePrefix))}`) } });
-  if (filter.displayNameContains !== undefined) and.push({ displayName: { $regex: new RegExp(escapeRegex(filter.displayNameContains), 'i') } });
-  if (filter.emailPrefix !== undefined) and.push({ 'user.emailKey': { $regex: new RegExp(`^${escapeRegex(asciiLower(filter.emailPrefix))}`) } });
+  // Patterns as strings ($regex/$options): what every driver and server reads the same way.
+  if (filter.usernamePrefix !== undefined) and.push({ usernameKey: { $regex: `^${escapeRegex(asciiLower(filter.usernamePrefix))}` } });
+  if (filter.displayNameContains !== undefined) and.push({ displayName: { $regex: escapeRegex(filter.displayNameContains), $options: 'i' } });
+  if (filter.emailPrefix !== undefined) and.push({ 'user.emailKey': { $regex: `^${escapeRegex(asciiLower(filter.emailPrefix))}` } });
   return and.length === 0 ? {} : { $and: and };
 }

@@ -11,30 +11,41 @@ const USER = `SELECT account_id, email, password_hash, created_at, confirmed_at,
   settings FROM users`;
 
 export function accountFromRow(r: Row): Account {
-  return {
-    id: id(r.id),
-    username: text(r.username),
-    domain: textOrNull(r.domain),
-    displayName: text(r.display_name),
-    note: text(r.note),
-    locked: bool(r.locked),
-    bot: bool(r.bot),
-    discoverable: bool(r.discoverable),
-    fields: json(r.fields),
-    avatarUrl: textOrNull(r.avatar_url),
-    headerUrl: textOrNull(r.header_url),
-    url: textOrNull(r.url),
-    uri: textOrNull(r.uri),
-    createdAt: int(r.created_at),
-    statusesCount: int(r.statuses_count),
-    followersCount: int(r.followers_count),
-    followingCount: int(r.following_count),
-    lastStatusAt: intOrNull(r.last_status_at),
-    role: textOrNull(r.role),
-    suspendedAt: intOrNull(r.suspended_at),
-    silencedAt: intOrNull(r.silenced_at),
-    sensitizedAt: intOrNull(r.sensitized_at),
-  };
+  // What moderators did shows only when they did it (absent reads as "not so").
+  return withModeration(
+    {
+      id: id(r.id),
+      username: text(r.username),
+      domain: textOrNull(r.domain),
+      displayName: text(r.display_name),
+      note: text(r.note),
+      locked: bool(r.locked),
+      bot: bool(r.bot),
+      discoverable: bool(r.discoverable),
+      fields: json(r.fields),
+      avatarUrl: textOrNull(r.avatar_url),
+      headerUrl: textOrNull(r.header_url),
+      url: textOrNull(r.url),
+      uri: textOrNull(r.uri),
+      createdAt: int(r.created_at),
+      statusesCount: int(r.statuses_count),
+      followersCount: int(r.followers_count),
+      followingCount: int(r.following_count),
+      lastStatusAt: intOrNull(r.last_status_at),
+      role: textOrNull(r.role),
+    },
+    intOrNull(r.suspended_at),
+    intOrNull(r.silenced_at),
+    intOrNull(r.sensitized_at),
+  );
+}
+
+/** Adds the moderation times that are set (the model's fields are absent otherwise). */
+function withModeration(account: Account, suspendedAt: number | null, silencedAt: number | null, sensitizedAt: number | null): Account {
+  if (suspendedAt !== null) account.suspendedAt = suspendedAt;
+  if (silencedAt !== null) account.silencedAt = silencedAt;
+  if (sensitizedAt !== null) account.sensitizedAt = sensitizedAt;
+  return account;
 }
 
 function userFromRow(r: Row): User {

@@ -328,7 +328,7 @@ t.test('migrations: a failing step records nothing; the next open runs it again'
 
 t.test('the schema version and its migrations', async (t) => {
   t.equal(SCHEMA_VERSION, MIGRATIONS.length);
-  t.equal(SCHEMA_VERSION, 7);
+  t.equal(SCHEMA_VERSION, 8);
   t.equal(MIGRATIONS[0]?.description, 'every collection of the storage port, and the job sequence');
   t.equal(MIGRATIONS[1]?.description, 'notification policies, requests and permissions, and private conversations');
   t.equal(MIGRATIONS[2]?.description, 'follow suggestions an account dismissed');
@@ -336,5 +336,6 @@ t.test('the schema version and its migrations', async (t) => {
   t.equal(MIGRATIONS[4]?.description, 'private notes about other accounts');
   t.equal(MIGRATIONS[5]?.description, 'reports to the moderators, with the audit log of what they did to each');
   t.equal(MIGRATIONS[6]?.description, "the admin API's blocks and allows, and the audit log of what was done to them");
+  t.equal(MIGRATIONS[7]?.description, 'what moderators did to an account: suspended, silenced, sensitized');
   t.strictSame(Object.values(C).length, 35, 'collections created up front (a transaction cannot create one on a sharded cluster)');
 });
