@@ -22,7 +22,7 @@ export type AccountActionType = (typeof ACCOUNT_ACTION_TYPES)[number];
 /** The most open reports one action resolves (more than anyone files about one account). */
 const REPORTS_RESOLVED_LIMIT = 200;
 
-/** The caller, when its role may manage users (Mastodon's AccountPolicy#index?/show?); 403
+/** The caller, when its role may manage users (what Mastodon asks to list or show accounts); 403
  * otherwise. The actions below look the account up first (404), then ask this (403), as
  * Mastodon's controllers do. */
 export function userManager(caller: Account | null): Account {
