@@ -25,6 +25,11 @@ export function isSilenced(account: Pick<Account, 'silencedAt'>): boolean {
   return account.silencedAt !== undefined && account.silencedAt !== null;
 }
 
+/** What a silenced author publishes as public goes out unlisted (Mastodon's rule). */
+export function visibilityFor(author: Pick<Account, 'silencedAt'>, requested: Visibility): Visibility {
+  return requested === 'public' && isSilenced(author) ? 'unlisted' : requested;
+}
+
 /** A sensitized account's media are always shown as sensitive. */
 export function isSensitized(account: Pick<Account, 'sensitizedAt'>): boolean {
   return account.sensitizedAt !== undefined && account.sensitizedAt !== null;

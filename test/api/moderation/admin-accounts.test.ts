@@ -196,6 +196,7 @@ t.test('action: validation, roles, silence, sensitive and their undoing', async 
   t.ok((await publicFor(bob.token)).includes(loud.id), 'a follower still sees it');
   t.equal((await h.request('GET', `/api/v1/statuses/${loud.id}`, { token: carol.token })).statusCode, 200, 'the status itself is still there');
   t.strictSame(ids((await h.request('GET', '/api/v1/admin/accounts?silenced=true', { token: admin.token })).json), [alice.account.id]);
+  t.equal((await post(h, alice, 'quieter now')).visibility, 'unlisted', 'a silenced author publishes public as unlisted');
   t.match((await h.request('POST', `/api/v1/admin/accounts/${alice.account.id}/unsilence`, { token: admin.token })).json, { silenced: false });
   t.ok((await publicFor(carol.token)).includes(loud.id), 'unsilenced: back');
 
