@@ -1,10 +1,12 @@
 // Suspending a local account tells the servers of its followers, as Mastodon does: an Update of
 // the actor that says `suspended` (and blanks the profile); unsuspending sends it back whole.
+// What a suspended remote account sends is dropped until it is unsuspended.
 
 import { createServer } from 'node:http';
 import t from 'tap';
 import { account as accountFixture } from '../../../adapters/testing/fixtures.ts';
 import { federationPlugin } from '../../../plugins/index.ts';
+import { startPeer } from '../../helpers/ap-peer.ts';
 import { harness } from '../../helpers/harness.ts';
 
 interface Delivery {
@@ -73,4 +75,44 @@ t.test('a suspension federates as an Update of the actor, and so does its undoin
   await h.request('POST', `/api/v1/admin/accounts/${alice.account.id}/unsuspend`, { token: admin.token });
   const back = await delivered(actorUpdate(false));
   t.match(back.activity.object, { id: `${h.core.config.baseUrl}/users/alice`, name: 'Alice' });
+});
+
+t.test("what a suspended remote account sends is dropped; unsuspended, it is taken in again", async (t) => {
+  const peer = await startPeer({ actors: [{ name: 'bob' }] });
+  t.teardown(() => peer.close());
+  const h = await harness({ listen: true, plugins: [federationPlugin({ allowPrivateAddress: true })] });
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const admin = await h.user('ada', { role: 'Admin', scopes: ['admin:read', 'admin:write'] });
+  const base = h.core.config.baseUrl;
+  const bob = peer.actor('bob');
+  const found = await h.request('GET', `/api/v2/search?q=${encodeURIComponent(bob)}&resolve=true&type=accounts`, { token: alice.token });
+  const bobId: string | undefined = found.json.accounts[0]?.id;
+  if (bobId === undefined) throw new Error(`not found: ${found.body}`);
+  const create = (n: number) => {
+    const note = `${peer.origin}/users/bob/statuses/${n}`;
+    return {
+      note,
+      activity: {
+        '@context': 'https://www.w3.org/ns/activitystreams',
+        id: `${note}/activity`,
+        type: 'Create',
+        actor: bob,
+        to: ['https://www.w3.org/ns/activitystreams#Public'],
+        object: { id: note, type: 'Note', attributedTo: bob, content: `<p>note ${n}</p>`, to: ['https://www.w3.org/ns/activitystreams#Public'], published: new Date().toISOString() },
+      },
+    };
+  };
+
+  t.equal((await h.request('POST', `/api/v1/admin/accounts/${bobId}/action`, { token: admin.token, payload: { type: 'suspend' } })).statusCode, 200);
+  const dropped = create(1);
+  t.equal((await peer.post('bob', `${base}/inbox`, dropped.activity)).status, 202);
+  await h.rookery.drain();
+  t.equal(await h.core.storage.statuses.findByUri(dropped.note), null, 'not stored');
+
+  t.equal((await h.request('POST', `/api/v1/admin/accounts/${bobId}/unsuspend`, { token: admin.token })).statusCode, 200);
+  const taken = create(2);
+  t.equal((await peer.post('bob', `${base}/inbox`, taken.activity)).status, 202);
+  await h.rookery.drain();
+  t.not(await h.core.storage.statuses.findByUri(taken.note), null, 'stored');
 });
