@@ -262,6 +262,8 @@ t.test('a report resolved with a suspension, seen from another user, over HTTP a
   t.notOk(ids((await h.request('GET', '/api/v1/timelines/home', { token: carol.token })).json).some((id) => id === bobPost.id || id === before.id), 'gone from home');
   t.notOk(ids((await h.request('GET', '/api/v1/timelines/public', { token: carol.token })).json).includes(before.id), 'gone from public');
   t.strictSame((await h.request('GET', '/api/v2/search?q=bob&type=accounts', { token: carol.token })).json.accounts, [], 'not found by search');
+  const followed = await h.request('POST', `/api/v1/accounts/${bob.account.id}/follow`, { token: alice.token });
+  t.strictSame([followed.statusCode, followed.json], [404, { error: 'Record not found' }], 'nobody can follow it');
 
   const refused = await h.request('GET', '/api/v1/timelines/home', { token: bob.token });
   t.strictSame([refused.statusCode, refused.json], [403, { error: 'Your login is currently disabled' }], "the suspended user's token is refused");
