@@ -18,7 +18,7 @@ import {
   userManager,
 } from '../../domain/moderation/account-actions.ts';
 import { can, ROLE_NAMES, roleOf } from '../../domain/moderation/roles.ts';
-import { bool, page, str, strArray, type Params } from '../../domain/params.ts';
+import { bool, page, present, str, strArray, type Params } from '../../domain/params.ts';
 import type { AdminAccountFilter } from '../../domain/ports/storage.ts';
 import { presentAdminAccounts } from '../present/report.ts';
 import { pagedJson } from './paging.ts';
@@ -32,12 +32,6 @@ const LIMIT = 100;
 const TEXT_LIMIT = 320;
 
 const idOf = (request: ApiRequest): string => request.params['id'] ?? '';
-
-/** Rails' `present?`: given and not blank (so "false" counts too, as in Mastodon). */
-function present(params: Params, name: string): boolean {
-  const value = str(params, name);
-  return value !== undefined && value.trim() !== '';
-}
 
 /** The staff: roles that may manage reports (Mastodon's UserRole.that_can(:manage_reports)). */
 const STAFF_ROLES = ROLE_NAMES.filter((name) => can(name, 'manage_reports'));
@@ -65,7 +59,8 @@ function sharedCriteria(params: Params, filter: AdminAccountFilter): AdminAccoun
   return filter;
 }
 
-/** v1: local and active unless told otherwise; flags (any non-blank value) pick the rest. */
+/** v1: local and active unless told otherwise; flags (any non-empty value, "false" too, as in
+ * Mastodon) pick the rest. */
 function v1Filter(params: Params): AdminAccountFilter | null {
   const filter: AdminAccountFilter = { origin: present(params, 'remote') ? 'remote' : 'local', status: 'active' };
   for (const status of ['active', 'pending', 'disabled', 'silenced', 'suspended', 'sensitized'] as const) {

@@ -264,6 +264,8 @@ t.test('a report resolved with a suspension, seen from another user, over HTTP a
   t.strictSame((await h.request('GET', '/api/v2/search?q=bob&type=accounts', { token: carol.token })).json.accounts, [], 'not found by search');
   const followed = await h.request('POST', `/api/v1/accounts/${bob.account.id}/follow`, { token: alice.token });
   t.strictSame([followed.statusCode, followed.json], [404, { error: 'Record not found' }], 'nobody can follow it');
+  t.strictSame((await h.request('GET', `/api/v1/accounts/relationships?id[]=${bob.account.id}`, { token: carol.token })).json, [], 'relationships leave it out');
+  t.match((await h.request('GET', `/api/v1/accounts/relationships?id[]=${bob.account.id}&with_suspended=true`, { token: carol.token })).json, [{ id: bob.account.id, following: true }], 'unless asked');
 
   const refused = await h.request('GET', '/api/v1/timelines/home', { token: bob.token });
   t.strictSame([refused.statusCode, refused.json], [403, { error: 'Your login is currently disabled' }], "the suspended user's token is refused");
