@@ -266,6 +266,8 @@ t.test('a report resolved with a suspension, seen from another user, over HTTP a
   const followed = await h.request('POST', `/api/v1/accounts/${bob.account.id}/follow`, { token: alice.token });
   t.strictSame([followed.statusCode, followed.json], [404, { error: 'Record not found' }], 'nobody can follow it');
   t.strictSame((await h.request('GET', `/api/v1/accounts/relationships?id[]=${bob.account.id}`, { token: carol.token })).json, [], 'relationships leave it out');
+  t.strictSame((await h.request('GET', `/api/v1/accounts/${carol.account.id}/following`, { token: carol.token })).json, [], 'and lists of follows');
+  t.strictSame((await h.request('GET', `/api/v1/accounts/${bob.account.id}/followers`, { token: carol.token })).json, [], 'its own lists are empty');
   t.match((await h.request('GET', `/api/v1/accounts/relationships?id[]=${bob.account.id}&with_suspended=true`, { token: carol.token })).json, [{ id: bob.account.id, following: true }], 'unless asked');
 
   const refused = await h.request('GET', '/api/v1/timelines/home', { token: bob.token });
@@ -290,6 +292,7 @@ t.test('a report resolved with a suspension, seen from another user, over HTTP a
   t.notOk('suspended' in restored.json.account);
   t.equal((await h.request('GET', `/api/v1/statuses/${bobPost.id}`, { token: carol.token })).statusCode, 200, 'unsuspended: back');
   t.ok(ids((await h.request('GET', '/api/v1/timelines/home', { token: carol.token })).json).includes(bobPost.id));
+  t.strictSame(ids((await h.request('GET', `/api/v1/accounts/${carol.account.id}/following`, { token: carol.token })).json), [bob.account.id], 'back in lists of follows');
   t.equal((await h.request('GET', '/api/v1/timelines/home', { token: bob.token })).statusCode, 200, 'its token works again');
   const live = await openSse(`${base}/user`, { authorization: `Bearer ${bob.token}` });
   t.equal(live.status, 200);
