@@ -230,6 +230,9 @@ t.test('a report resolved with a suspension, seen from another user, over HTTP a
   await follow(h, carol, bob);
   const bobPost = await post(h, bob, 'bob says hello');
   const reply = await post(h, carol, { status: '@bob hello back', in_reply_to_id: bobPost.id });
+  const carolPost = await post(h, carol, 'carol says hi');
+  await h.request('POST', `/api/v1/statuses/${carolPost.id}/favourite`, { token: bob.token });
+  t.strictSame(ids((await h.request('GET', `/api/v1/statuses/${carolPost.id}/favourited_by`, { token: carol.token })).json), [bob.account.id]);
   const report = await h.request('POST', '/api/v1/reports', { token: alice.token, payload: { account_id: bob.account.id, status_ids: [bobPost.id], comment: 'rude' } });
   t.equal(report.statusCode, 200);
 
@@ -268,6 +271,7 @@ t.test('a report resolved with a suspension, seen from another user, over HTTP a
   t.strictSame((await h.request('GET', `/api/v1/accounts/relationships?id[]=${bob.account.id}`, { token: carol.token })).json, [], 'relationships leave it out');
   t.strictSame((await h.request('GET', `/api/v1/accounts/${carol.account.id}/following`, { token: carol.token })).json, [], 'and lists of follows');
   t.strictSame((await h.request('GET', `/api/v1/accounts/${bob.account.id}/followers`, { token: carol.token })).json, [], 'its own lists are empty');
+  t.strictSame((await h.request('GET', `/api/v1/statuses/${carolPost.id}/favourited_by`, { token: carol.token })).json, [], 'and who favourited');
   t.match((await h.request('GET', `/api/v1/accounts/relationships?id[]=${bob.account.id}&with_suspended=true`, { token: carol.token })).json, [{ id: bob.account.id, following: true }], 'unless asked');
 
   const refused = await h.request('GET', '/api/v1/timelines/home', { token: bob.token });
