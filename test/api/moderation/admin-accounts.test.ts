@@ -252,6 +252,8 @@ t.test('a report resolved with a suspension, seen from another user, over HTTP a
   await bobStream.ended;
   t.pass("the suspended user's stream ended");
 
+  t.strictSame(ids((await h.request('GET', '/api/v1/admin/accounts?suspended=true', { token: mia.token })).json), [bob.account.id]);
+  t.notOk(ids((await h.request('GET', '/api/v1/admin/accounts', { token: mia.token })).json).includes(bob.account.id), 'v1 lists active accounts by default');
   const resolved = await h.request('GET', `/api/v1/admin/reports/${report.json.id}`, { token: mia.token });
   t.match(resolved.json, { action_taken: true, action_taken_by_account: { id: mia.account.id }, target_account: { id: bob.account.id, suspended: true } });
 
