@@ -6,12 +6,12 @@
 // accounts_acct ('username'); `user.emailKey` under accounts_email ('email').
 
 import type { Account, Id, User, UserSettings } from '../../core/domain/model.ts';
-import type { AccountRepository } from '../../core/domain/ports/storage.ts';
+import type { AccountRepository, AdminAccountFilter } from '../../core/domain/ports/storage.ts';
 import type { Mongo } from './db.ts';
 import { C } from './schema.ts';
-import { applyPatch, asciiLower, lookupId, num, setFields, stored, validIds, type Doc } from './values.ts';
+import { applyPatch, asciiLower, inPageOrder, lookupId, num, pageQuery, setFields, stored, validIds, withRange, type Doc } from './values.ts';
 
-export const ACCOUNT_PATCH_FIELDS = ['displayName', 'note', 'locked', 'bot', 'discoverable', 'fields', 'avatarUrl', 'headerUrl', 'url', 'role'] as const;
+export const ACCOUNT_PATCH_FIELDS = ['displayName', 'note', 'locked', 'bot', 'discoverable', 'fields', 'avatarUrl', 'headerUrl', 'url', 'role', 'suspendedAt', 'silencedAt', 'sensitizedAt'] as const;
 export const USER_PATCH_FIELDS = ['passwordHash', 'confirmedAt', 'approved', 'disabled', 'locale', 'settings'] as const;
 
 /** What account reads leave out: the user, the pins, pending jobs. */
@@ -56,34 +56,51 @@ export function accountDoc(a: Account, u?: User): Doc {
     followingCount: a.followingCount,
     lastStatusAt: a.lastStatusAt,
     role: a.role,
+    suspendedAt: a.suspendedAt ?? null,
+    silencedAt: a.silencedAt ?? null,
+    sensitizedAt: a.sensitizedAt ?? null,
   };
   if (u !== undefined) doc['user'] = userSubdoc(u);
   return doc;
 }
 
 export function accountFromDoc(d: Doc): Account {
-  return {
-    id: d['_id'] as Id,
-    username: d['username'] as string,
-    domain: d['domain'] as string | null,
-    displayName: d['displayName'] as string,
-    note: d['note'] as string,
-    locked: d['locked'] as boolean,
-    bot: d['bot'] as boolean,
-    discoverable: d['discoverable'] as boolean,
-    fields: d['fields'] as Account['fields'],
-    avatarUrl: d['avatarUrl'] as string | null,
-    headerUrl: d['headerUrl'] as string | null,
-    url: d['url'] as string | null,
-    uri: d['uri'] as string | null,
-    createdAt: d['createdAt'] as number,
-    statusesCount: d['statusesCount'] as number,
-    followersCount: d['followersCount'] as number,
-    followingCount: d['followingCount'] as number,
-    lastStatusAt: d['lastStatusAt'] as number | null,
-    // Documents written before roles existed have none.
-    role: (d['role'] as string | null | undefined) ?? null,
-  };
+  // What moderators did shows only when they did it (absent reads as "not so").
+  return withModeration(
+    {
+      id: d['_id'] as Id,
+      username: d['username'] as string,
+      domain: d['domain'] as string | null,
+      displayName: d['displayName'] as string,
+      note: d['note'] as string,
+      locked: d['locked'] as boolean,
+      bot: d['bot'] as boolean,
+      discoverable: d['discoverable'] as boolean,
+      fields: d['fields'] as Account['fields'],
+      avatarUrl: d['avatarUrl'] as string | null,
+      headerUrl: d['headerUrl'] as string | null,
+      url: d['url'] as string | null,
+      uri: d['uri'] as string | null,
+      createdAt: d['createdAt'] as number,
+      statusesCount: d['statusesCount'] as number,
+      followersCount: d['followersCount'] as number,
+      followingCount: d['followingCount'] as number,
+      lastStatusAt: d['lastStatusAt'] as number | null,
+      // Documents written before roles existed have none.
+      role: (d['role'] as string | null | undefined) ?? null,
+    },
+    (d['suspendedAt'] as number | null | undefined) ?? null,
+    (d['silencedAt'] as number | null | undefined) ?? null,
+    (d['sensitizedAt'] as number | null | undefined) ?? null,
+  );
+}
+
+/** Adds the moderation times that are set (the model's fields are absent otherwise). */
+function withModeration(account: Account, suspendedAt: number | null, silencedAt: number | null, sensitizedAt: number | null): Account {
+  if (suspendedAt !== null) account.suspendedAt = suspendedAt;
+  if (silencedAt !== null) account.silencedAt = silencedAt;
+  if (sensitizedAt !== null) account.sensitizedAt = sensitizedAt;
+  return account;
 }
 
 export function userFromDoc(accountId: Id, u: Doc): User {
@@ -163,7 +180,10 @@ export function accountRepository(m: Mongo): AccountRepository {
         decide: (current) => {
           if (current === null) return { result: null, write: null };
           const update = accountUpdate(patch, options.settings, current['user'] !== undefined);
-          return { result: applyPatch(accountFromDoc(current), patch, ACCOUNT_PATCH_FIELDS), write: update === null ? null : { update } };
+          const result = applyPatch(accountFromDoc(current), patch, ACCOUNT_PATCH_FIELDS);
+          // As read back: a moderation time undone is absent.
+          for (const field of ['suspendedAt', 'silencedAt', 'sensitizedAt'] as const) if (result[field] === null) delete result[field];
+          return { result, write: update === null ? null : { update } };
         },
         outbox: options.outbox,
       });
@@ -209,5 +229,58 @@ export function accountRepository(m: Mongo): AccountRepository {
     async listStaff() {
       return (await accounts.find({ domain: null, role: { $type: 'string' } }).toArray()).map(accountFromDoc);
     },
+    async listForAdmin(filter, page) {
+      const p = pageQuery(page);
+      if (p.empty) return [];
+      const rows = await accounts.find(withRange(adminQuery(filter), p), { projection: ACCOUNT_PROJECTION }).sort({ num: p.sort }).limit(p.limit).toArray();
+      return inPageOrder(rows, p).map(accountFromDoc);
+    },
+    async removeUnapproved(accountId) {
+      const id = lookupId(accountId);
+      if (id === null) return false;
+      // One document holds the account and its user.
+      const result = await accounts.deleteOne({ _id: id, domain: null, 'user.approved': false });
+      return result.deletedCount > 0;
+    },
   };
+}
+
+const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The admin listing's query: usernames and e-mails by their lower-case keys (prefix), the
+ * display name by a case-insensitive search. */
+export function adminQuery(filter: AdminAccountFilter): Doc {
+  const and: Doc[] = [];
+  if (filter.origin === 'local') and.push({ domain: null });
+  if (filter.origin === 'remote') and.push({ domain: { $ne: null } });
+  const notSuspended = { $or: [{ suspendedAt: null }, { suspendedAt: { $exists: false } }] };
+  switch (filter.status) {
+    case 'active':
+      and.push(notSuspended);
+      break;
+    case 'pending':
+      and.push({ 'user.approved': false });
+      break;
+    case 'disabled':
+      and.push({ 'user.disabled': true }, notSuspended);
+      break;
+    case 'silenced':
+      and.push({ silencedAt: { $type: 'number' } });
+      break;
+    case 'suspended':
+      and.push({ suspendedAt: { $type: 'number' } });
+      break;
+    case 'sensitized':
+      and.push({ sensitizedAt: { $type: 'number' } });
+      break;
+    case undefined:
+      break;
+  }
+  if (filter.roles !== undefined) and.push({ domain: null, role: { $in: [...filter.roles] } });
+  if (filter.domain !== undefined) and.push({ domainKey: asciiLower(filter.domain), domain: { $ne: null } });
+  // Patterns as strings ($regex/$options): what every driver and server reads the same way.
+  if (filter.usernamePrefix !== undefined) and.push({ usernameKey: { $regex: `^${escapeRegex(asciiLower(filter.usernamePrefix))}` } });
+  if (filter.displayNameContains !== undefined) and.push({ displayName: { $regex: escapeRegex(filter.displayNameContains), $options: 'i' } });
+  if (filter.emailPrefix !== undefined) and.push({ 'user.emailKey': { $regex: `^${escapeRegex(asciiLower(filter.emailPrefix))}` } });
+  return and.length === 0 ? {} : { $and: and };
 }

@@ -368,6 +368,13 @@ export const MIGRATIONS: readonly MongoMigration[] = [
       await createCollections(db, [C.accountActivity]);
     },
   },
+  {
+    description: 'what moderators did to an account: suspended, silenced, sensitized',
+    async up(db) {
+      // Written before moderation existed: none of it (the field absent reads as null too).
+      await db.collection(C.accounts).updateMany({ suspendedAt: { $exists: false } }, { $set: { suspendedAt: null, silencedAt: null, sensitizedAt: null } });
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,11 +1,11 @@
-import type { AccountRepository } from '../../core/domain/ports/storage.ts';
+import type { AccountRepository, AdminAccountFilter, Page } from '../../core/domain/ports/storage.ts';
 import type { Account, User } from '../../core/domain/model.ts';
 import type { Db, Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 import { Params, bool, ceilMs, id, idOrNull, int, intOrNull, json, jsonText, key, keyOrNull, keys, lookupKey, setClause, storable, text, textOrNull } from './values.ts';
 
 const ACCOUNT_COLUMNS = `id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
-  created_at, statuses_count, followers_count, following_count, last_status_at, role`;
+  created_at, statuses_count, followers_count, following_count, last_status_at, role, suspended_at, silenced_at, sensitized_at`;
 const ACCOUNT = `SELECT ${ACCOUNT_COLUMNS} FROM accounts`;
 const USER_COLUMNS = 'account_id, email, password_hash, created_at, confirmed_at, approved, disabled, locale, created_by_application_id, settings';
 const USER = `SELECT ${USER_COLUMNS} FROM users`;
@@ -16,27 +16,41 @@ const ACCT_MATCH = `lower(username COLLATE "C") = lower($1::text COLLATE "C") AN
 const EMAIL_MATCH = 'lower(email COLLATE "C") = lower($1::text COLLATE "C")';
 
 export function accountFromRow(r: Row): Account {
-  return {
-    id: id(r['id']),
-    username: text(r['username']),
-    domain: textOrNull(r['domain']),
-    displayName: text(r['display_name']),
-    note: text(r['note']),
-    locked: bool(r['locked']),
-    bot: bool(r['bot']),
-    discoverable: bool(r['discoverable']),
-    fields: json(r['fields']),
-    avatarUrl: textOrNull(r['avatar_url']),
-    headerUrl: textOrNull(r['header_url']),
-    url: textOrNull(r['url']),
-    uri: textOrNull(r['uri']),
-    createdAt: int(r['created_at']),
-    statusesCount: int(r['statuses_count']),
-    followersCount: int(r['followers_count']),
-    followingCount: int(r['following_count']),
-    lastStatusAt: intOrNull(r['last_status_at']),
-    role: textOrNull(r['role']),
-  };
+  // What moderators did shows only when they did it (absent reads as "not so").
+  return withModeration(
+    {
+      id: id(r['id']),
+      username: text(r['username']),
+      domain: textOrNull(r['domain']),
+      displayName: text(r['display_name']),
+      note: text(r['note']),
+      locked: bool(r['locked']),
+      bot: bool(r['bot']),
+      discoverable: bool(r['discoverable']),
+      fields: json(r['fields']),
+      avatarUrl: textOrNull(r['avatar_url']),
+      headerUrl: textOrNull(r['header_url']),
+      url: textOrNull(r['url']),
+      uri: textOrNull(r['uri']),
+      createdAt: int(r['created_at']),
+      statusesCount: int(r['statuses_count']),
+      followersCount: int(r['followers_count']),
+      followingCount: int(r['following_count']),
+      lastStatusAt: intOrNull(r['last_status_at']),
+      role: textOrNull(r['role']),
+    },
+    intOrNull(r['suspended_at']),
+    intOrNull(r['silenced_at']),
+    intOrNull(r['sensitized_at']),
+  );
+}
+
+/** Adds the moderation times that are set (the model's fields are absent otherwise). */
+function withModeration(account: Account, suspendedAt: number | null, silencedAt: number | null, sensitizedAt: number | null): Account {
+  if (suspendedAt !== null) account.suspendedAt = suspendedAt;
+  if (silencedAt !== null) account.silencedAt = silencedAt;
+  if (sensitizedAt !== null) account.sensitizedAt = sensitizedAt;
+  return account;
 }
 
 function userFromRow(r: Row): User {
@@ -62,8 +76,9 @@ export function accountRepository(db: Db): AccountRepository {
       const accountValues = [
         key(a.id), a.username, a.domain, a.displayName, a.note, a.locked, a.bot, a.discoverable, jsonText(a.fields), a.avatarUrl, a.headerUrl, a.url,
         a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt, a.role,
+        a.suspendedAt ?? null, a.silencedAt ?? null, a.sensitizedAt ?? null,
       ];
-      const insertAccount = `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`;
+      const insertAccount = `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`;
       if (u === undefined) {
         await db.run(insertAccount, accountValues);
         return;
@@ -72,7 +87,7 @@ export function accountRepository(db: Db): AccountRepository {
       // first and a taken username is reported before a taken e-mail, as the port lists them.
       await db.run(
         `WITH a AS (${insertAccount} RETURNING id)
-         INSERT INTO users (${USER_COLUMNS}) SELECT a.id, $20::text, $21::text, $22::bigint, $23::bigint, $24::boolean, $25::boolean, $26::text, $27::bigint, $28::text FROM a`,
+         INSERT INTO users (${USER_COLUMNS}) SELECT a.id, $23::text, $24::text, $25::bigint, $26::bigint, $27::boolean, $28::boolean, $29::text, $30::bigint, $31::text FROM a`,
         [
           ...accountValues, u.email, u.passwordHash, u.createdAt, u.confirmedAt, u.approved, u.disabled, u.locale,
           keyOrNull(u.createdByApplicationId), jsonText(u.settings),
@@ -115,6 +130,9 @@ export function accountRepository(db: Db): AccountRepository {
         headerUrl: ['header_url', asIs],
         url: ['url', asIs],
         role: ['role', asIs],
+        suspendedAt: ['suspended_at', asIs],
+        silencedAt: ['silenced_at', asIs],
+        sensitizedAt: ['sensitized_at', asIs],
       });
       const target = p.add(k);
       // The account (updated, or read when the patch is empty) and the user's settings: one statement.
@@ -174,5 +192,71 @@ export function accountRepository(db: Db): AccountRepository {
     async listStaff() {
       return (await db.rows(`${ACCOUNT} WHERE role IS NOT NULL AND domain IS NULL`)).map(accountFromRow);
     },
+    async listForAdmin(filter, page) {
+      const p = new Params();
+      const where = adminWhere(p, filter, page);
+      if (where === null) return [];
+      const order = page.minId !== undefined ? 'ASC' : 'DESC';
+      const rows = (await db.rows(`${ACCOUNT} WHERE ${where} ORDER BY id ${order} LIMIT ${p.add(Math.max(0, page.limit))}`, p.values)).map(accountFromRow);
+      return page.minId !== undefined ? rows.reverse() : rows;
+    },
+    async removeUnapproved(accountId) {
+      const k = lookupKey(accountId);
+      if (k === null) return false;
+      // One statement: the user goes only when unapproved and local, and the account with it.
+      const r = await db.row(
+        `WITH u AS (DELETE FROM users WHERE account_id = $1::bigint AND NOT approved
+                      AND EXISTS (SELECT 1 FROM accounts WHERE id = $1::bigint AND domain IS NULL) RETURNING account_id),
+              a AS (DELETE FROM accounts WHERE id IN (SELECT account_id FROM u) RETURNING id)
+         SELECT count(*) AS n FROM a`,
+        [k],
+      );
+      return int(r?.['n']) > 0;
+    },
   };
+}
+
+/** The WHERE clause of the admin listing (the user's columns through subqueries); null when a
+ * text criterion cannot be stored, so nothing matches. */
+function adminWhere(p: Params, filter: AdminAccountFilter, page: Page): string | null {
+  const parts: string[] = ['TRUE'];
+  const user = (condition: string) => `EXISTS (SELECT 1 FROM users u WHERE u.account_id = accounts.id AND ${condition})`;
+  for (const text of [filter.domain, filter.usernamePrefix, filter.displayNameContains, filter.emailPrefix]) {
+    if (text !== undefined && !storable(text)) return null;
+  }
+  if (filter.origin === 'local') parts.push('domain IS NULL');
+  if (filter.origin === 'remote') parts.push('domain IS NOT NULL');
+  switch (filter.status) {
+    case 'active':
+      parts.push('suspended_at IS NULL');
+      break;
+    case 'pending':
+      parts.push(user('NOT u.approved'));
+      break;
+    case 'disabled':
+      parts.push(user('u.disabled'), 'suspended_at IS NULL');
+      break;
+    case 'silenced':
+      parts.push('silenced_at IS NOT NULL');
+      break;
+    case 'suspended':
+      parts.push('suspended_at IS NOT NULL');
+      break;
+    case 'sensitized':
+      parts.push('sensitized_at IS NOT NULL');
+      break;
+    case undefined:
+      break;
+  }
+  if (filter.roles !== undefined) parts.push(`domain IS NULL AND role = ANY(${p.add([...filter.roles])}::text[])`);
+  if (filter.domain !== undefined) parts.push(`lower(domain) = lower(${p.add(filter.domain)}::text)`);
+  if (filter.usernamePrefix !== undefined) parts.push(`starts_with(lower(username), lower(${p.add(filter.usernamePrefix)}::text))`);
+  if (filter.displayNameContains !== undefined) parts.push(`strpos(lower(display_name), lower(${p.add(filter.displayNameContains)}::text)) > 0`);
+  if (filter.emailPrefix !== undefined) parts.push(user(`starts_with(lower(u.email), lower(${p.add(filter.emailPrefix)}::text))`));
+  const max = page.maxId === undefined ? null : lookupKey(page.maxId);
+  const since = page.minId ?? page.sinceId;
+  const min = since === undefined ? null : lookupKey(since);
+  if (max !== null) parts.push(`id < ${p.add(max)}::bigint`);
+  if (min !== null) parts.push(`id > ${p.add(min)}::bigint`);
+  return parts.join(' AND ');
 }

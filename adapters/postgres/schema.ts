@@ -517,6 +517,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX favourites_created ON favourites (created_at);
   CREATE INDEX accounts_domain ON accounts (domain, created_at) WHERE domain IS NOT NULL;
   `,
+  // 15: what moderators did to an account (suspended, silenced, sensitized; a user's `disabled`
+  // exists already).
+  `
+  ALTER TABLE accounts ADD COLUMN suspended_at bigint;
+  ALTER TABLE accounts ADD COLUMN silenced_at bigint;
+  ALTER TABLE accounts ADD COLUMN sensitized_at bigint;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

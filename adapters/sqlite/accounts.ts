@@ -1,4 +1,4 @@
-import { StorageConflict, type AccountRepository } from '../../core/domain/ports/storage.ts';
+import { StorageConflict, type AccountRepository, type AdminAccountFilter, type Page } from '../../core/domain/ports/storage.ts';
 import type { Account, Id, User } from '../../core/domain/model.ts';
 import { isId } from '../../core/domain/ids.ts';
 import { bool, flag, id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, setClause, text, textOrNull, type Db, type Row } from './db.ts';
@@ -6,32 +6,46 @@ import { writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';
 
 const ACCOUNT = `SELECT id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
-  created_at, statuses_count, followers_count, following_count, last_status_at, role FROM accounts`;
+  created_at, statuses_count, followers_count, following_count, last_status_at, role, suspended_at, silenced_at, sensitized_at FROM accounts`;
 const USER = `SELECT account_id, email, password_hash, created_at, confirmed_at, approved, disabled, locale, created_by_application_id,
   settings FROM users`;
 
 export function accountFromRow(r: Row): Account {
-  return {
-    id: id(r.id),
-    username: text(r.username),
-    domain: textOrNull(r.domain),
-    displayName: text(r.display_name),
-    note: text(r.note),
-    locked: bool(r.locked),
-    bot: bool(r.bot),
-    discoverable: bool(r.discoverable),
-    fields: json(r.fields),
-    avatarUrl: textOrNull(r.avatar_url),
-    headerUrl: textOrNull(r.header_url),
-    url: textOrNull(r.url),
-    uri: textOrNull(r.uri),
-    createdAt: int(r.created_at),
-    statusesCount: int(r.statuses_count),
-    followersCount: int(r.followers_count),
-    followingCount: int(r.following_count),
-    lastStatusAt: intOrNull(r.last_status_at),
-    role: textOrNull(r.role),
-  };
+  // What moderators did shows only when they did it (absent reads as "not so").
+  return withModeration(
+    {
+      id: id(r.id),
+      username: text(r.username),
+      domain: textOrNull(r.domain),
+      displayName: text(r.display_name),
+      note: text(r.note),
+      locked: bool(r.locked),
+      bot: bool(r.bot),
+      discoverable: bool(r.discoverable),
+      fields: json(r.fields),
+      avatarUrl: textOrNull(r.avatar_url),
+      headerUrl: textOrNull(r.header_url),
+      url: textOrNull(r.url),
+      uri: textOrNull(r.uri),
+      createdAt: int(r.created_at),
+      statusesCount: int(r.statuses_count),
+      followersCount: int(r.followers_count),
+      followingCount: int(r.following_count),
+      lastStatusAt: intOrNull(r.last_status_at),
+      role: textOrNull(r.role),
+    },
+    intOrNull(r.suspended_at),
+    intOrNull(r.silenced_at),
+    intOrNull(r.sensitized_at),
+  );
+}
+
+/** Adds the moderation times that are set (the model's fields are absent otherwise). */
+function withModeration(account: Account, suspendedAt: number | null, silencedAt: number | null, sensitizedAt: number | null): Account {
+  if (suspendedAt !== null) account.suspendedAt = suspendedAt;
+  if (silencedAt !== null) account.silencedAt = silencedAt;
+  if (sensitizedAt !== null) account.sensitizedAt = sensitizedAt;
+  return account;
 }
 
 function userFromRow(r: Row): User {
@@ -85,10 +99,11 @@ export function accountRepository(db: Db): AccountRepository {
         if (u && db.get('SELECT 1 FROM users WHERE lower(email) = lower(?)', u.email)) throw new StorageConflict('email');
         db.run(
           `INSERT INTO accounts (id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
-             created_at, statuses_count, followers_count, following_count, last_status_at, role)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             created_at, statuses_count, followers_count, following_count, last_status_at, role, suspended_at, silenced_at, sensitized_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           key(a.id), a.username, a.domain, a.displayName, a.note, flag(a.locked), flag(a.bot), flag(a.discoverable), jsonText(a.fields),
           a.avatarUrl, a.headerUrl, a.url, a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt, a.role,
+          a.suspendedAt ?? null, a.silencedAt ?? null, a.sensitizedAt ?? null,
         );
         if (u) {
           db.run(
@@ -135,6 +150,9 @@ export function accountRepository(db: Db): AccountRepository {
         headerUrl: ['header_url', asIs],
         url: ['url', asIs],
         role: ['role', asIs],
+        suspendedAt: ['suspended_at', asIs],
+        silencedAt: ['silenced_at', asIs],
+        sensitizedAt: ['sensitized_at', asIs],
       });
       return writeWithOutbox(db, options?.outbox, () => {
         if (set.sql !== '') db.run(`UPDATE accounts SET ${set.sql} WHERE id = ?`, ...set.params, k);
@@ -189,5 +207,84 @@ export function accountRepository(db: Db): AccountRepository {
     async listStaff() {
       return db.all(`${ACCOUNT} WHERE role IS NOT NULL AND domain IS NULL`).map(accountFromRow);
     },
+    async listForAdmin(filter, page) {
+      const { where, params } = adminWhere(filter, page);
+      const order = page.minId !== undefined ? 'ASC' : 'DESC';
+      const rows = db.all(`${ACCOUNT} WHERE ${where} ORDER BY id ${order} LIMIT ?`, ...params, Math.max(0, page.limit)).map(accountFromRow);
+      return page.minId !== undefined ? rows.reverse() : rows;
+    },
+    async removeUnapproved(accountId) {
+      const k = lookupKey(accountId);
+      if (k === null) return false;
+      return db.write(() => {
+        if (!db.get('SELECT 1 FROM users u JOIN accounts a ON a.id = u.account_id WHERE u.account_id = ? AND u.approved = 0 AND a.domain IS NULL', k)) return false;
+        db.run('DELETE FROM users WHERE account_id = ?', k);
+        db.run('DELETE FROM accounts WHERE id = ?', k);
+        return true;
+      });
+    },
   };
+}
+
+/** The WHERE clause of the admin listing (columns of `accounts`; the user's through subqueries). */
+function adminWhere(filter: AdminAccountFilter, page: Page): { where: string; params: (string | bigint | number)[] } {
+  const parts: string[] = ['1 = 1'];
+  const params: (string | bigint | number)[] = [];
+  const user = (condition: string) => `EXISTS (SELECT 1 FROM users u WHERE u.account_id = accounts.id AND ${condition})`;
+  if (filter.origin === 'local') parts.push('domain IS NULL');
+  if (filter.origin === 'remote') parts.push('domain IS NOT NULL');
+  switch (filter.status) {
+    case 'active':
+      parts.push('suspended_at IS NULL');
+      break;
+    case 'pending':
+      parts.push(user('u.approved = 0'));
+      break;
+    case 'disabled':
+      parts.push(user('u.disabled = 1'), 'suspended_at IS NULL');
+      break;
+    case 'silenced':
+      parts.push('silenced_at IS NOT NULL');
+      break;
+    case 'suspended':
+      parts.push('suspended_at IS NOT NULL');
+      break;
+    case 'sensitized':
+      parts.push('sensitized_at IS NOT NULL');
+      break;
+    case undefined:
+      break;
+  }
+  if (filter.roles !== undefined) {
+    parts.push('domain IS NULL AND role IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(filter.roles));
+  }
+  if (filter.domain !== undefined) {
+    parts.push('lower(domain) = lower(?)');
+    params.push(filter.domain);
+  }
+  if (filter.usernamePrefix !== undefined) {
+    parts.push('substr(lower(username), 1, length(?)) = lower(?)');
+    params.push(filter.usernamePrefix, filter.usernamePrefix);
+  }
+  if (filter.displayNameContains !== undefined) {
+    parts.push('instr(lower(display_name), lower(?)) > 0');
+    params.push(filter.displayNameContains);
+  }
+  if (filter.emailPrefix !== undefined) {
+    parts.push(user('substr(lower(u.email), 1, length(?)) = lower(?)'));
+    params.push(filter.emailPrefix, filter.emailPrefix);
+  }
+  const max = page.maxId === undefined ? null : lookupKey(page.maxId);
+  const since = page.minId ?? page.sinceId;
+  const min = since === undefined ? null : lookupKey(since);
+  if (max !== null) {
+    parts.push('id < ?');
+    params.push(max);
+  }
+  if (min !== null) {
+    parts.push('id > ?');
+    params.push(min);
+  }
+  return { where: parts.join(' AND '), params };
 }

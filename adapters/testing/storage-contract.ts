@@ -24,7 +24,7 @@
 //
 // The suite only calls the tap methods in ContractTest, so its types do not depend on tap's.
 
-import { StorageConflict, type Page, type Storage, type StatusQuery, type StorageExtension } from '../../core/domain/ports/storage.ts';
+import { StorageConflict, type AdminAccountFilter, type Page, type Storage, type StatusQuery, type StorageExtension } from '../../core/domain/ports/storage.ts';
 import { probeStorage } from './probe-extension.ts';
 import { inboxContract } from './inbox-contract.ts';
 import { tagsContract } from './tags-contract.ts';
@@ -237,6 +237,63 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame(sortedIds(idsOf(await w.s.accounts.listStaff())), sortedIds([owner.id, plain.id]));
     t.strictSame(await w.s.accounts.update(owner.id, { role: null }), { ...owner, role: null }, 'and takes it away');
     t.strictSame(idsOf(await w.s.accounts.listStaff()), [plain.id]);
+  });
+
+  it('accounts: moderation states, the admin listing and a rejected sign-up', async (t, w) => {
+    const staff = await w.account({ role: 'Moderator', username: 'mod_one', displayName: 'The Moderator' }, true);
+    const pending = await w.account({ username: 'new_one' }, true);
+    await w.s.accounts.updateUser(pending.id, { approved: false });
+    const plain = await w.account({ username: 'plain_one', displayName: 'Plain Jane' }, true);
+    const far = await w.account({ username: 'far_one', domain: 'Remote.Example', uri: 'https://remote.example/u/far_one' });
+    t.strictSame(await w.acct(plain.id), plain, 'no moderation: the fields are absent');
+
+    const suspended = await w.s.accounts.update(plain.id, { suspendedAt: 5000, silencedAt: 6000 });
+    t.strictSame(suspended, { ...plain, suspendedAt: 5000, silencedAt: 6000 }, 'update sets moderation times');
+    t.strictSame(await w.acct(plain.id), { ...plain, suspendedAt: 5000, silencedAt: 6000 }, 'and they are stored');
+    await w.s.accounts.update(far.id, { sensitizedAt: 7000 });
+
+    const list = async (filter: AdminAccountFilter, page: Page = { limit: 40 }) => idsOf(await w.s.accounts.listForAdmin(filter, page));
+    const all = [far.id, plain.id, pending.id, staff.id];
+    t.strictSame(await list({}), all, 'no filter: every account, newest first');
+    t.strictSame(await list({ origin: 'local' }), [plain.id, pending.id, staff.id]);
+    t.strictSame(await list({ origin: 'remote' }), [far.id]);
+    t.strictSame(await list({ status: 'active', origin: 'local' }), [pending.id, staff.id], 'active: not suspended');
+    t.strictSame(await list({ status: 'suspended' }), [plain.id]);
+    t.strictSame(await list({ status: 'silenced' }), [plain.id]);
+    t.strictSame(await list({ status: 'sensitized' }), [far.id]);
+    t.strictSame(await list({ status: 'pending' }), [pending.id]);
+    t.strictSame(await list({ status: 'disabled' }), []);
+    await w.s.accounts.updateUser(staff.id, { disabled: true });
+    await w.s.accounts.updateUser(plain.id, { disabled: true });
+    t.strictSame(await list({ status: 'disabled' }), [staff.id], 'disabled: not suspended');
+    t.strictSame(await list({ roles: ['Moderator', 'Admin'] }), [staff.id]);
+    t.strictSame(await list({ roles: [] }), []);
+    t.strictSame(await list({ domain: 'REMOTE.example' }), [far.id], 'domain: case ignored');
+    t.strictSame(await list({ usernamePrefix: 'PLAIN_' }), [plain.id], 'username: a prefix, case ignored, _ taken literally');
+    t.strictSame(await list({ usernamePrefix: 'lain' }), [], 'a prefix only');
+    t.strictSame(await list({ usernamePrefix: '%' }), [], 'no wildcards');
+    t.strictSame(await list({ displayNameContains: 'jAnE' }), [plain.id], 'display name: contained, case ignored');
+    t.strictSame(await list({ displayNameContains: '.*' }), [], 'taken literally');
+    const email = (await w.s.accounts.getUser(staff.id))?.email ?? '';
+    t.strictSame(await list({ emailPrefix: `${email.split('@')[0] ?? ''}@`.toUpperCase() }), [staff.id], 'e-mail: a prefix, case ignored');
+    t.strictSame(await list({ origin: 'local', usernamePrefix: 'far' }), [], 'every criterion holds');
+    t.strictSame(await list({}, { limit: 2 }), all.slice(0, 2), 'limit');
+    t.strictSame(await list({}, { limit: 2, maxId: plain.id }), all.slice(2, 4), 'maxId');
+    t.strictSame(await list({}, { limit: 1, minId: pending.id }), [plain.id], 'minId: the rows right above');
+    t.strictSame(await list({}, { limit: 10, sinceId: pending.id }), [far.id, plain.id], 'sinceId');
+
+    t.strictSame(await w.s.accounts.update(plain.id, { suspendedAt: null, silencedAt: null }), { ...plain }, 'undone: absent again');
+    t.strictSame(await w.acct(plain.id), plain);
+
+    t.equal(await w.s.accounts.removeUnapproved(plain.id), false, 'an approved user stays');
+    t.equal(await w.s.accounts.removeUnapproved(far.id), false, 'a remote account stays');
+    t.equal(await w.s.accounts.removeUnapproved(w.id()), false, 'a missing one: false');
+    t.equal(await w.s.accounts.removeUnapproved('nope'), false);
+    t.equal(await w.s.accounts.removeUnapproved(pending.id), true, 'an unapproved sign-up goes');
+    t.equal(await w.s.accounts.get(pending.id), null);
+    t.equal(await w.s.accounts.getUser(pending.id), null, 'with its user');
+    t.equal(await w.s.accounts.findByUsername('new_one', null), null, 'its username is free again');
+    t.equal(await w.s.accounts.removeUnapproved(pending.id), false, 'once');
   });
 
   it('accounts: remote accounts found by uri, refreshed, one per uri', async (t, w) => {

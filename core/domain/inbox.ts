@@ -7,6 +7,7 @@ import { isId } from './ids.ts';
 import { NOTIFICATION_TYPES, type Account, type Notification, type NotificationType } from './model.ts';
 import { fillPage, type Slice } from './paging.ts';
 import type { NotificationFilter, Page } from './ports/storage.ts';
+import { isSuspended } from './policy.ts';
 import { filterVisible } from './viewer.ts';
 
 export interface NotificationQuery {
@@ -39,7 +40,7 @@ export function notificationFilter(query: NotificationQuery): NotificationFilter
   return filter;
 }
 
-/** The notifications of `viewer` that may be shown to them: their account still exists, and
+/** The notifications of `viewer` that may be shown to them: their account still exists and is not suspended, and
  * their status (if any) is one the viewer can see now, by the one visibility policy. A status
  * that was deleted, or that left the viewer's sight since (a mention edited away, a block, an
  * unfollow for followers-only posts), takes its notification out of every read. */
@@ -50,7 +51,8 @@ export async function shownNotifications(core: Core, viewer: Account, rows: read
     core.storage.accounts.getMany([...new Set(rows.map((n) => n.fromAccountId))]),
     statusIds.length === 0 ? Promise.resolve([]) : core.storage.statuses.getMany(statusIds),
   ]);
-  const accountIds = new Set(accounts.map((a) => a.id));
+  // A suspended sender's notifications are gone with it (and back when it is unsuspended).
+  const accountIds = new Set(accounts.filter((a) => !isSuspended(a)).map((a) => a.id));
   const visible = new Set((await filterVisible(core, viewer, statuses)).map((s) => s.id));
   return rows.filter((n) => accountIds.has(n.fromAccountId) && (n.statusId === null || visible.has(n.statusId)));
 }

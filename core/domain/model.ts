@@ -36,6 +36,13 @@ export interface Account {
    * for everyone else. Kept on the account, so that a caller's permissions and the `roles` of
    * a rendered account cost no read of their own. */
   role: string | null;
+  /** What moderators did to it (Mastodon's suspended_at, silenced_at, sensitized_at): when the
+   * account was suspended (gone for everyone else, its sign-in refused), silenced (kept off
+   * public timelines for those who do not follow it) or sensitized (its media always shown as
+   * sensitive). Absent or null: not so. Read through moderation/account-state.ts. */
+  suspendedAt?: Millis | null;
+  silencedAt?: Millis | null;
+  sensitizedAt?: Millis | null;
 }
 
 export interface UserSettings {
@@ -443,7 +450,7 @@ export interface Report {
 }
 
 /** What an admin action is about (Mastodon's target_type). */
-export type AdminTargetType = 'Report' | 'EmailDomainBlock' | 'CanonicalEmailBlock' | 'IpBlock' | 'DomainAllow' | 'DomainBlock';
+export type AdminTargetType = 'Report' | 'EmailDomainBlock' | 'CanonicalEmailBlock' | 'IpBlock' | 'DomainAllow' | 'DomainBlock' | 'Account' | 'User';
 
 /** The server's own blocks and allows that the admin API manages, one kind each: an e-mail
  * domain, a canonical e-mail hash, an IP range (CIDR), a domain allowed to federate. `key` is

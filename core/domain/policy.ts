@@ -3,7 +3,37 @@
 // this file and the matrix can be tested exhaustively.
 
 import { RookeryError, forbidden, notFound, texts, unprocessable } from './errors.ts';
-import type { Id, Millis, Mute, Status, Visibility } from './model.ts';
+import type { Account, Id, Millis, Mute, Status, Visibility } from './model.ts';
+
+// ---- what moderation does to an account (Mastodon's suspended?, silenced?, sensitized?) ----
+
+/** A suspended account is gone for everyone else: its profile is blanked, its statuses unseen,
+ * and it can neither sign in nor use its tokens. */
+export function isSuspended(account: Pick<Account, 'suspendedAt'>): boolean {
+  return account.suspendedAt !== undefined && account.suspendedAt !== null;
+}
+
+/** A local account may sign in and use its tokens unless its user is disabled or the account
+ * is suspended (undoing either restores both). */
+export function maySignIn(account: Pick<Account, 'suspendedAt'>, user: { disabled: boolean }): boolean {
+  return !user.disabled && !isSuspended(account);
+}
+
+/** A silenced (limited) account stays off public timelines and threads for those who do not
+ * follow it. */
+export function isSilenced(account: Pick<Account, 'silencedAt'>): boolean {
+  return account.silencedAt !== undefined && account.silencedAt !== null;
+}
+
+/** What a silenced author publishes as public goes out unlisted (Mastodon's rule). */
+export function visibilityFor(author: Pick<Account, 'silencedAt'>, requested: Visibility): Visibility {
+  return requested === 'public' && isSilenced(author) ? 'unlisted' : requested;
+}
+
+/** A sensitized account's media are always shown as sensitive. */
+export function isSensitized(account: Pick<Account, 'sensitizedAt'>): boolean {
+  return account.sensitizedAt !== undefined && account.sensitizedAt !== null;
+}
 
 /** What the policy needs to know about one viewer and one status's author. */
 export interface ViewerFacts {
@@ -15,6 +45,10 @@ export interface ViewerFacts {
   blockedByAuthor: boolean;
   /** The viewer blocks the author. */
   blocksAuthor: boolean;
+  /** The author is suspended (absent: not). */
+  authorSuspended?: boolean;
+  /** The author is silenced (absent: not). */
+  authorSilenced?: boolean;
 }
 
 export const anonymousFacts: ViewerFacts = { viewerId: null, followsAuthor: false, blockedByAuthor: false, blocksAuthor: false };
@@ -30,6 +64,7 @@ export function isMentioned(status: Status, facts: ViewerFacts): boolean {
 /** May the viewer see this status (and so read its context, boosters and favouriters)? */
 export function canView(status: Status, facts: ViewerFacts): boolean {
   if (status.deletedAt !== null) return false;
+  if (facts.authorSuspended === true) return false;
   if (isAuthor(status, facts)) return true;
   if (facts.blockedByAuthor) return false;
   switch (status.visibility) {
@@ -46,6 +81,7 @@ export function canView(status: Status, facts: ViewerFacts): boolean {
 /** The visibilities canView lets this viewer read of one author's statuses, mentions aside:
  * what a store query may narrow to before canView checks each status. */
 export function readableVisibilities(facts: ViewerFacts, authorId: Id): Visibility[] {
+  if (facts.authorSuspended === true) return [];
   if (facts.viewerId === null) return ['public', 'unlisted'];
   if (facts.viewerId === authorId) return ['public', 'unlisted', 'private', 'direct'];
   if (facts.blockedByAuthor) return [];
@@ -59,6 +95,12 @@ export function isPublicTimelineStatus(status: Status): boolean {
     status.reblogOfId === null &&
     (status.inReplyToAccountId === null || status.inReplyToAccountId === status.accountId)
   );
+}
+
+/** Public and hashtag timelines and threads leave out a silenced author's statuses, unless the
+ * viewer follows the author or is the author. */
+export function showsSilencedAuthor(status: Status, facts: ViewerFacts): boolean {
+  return facts.authorSilenced !== true || facts.followsAuthor || isAuthor(status, facts);
 }
 
 /** Hashtag timelines include public replies. */

@@ -9,6 +9,7 @@ import { findAccountByUri, findStatusByUri, httpUrl } from './remote/lookup.ts';
 import { resolveAccount, resolveUrl } from './remote/resolve.ts';
 import type { Account, Status } from './model.ts';
 import { normalizeTag } from './text/index.ts';
+import { isSuspended } from './policy.ts';
 import { findVisible } from './viewer.ts';
 
 export type SearchType = 'accounts' | 'hashtags' | 'statuses';
@@ -79,7 +80,8 @@ export async function search(core: Core, viewer: Account | null, query: string, 
   const remote = await remoteMatch(core, q, options.resolve === true && viewer !== null);
   if (wants('accounts')) {
     const account = (await accountByHandle(core, q)) ?? remote.account;
-    if (account !== null && (await passesFollowing(core, viewer, account, options.following))) results.accounts.push(account);
+    // A suspended account is not found by anyone (Mastodon's searchable accounts).
+    if (account !== null && !isSuspended(account) && (await passesFollowing(core, viewer, account, options.following))) results.accounts.push(account);
   }
   if (wants('hashtags') && !q.includes('/')) {
     const name = await hashtag(core, q);

@@ -5,25 +5,42 @@ import type { Core } from './context.ts';
 import { notFound } from './errors.ts';
 import { isId } from './ids.ts';
 import type { Account, Id, Status } from './model.ts';
-import { anonymousFacts, canView, type ViewerFacts } from './policy.ts';
+import { anonymousFacts, canView, isSilenced, isSuspended, showsSilencedAuthor, type ViewerFacts } from './policy.ts';
+
+/** The authors among `ids` that moderators suspended or silenced (most are neither). */
+async function moderatedAuthors(core: Core, ids: readonly Id[]): Promise<Map<Id, Pick<ViewerFacts, 'authorSuspended' | 'authorSilenced'>>> {
+  const moderated = new Map<Id, Pick<ViewerFacts, 'authorSuspended' | 'authorSilenced'>>();
+  if (ids.length === 0) return moderated;
+  for (const author of await core.storage.accounts.getMany(ids)) {
+    const suspended = isSuspended(author);
+    const silenced = isSilenced(author);
+    if (suspended || silenced) moderated.set(author.id, { authorSuspended: suspended, authorSilenced: silenced });
+  }
+  return moderated;
+}
 
 export async function viewerFacts(core: Core, viewer: Account | null, authorIds: readonly Id[]): Promise<Map<Id, ViewerFacts>> {
   const facts = new Map<Id, ViewerFacts>();
+  const wanted = [...new Set(authorIds)];
+  const others = viewer === null ? [] : wanted.filter((id) => id !== viewer.id);
+  const [moderated, relationships] = await Promise.all([
+    moderatedAuthors(core, wanted),
+    viewer === null || others.length === 0 ? [] : core.storage.relationships.relationships(viewer.id, others),
+  ]);
   if (viewer === null) {
-    for (const id of authorIds) facts.set(id, anonymousFacts);
-    return facts;
+    for (const id of wanted) facts.set(id, anonymousFacts);
+  } else {
+    facts.set(viewer.id, { viewerId: viewer.id, followsAuthor: false, blockedByAuthor: false, blocksAuthor: false });
+    for (const rel of relationships) {
+      facts.set(rel.targetId, {
+        viewerId: viewer.id,
+        followsAuthor: rel.following !== null,
+        blockedByAuthor: rel.blockedBy,
+        blocksAuthor: rel.blocking,
+      });
+    }
   }
-  const others = [...new Set(authorIds)].filter((id) => id !== viewer.id);
-  facts.set(viewer.id, { viewerId: viewer.id, followsAuthor: false, blockedByAuthor: false, blocksAuthor: false });
-  if (others.length === 0) return facts;
-  for (const rel of await core.storage.relationships.relationships(viewer.id, others)) {
-    facts.set(rel.targetId, {
-      viewerId: viewer.id,
-      followsAuthor: rel.following !== null,
-      blockedByAuthor: rel.blockedBy,
-      blocksAuthor: rel.blocking,
-    });
-  }
+  for (const [id, state] of moderated) facts.set(id, { ...factsOf(facts, viewer, id), ...state });
   return facts;
 }
 
@@ -62,17 +79,27 @@ export async function findLive(core: Core, id: string): Promise<Status> {
   return status;
 }
 
+export interface VisibleOptions {
+  /** Also leave out silenced authors the viewer does not follow (public and hashtag timelines,
+   * threads). */
+  hideSilenced?: boolean;
+}
+
 /** Keeps the statuses the viewer may see, in order; boosts need their original visible too. */
-export async function filterVisible(core: Core, viewer: Account | null, statuses: readonly Status[]): Promise<Status[]> {
+export async function filterVisible(core: Core, viewer: Account | null, statuses: readonly Status[], options: VisibleOptions = {}): Promise<Status[]> {
   const originalIds = statuses.flatMap((s) => (s.reblogOfId === null ? [] : [s.reblogOfId]));
   const originals = new Map((await core.storage.statuses.getMany(originalIds)).map((s) => [s.id, s]));
   const authors = [...statuses.map((s) => s.accountId), ...[...originals.values()].map((s) => s.accountId)];
   const facts = await viewerFacts(core, viewer, authors);
+  const shown = (status: Status): boolean => {
+    const of = factsOf(facts, viewer, status.accountId);
+    return canView(status, of) && (options.hideSilenced !== true || showsSilencedAuthor(status, of));
+  };
   return statuses.filter((status) => {
-    if (!canView(status, factsOf(facts, viewer, status.accountId))) return false;
+    if (!shown(status)) return false;
     if (status.reblogOfId === null) return true;
     const original = originals.get(status.reblogOfId);
-    return original !== undefined && canView(original, factsOf(facts, viewer, original.accountId));
+    return original !== undefined && shown(original);
   });
 }
 

@@ -31,8 +31,10 @@ const USAGE = `Usage: npm run rookery -- <command>
                   [--role Owner|Admin|Moderator] [--bot] [--confirmed | --unconfirmed] [--pending]
       Creates a local account (confirmed unless --unconfirmed). Without --password a strong one
       is generated and printed.
-  accounts modify <username> --role Owner|Admin|Moderator | --remove-role
-      Gives the account a staff role, or takes it away.
+  accounts modify <username> [--role Owner|Admin|Moderator | --remove-role] [--disable | --enable]
+                  [--approve] [--confirm]
+      Gives the account a staff role or takes it away; disables or enables its sign-in;
+      approves its pending sign-up; marks its e-mail address as confirmed (as tootctl does).
   accounts confirm <username>     Marks the e-mail address as confirmed.
   accounts approve <username>     Approves a pending sign-up.
   accounts disable <username>     Stops the user from signing in or using tokens.
@@ -173,6 +175,21 @@ async function emoji(tools: EmojiTools, argv: string[], options: { category?: st
   throw new UsageError(`Unknown command: emoji ${command ?? ''}`);
 }
 
+type UserChange = 'confirm' | 'approve' | 'disable' | 'enable';
+
+/** Confirms, approves, disables or enables a user, in one write; disabling ends the account's
+ * live streams (the server's worker runs the recorded job). */
+async function changeUser(core: AppCore, account: Account, username: string, changes: readonly UserChange[]): Promise<void> {
+  const now = core.clock.now();
+  const patch: Parameters<AppCore['storage']['accounts']['updateUser']>[1] = {};
+  if (changes.includes('confirm')) patch.confirmedAt = now;
+  if (changes.includes('approve')) patch.approved = true;
+  if (changes.includes('disable')) patch.disabled = true;
+  if (changes.includes('enable')) patch.disabled = false;
+  const outbox = changes.includes('disable') ? () => core.record({ type: 'account.disabled', accountId: account.id }) : undefined;
+  if ((await core.storage.accounts.updateUser(account.id, patch, outbox)) === null) throw new UsageError(`@${username} has no sign-in (a remote account?).`);
+}
+
 async function run(core: AppCore, argv: string[], images: ImagesService | null): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -187,6 +204,10 @@ async function run(core: AppCore, argv: string[], images: ImagesService | null):
       confirmed: { type: 'boolean' },
       role: { type: 'string' },
       'remove-role': { type: 'boolean' },
+      disable: { type: 'boolean' },
+      enable: { type: 'boolean' },
+      approve: { type: 'boolean' },
+      confirm: { type: 'boolean' },
       pending: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       limit: { type: 'string' },
@@ -239,26 +260,29 @@ async function run(core: AppCore, argv: string[], images: ImagesService | null):
     return `Created @${account.username} (id ${account.id})${as}.${values.password === undefined ? `\nPassword: ${password}` : ''}`;
   }
   if (group === 'accounts' && command === 'modify') {
-    if ((values.role === undefined) === (values['remove-role'] !== true)) throw new UsageError('accounts modify needs --role or --remove-role.');
+    if (values.role !== undefined && values['remove-role'] === true) throw new UsageError('--role and --remove-role exclude each other.');
+    if (values.disable === true && values.enable === true) throw new UsageError('--disable and --enable exclude each other.');
+    const changesRole = values.role !== undefined || values['remove-role'] === true;
+    const userChanges = (['confirm', 'approve', 'disable', 'enable'] as const).filter((flag) => values[flag] === true);
+    if (!changesRole && userChanges.length === 0) throw new UsageError('accounts modify needs --role, --remove-role, --disable, --enable, --approve or --confirm.');
     const role = values.role === undefined ? null : checkRole(values.role);
     const account = await findAccount(core, username);
-    await core.storage.accounts.update(account.id, { role });
-    return role === null ? `@${account.username} has no role now.` : `@${account.username} is now ${role}.`;
+    const done: string[] = [];
+    if (userChanges.length > 0) {
+      await changeUser(core, account, username, userChanges);
+      done.push(`@${account.username}: ${userChanges.join(', ')} done.`);
+    }
+    if (changesRole) {
+      await core.storage.accounts.update(account.id, { role });
+      done.push(role === null ? `@${account.username} has no role now.` : `@${account.username} is now ${role}.`);
+    }
+    return done.join('\n');
   }
   if (group === 'accounts') {
     const account = await findAccount(core, username);
-    const now = core.clock.now();
-    const patches: Record<string, Parameters<AppCore['storage']['accounts']['updateUser']>[1]> = {
-      confirm: { confirmedAt: now },
-      approve: { approved: true },
-      disable: { disabled: true },
-      enable: { disabled: false },
-    };
-    const patch = command === undefined ? undefined : patches[command];
-    if (patch === undefined) throw new UsageError(`Unknown command: accounts ${command ?? ''}`);
-    // Disabling ends the account's live streams: the server's worker runs the recorded job.
-    const outbox = command === 'disable' ? () => core.record({ type: 'account.disabled', accountId: account.id }) : undefined;
-    if ((await core.storage.accounts.updateUser(account.id, patch, outbox)) === null) throw new UsageError(`@${username} has no sign-in (a remote account?).`);
+    const change = (['confirm', 'approve', 'disable', 'enable'] as const).find((known) => known === command);
+    if (change === undefined) throw new UsageError(`Unknown command: accounts ${command ?? ''}`);
+    await changeUser(core, account, username, [change]);
     return `@${account.username}: ${command} done.`;
   }
   if (group === 'jobs' && command === 'retry') {

@@ -98,7 +98,8 @@ export interface IncomingOptions {
 export function incoming(host: PluginHost, parts: FederationParts, options: IncomingOptions): void {
   const { api } = options;
 
-  /** The remote sender, stored or refreshed; null when it is local, unknown or blocked. */
+  /** The remote sender, stored or refreshed; null when it is local, unknown, blocked or
+   * suspended here. */
   async function senderOf(_ctx: Context<PluginHost>, activity: Activity): Promise<Account | null> {
     const actor = await activity.getActor({ suppressError: true });
     const claimed = activity.actorId;
@@ -113,7 +114,9 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
     if (input === null) return null;
     await rememberInbox(parts.kv, actor);
     await keepActorEmojis(options.emojis, actor, input);
-    return api.upsertRemoteAccount(input);
+    const account = await api.upsertRemoteAccount(input);
+    // What an account the moderators suspended sends is dropped, as its statuses are hidden.
+    return account.suspendedAt !== undefined && account.suspendedAt !== null ? null : account;
   }
 
   /** The activity's object, embedded or fetched. One named by a URL that cannot be fetched

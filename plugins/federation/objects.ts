@@ -64,7 +64,7 @@ export async function actorOf(ctx: Context<PluginHost>, host: PluginHost, accoun
   const values = {
     id: ctx.getActorUri(identifier),
     preferredUsername: account.username,
-    name: account.displayName,
+    name: json.suspended === true ? '' : account.displayName,
     summary: json.note,
     url: new URL(json.url),
     published: isoInstant(json.created_at),
@@ -82,6 +82,9 @@ export async function actorOf(ctx: Context<PluginHost>, host: PluginHost, accoun
     tags: emojiTags(host, json.emojis),
     publicKey: keys[0]?.cryptographicKey as never,
     assertionMethods: keys.map((key) => key.multikey) as never,
+    // A suspended account's actor says so (toot:suspended), and other servers suspend it too;
+    // its rendering (json) is blanked already.
+    ...(json.suspended === true ? { suspended: true, manuallyApprovesFollowers: false, discoverable: false } : {}),
   };
   return account.bot ? new Service(values) : new Person(values);
 }

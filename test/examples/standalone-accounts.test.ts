@@ -44,16 +44,44 @@ t.test('create with a role, modify it, take it away', async (t) => {
   t.equal(await roleOf('bob'), null);
 });
 
+async function userOf(username: string) {
+  const { storage } = await openStore(readSettings({ DATA_DIR: dataDir }));
+  try {
+    const account = await storage.accounts.findByUsername(username, null);
+    return account === null ? null : await storage.accounts.getUser(account.id);
+  } finally {
+    await storage.close();
+  }
+}
+
+t.test('modify, as tootctl: --disable, --enable, --approve, --confirm', async (t) => {
+  const created = run('create', 'dora', '--email', 'dora@example.com', '--password', 'correct horse battery', '--unconfirmed', '--pending');
+  t.equal(created.code, 0, created.err);
+  t.match(await userOf('dora'), { confirmedAt: null, approved: false, disabled: false });
+  t.strictSame(run('modify', 'dora', '--approve', '--confirm'), { code: 0, out: '@dora: confirm, approve done.\n', err: '' });
+  const confirmed = await userOf('dora');
+  t.match(confirmed, { approved: true, disabled: false });
+  t.type(confirmed?.confirmedAt, 'number');
+  t.strictSame(run('modify', 'dora', '--disable', '--role', 'Moderator'), { code: 0, out: '@dora: disable done.\n@dora is now Moderator.\n', err: '' });
+  t.match(await userOf('dora'), { disabled: true });
+  t.equal(await roleOf('dora'), 'Moderator');
+  t.strictSame(run('modify', 'dora', '--enable'), { code: 0, out: '@dora: enable done.\n', err: '' });
+  t.match(await userOf('dora'), { disabled: false });
+});
+
 t.test('bad input is refused with the usage', async (t) => {
   const unknown = run('modify', 'alice', '--role', 'Root');
   t.equal(unknown.code, 2);
   t.match(unknown.err, /^Unknown role: Root \(one of Moderator, Admin, Owner\)\.\nUsage: npm run rookery/);
   const neither = run('modify', 'alice');
   t.equal(neither.code, 2);
-  t.match(neither.err, /^accounts modify needs --role or --remove-role\.\nUsage/);
+  t.match(neither.err, /^accounts modify needs --role, --remove-role, --disable, --enable, --approve or --confirm\.\nUsage/);
   const both = run('modify', 'alice', '--role', 'Admin', '--remove-role');
   t.equal(both.code, 2);
-  t.match(both.err, /^accounts modify needs --role or --remove-role\.\nUsage/);
+  t.match(both.err, /^--role and --remove-role exclude each other\.\nUsage/);
+  const onOff = run('modify', 'alice', '--disable', '--enable');
+  t.equal(onOff.code, 2);
+  t.match(onOff.err, /^--disable and --enable exclude each other\.\nUsage/);
   const nobody = run('modify', 'nobody', '--role', 'Admin');
   t.equal(nobody.code, 2);
   t.match(nobody.err, /^No local account named nobody\.\nUsage/);

@@ -6,7 +6,7 @@ import type { Core } from '../context.ts';
 import type { Account, Block, Follow, Id, Mute } from '../model.ts';
 import { fillPage, type Slice } from '../paging.ts';
 import type { Page } from '../ports/storage.ts';
-import { activeMute } from '../policy.ts';
+import { activeMute, isSuspended } from '../policy.ts';
 import { isId } from '../ids.ts';
 import { findAccountOrNull } from './find.ts';
 
@@ -14,13 +14,16 @@ interface Row {
   id: Id;
 }
 
-/** Leaves out accounts the viewer blocks or mutes, or is blocked by (not on their own lists). */
+/** Leaves out suspended accounts, and accounts the viewer blocks or mutes, or is blocked by
+ * (not on their own lists). */
 function withoutHiddenRows<T extends Row>(core: Core, viewer: Account | null, ownerId: Id, accountOf: (row: T) => Id) {
   return async (rows: T[]): Promise<T[]> => {
-    if (viewer === null || viewer.id === ownerId) return rows;
-    const others = rows.map(accountOf).filter((id) => id !== viewer.id);
+    const suspended = new Set((await core.storage.accounts.getMany(rows.map(accountOf))).filter(isSuspended).map((a) => a.id));
+    const shown = suspended.size === 0 ? rows : rows.filter((row) => !suspended.has(accountOf(row)));
+    if (viewer === null || viewer.id === ownerId) return shown;
+    const others = shown.map(accountOf).filter((id) => id !== viewer.id);
     const hidden = await core.storage.relationships.hiddenFrom(viewer.id, others, core.clock.now());
-    return rows.filter((row) => !hidden.has(accountOf(row)));
+    return shown.filter((row) => !hidden.has(accountOf(row)));
   };
 }
 
@@ -34,13 +37,13 @@ const EMPTY = { items: [], next: null, prev: null };
 
 /** Follows of the account (account ids in `accountId`). */
 export async function followersOf(core: Core, viewer: Account | null, owner: Account, page: Page): Promise<Slice<Follow>> {
-  if (await blockedByOwner(core, viewer, owner)) return EMPTY;
+  if (isSuspended(owner) || (await blockedByOwner(core, viewer, owner))) return EMPTY;
   return fillPage(page, (f) => f.id, (p) => core.storage.relationships.followersOf(owner.id, p), withoutHiddenRows<Follow>(core, viewer, owner.id, (f) => f.accountId));
 }
 
 /** Follows by the account (account ids in `targetAccountId`). */
 export async function followingOf(core: Core, viewer: Account | null, owner: Account, page: Page): Promise<Slice<Follow>> {
-  if (await blockedByOwner(core, viewer, owner)) return EMPTY;
+  if (isSuspended(owner) || (await blockedByOwner(core, viewer, owner))) return EMPTY;
   return fillPage(page, (f) => f.id, (p) => core.storage.relationships.followingOf(owner.id, p), withoutHiddenRows<Follow>(core, viewer, owner.id, (f) => f.targetAccountId));
 }
 

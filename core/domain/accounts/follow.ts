@@ -2,6 +2,7 @@
 // Operations are idempotent; only a new follow or a new request records 'account.followed'
 // (which notifies the target), with the write itself.
 
+import { isSuspended } from '../policy.ts';
 import type { Core } from '../context.ts';
 import { forbidden, notFound, unprocessable } from '../errors.ts';
 import { normalizeLanguage } from '../languages.ts';
@@ -35,6 +36,8 @@ export async function follow(core: Core, actor: Account, targetId: string, optio
   const languages = followLanguages(options.languages);
   const target = await findAccount(core, targetId);
   if (target.id === actor.id) throw forbidden();
+  // A suspended account cannot be followed (Mastodon: not found).
+  if (isSuspended(target)) throw notFound();
   const [facts] = await core.storage.relationships.relationships(actor.id, [target.id]);
   if (facts === undefined) throw new Error('relationships() must answer one row per target');
   if (facts.blocking || facts.blockedBy) throw forbidden();

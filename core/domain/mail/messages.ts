@@ -40,3 +40,24 @@ export async function sendConfirmation(core: Core, user: User, username: string)
 export async function sendPasswordReset(core: Core, user: User): Promise<void> {
   await queueMail(core, resetPasswordMail(core, user));
 }
+
+const WARNING_SUBJECTS: Record<string, string> = {
+  none: 'You have received a warning from the moderators',
+  disable: 'Your account has been disabled',
+  sensitive: 'The media of your posts have been marked as sensitive',
+  silence: 'Your account has been limited',
+  suspend: 'Your account has been suspended',
+};
+
+/** What a user is told when moderators act on their account (`action`: the admin API's type),
+ * with the moderators' own words when they gave some. */
+export function moderationWarningMail(core: Core, user: User, username: string, action: string, text: string): MailMessage {
+  const { title, domain } = core.config;
+  const subject = WARNING_SUBJECTS[action] ?? WARNING_SUBJECTS['none'] ?? '';
+  const words = text === '' ? '' : `\n\nThe moderators wrote:\n\n${text}`;
+  return {
+    to: user.email,
+    subject: `${title}: ${subject}`,
+    text: `Hello @${username},\n\n${subject} on ${domain}.${words}\n`,
+  };
+}

@@ -109,7 +109,7 @@ export interface AccountRepository {
    * that also changes the posting defaults); null when the account does not exist. */
   update(
     id: Id,
-    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url' | 'role'>>,
+    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url' | 'role' | 'suspendedAt' | 'silencedAt' | 'sensitizedAt'>>,
     options?: { settings?: UserSettings; outbox?: Outbox<Account | null> },
   ): Promise<Account | null>;
   getUser(accountId: Id): Promise<User | null>;
@@ -128,6 +128,33 @@ export interface AccountRepository {
   countLocalUsers(activeSince?: Millis): Promise<number>;
   /** Local accounts holding a staff role (a handful), in no particular order. */
   listStaff(): Promise<Account[]>;
+  /** The admin API's account listing: the accounts matching every criterion given, newest
+   * first by id, paged by id. */
+  listForAdmin(filter: AdminAccountFilter, page: Page): Promise<Account[]>;
+  /** Removes a local account whose user is not approved yet (a rejected sign-up) with its
+   * user, in one atomic step; false (nothing removed) when there is no such account or its
+   * user is approved. */
+  removeUnapproved(accountId: Id): Promise<boolean>;
+}
+
+/** What the admin API filters accounts by (Mastodon's AccountFilter); every criterion given
+ * must hold. Text criteria compare ASCII case-insensitively. */
+export interface AdminAccountFilter {
+  /** local: accounts of this server; remote: the others. */
+  origin?: 'local' | 'remote';
+  /** active: not suspended; pending: a user not yet approved; disabled: a disabled user, not
+   * suspended; silenced, suspended, sensitized: so marked. */
+  status?: 'active' | 'pending' | 'disabled' | 'silenced' | 'suspended' | 'sensitized';
+  /** Local accounts holding one of these role names. */
+  roles?: readonly string[];
+  /** The account's domain, exactly. */
+  domain?: string;
+  /** The username starts with this. */
+  usernamePrefix?: string;
+  /** The display name contains this. */
+  displayNameContains?: string;
+  /** The user's e-mail address starts with this. */
+  emailPrefix?: string;
 }
 
 export interface StatusQuery {

@@ -2,7 +2,7 @@
 
 import type { Core } from '../context.ts';
 import type { Id, Status } from '../model.ts';
-import { isHashtagTimelineStatus } from '../policy.ts';
+import { isHashtagTimelineStatus, isSilenced, isSuspended } from '../policy.ts';
 import type { Audience } from './routing.ts';
 
 export async function audienceOf(core: Core, status: Status): Promise<Audience> {
@@ -21,6 +21,8 @@ export async function audienceOf(core: Core, status: Status): Promise<Audience> 
   ]);
   return {
     authorIsLocal: author !== null && author.domain === null,
+    authorSuspended: author !== null && isSuspended(author),
+    authorSilenced: author !== null && isSilenced(author),
     followers,
     lists,
     replyTargetFollowerIds: new Set<Id>(replyTargetFollowers.map((f) => f.accountId)),

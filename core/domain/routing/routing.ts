@@ -9,6 +9,10 @@ import { channels } from './channels.ts';
 export interface Audience {
   /** The author (or booster) is local: their own home stream gets their statuses. */
   authorIsLocal: boolean;
+  /** Moderators suspended the author: the status goes nowhere (a delete still does). */
+  authorSuspended?: boolean;
+  /** Moderators silenced the author: not on the public and hashtag channels. */
+  authorSilenced?: boolean;
   /** Local follows of the author (or booster). */
   followers: readonly Follow[];
   /** Lists that contain the author (or booster). */
@@ -54,6 +58,8 @@ export function routeStatus(status: Status, audience: Audience, kind: RouteKind)
   };
   // A delete goes wherever the status could have gone, so the feed rules do not hold it back.
   const filterFeeds = kind !== 'delete';
+  if (filterFeeds && audience.authorSuspended === true) return routes;
+  const onPublicChannels = !filterFeeds || audience.authorSilenced !== true;
 
   if (status.visibility === 'direct') {
     if (audience.authorIsLocal) add(channels.direct(status.accountId), status.accountId);
@@ -61,7 +67,7 @@ export function routeStatus(status: Status, audience: Audience, kind: RouteKind)
     return routes;
   }
 
-  if (isPublicTimelineStatus(status)) {
+  if (onPublicChannels && isPublicTimelineStatus(status)) {
     add(channels.public, null);
     add(status.local ? channels.publicLocal : channels.publicRemote, null);
     if (status.mediaIds.length > 0) {
@@ -69,7 +75,7 @@ export function routeStatus(status: Status, audience: Audience, kind: RouteKind)
       add(status.local ? channels.publicLocalMedia : channels.publicRemoteMedia, null);
     }
   }
-  if (isHashtagTimelineStatus(status)) {
+  if (onPublicChannels && isHashtagTimelineStatus(status)) {
     for (const tag of status.tags) {
       add(channels.hashtag(tag), null);
       if (status.local) add(channels.hashtagLocal(tag), null);

@@ -23,8 +23,8 @@ export async function statusContext(core: Core, viewer: Account | null, id: stri
   const ancestors = await nearestAncestors(core, status, limits.ancestors);
   const descendants = promoteSelfReplies(await descendantsOf(core, status, limits.descendants, limits.depth));
   return {
-    ancestors: await withoutHiddenAccounts(core, viewer, await filterVisible(core, viewer, ancestors)),
-    descendants: await withoutHiddenAccounts(core, viewer, await filterVisible(core, viewer, descendants)),
+    ancestors: await withoutHiddenAccounts(core, viewer, await filterVisible(core, viewer, ancestors, { hideSilenced: true })),
+    descendants: await withoutHiddenAccounts(core, viewer, await filterVisible(core, viewer, descendants, { hideSilenced: true })),
   };
 }
 

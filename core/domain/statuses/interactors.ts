@@ -1,10 +1,12 @@
 // Operations 5 and 6: who boosted and who favourited a status, newest first, paged by the
 // boost's id / the favourite's id (so clients page through the Link header). Only public and
-// unlisted boosts are listed; accounts the viewer blocks, mutes or is blocked by are left out.
+// unlisted boosts are listed; suspended accounts, and accounts the viewer blocks, mutes or is
+// blocked by, are left out.
 
 import type { Core } from '../context.ts';
 import type { Account, Id } from '../model.ts';
 import type { Page } from '../ports/storage.ts';
+import { isSuspended } from '../policy.ts';
 import { findVisible } from '../viewer.ts';
 
 export interface PagedAccounts {
@@ -17,9 +19,12 @@ export interface PagedAccounts {
 }
 
 async function withoutHidden(core: Core, viewer: Account | null, ids: Id[]): Promise<Id[]> {
-  if (viewer === null) return ids;
-  const hidden = await core.storage.relationships.hiddenFrom(viewer.id, ids.filter((id) => id !== viewer.id), core.clock.now());
-  return ids.filter((id) => !hidden.has(id));
+  // Suspended accounts are left out for everyone.
+  const suspended = new Set((await core.storage.accounts.getMany(ids)).filter(isSuspended).map((a) => a.id));
+  const shown = suspended.size === 0 ? ids : ids.filter((id) => !suspended.has(id));
+  if (viewer === null) return shown;
+  const hidden = await core.storage.relationships.hiddenFrom(viewer.id, shown.filter((id) => id !== viewer.id), core.clock.now());
+  return shown.filter((id) => !hidden.has(id));
 }
 
 function paged(rows: { id: Id; accountId: Id }[], page: Page, accountIds: Id[]): PagedAccounts {

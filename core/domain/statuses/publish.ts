@@ -9,7 +9,7 @@ import { normalizeLanguage } from '../languages.ts';
 import { VISIBILITIES, type Account, type Id, type Status, type User, type Visibility } from '../model.ts';
 import { str, strArray, type Params } from '../params.ts';
 import type { PublishDraft } from '../hooks.ts';
-import { countsAsReply, countsForAuthor } from '../policy.ts';
+import { countsAsReply, countsForAuthor, visibilityFor } from '../policy.ts';
 import { StorageConflict, type StorageWrite } from '../ports/storage.ts';
 import { findVisible } from '../viewer.ts';
 import { checkRawLength, readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
@@ -93,7 +93,7 @@ export async function publish(core: Core, author: Author, params: Params, idempo
   refuseUnhandledParams(core, params, PLUGIN_PARAMS);
 
   const settings = user?.settings;
-  const visibility = readVisibility(params, settings?.defaultVisibility ?? 'public');
+  const visibility = visibilityFor(account, readVisibility(params, settings?.defaultVisibility ?? 'public'));
   const parts = readText(params, settings?.defaultSensitive ?? false);
   checkRawLength(core, parts);
   const draft: PublishDraft = {

@@ -15,9 +15,10 @@ export interface PublicOptions {
   onlyMedia?: boolean | undefined;
 }
 
-/** What the viewer may see, without accounts they block or mute (or that block them). */
+/** What the viewer may see, without accounts they block or mute (or that block them), nor
+ * silenced accounts they do not follow. */
 async function shownTo(core: Core, viewer: Account | null, rows: Status[]): Promise<Status[]> {
-  return withoutHiddenAccounts(core, viewer, await filterVisible(core, viewer, rows));
+  return withoutHiddenAccounts(core, viewer, await filterVisible(core, viewer, rows, { hideSilenced: true }));
 }
 
 /** Public statuses that are neither boosts nor replies to someone else. */

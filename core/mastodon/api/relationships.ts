@@ -1,6 +1,7 @@
 // How the caller stands with other accounts: follow, block, mute, their lists, and the
 // relationships clients show on profiles.
 
+import { isSuspended } from '../../domain/policy.ts';
 import { endorse, endorsementsOf, unendorse } from '../../domain/accounts/endorse.ts';
 import { findAccount } from '../../domain/accounts/find.ts';
 import { block, mute, unblock, unmute } from '../../domain/accounts/block.ts';
@@ -56,8 +57,11 @@ export function relationshipEndpoints(core: AppCore): Endpoint[] {
       scopes: ['read', 'read:follows', 'follow'],
       handle: async (request) => {
         const actor = actorOf(request);
-        const asked = [...new Set((strArray(paramsOf(request), 'id') ?? []).filter(isId))];
-        const known = new Set((await core.storage.accounts.getMany(asked)).map((a) => a.id));
+        const params = paramsOf(request);
+        const asked = [...new Set((strArray(params, 'id') ?? []).filter(isId))];
+        // Suspended accounts are left out unless with_suspended is asked for (Mastodon 4.x).
+        const withSuspended = bool(params, 'with_suspended') === true;
+        const known = new Set((await core.storage.accounts.getMany(asked)).filter((a) => withSuspended || !isSuspended(a)).map((a) => a.id));
         return json(await presentRelationships(core, actor.id, asked.filter((i) => known.has(i))));
       },
     },

@@ -13,6 +13,7 @@ import { preferenceEndpoints } from './preferences.ts';
 import { reportEndpoints } from './reports.ts';
 import { adminDashboardEndpoints } from './admin-dashboard.ts';
 import { adminBlockEndpoints } from './admin-blocks.ts';
+import { adminAccountEndpoints } from './admin-accounts.ts';
 import { searchEndpoints } from './search.ts';
 import { suggestionEndpoints } from './suggestions.ts';
 import { tagEndpoints } from './tags.ts';
@@ -36,6 +37,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...reportEndpoints(core),
     ...adminDashboardEndpoints(core),
     ...adminBlockEndpoints(core),
+    ...adminAccountEndpoints(core),
     ...healthEndpoints(core),
     ...emptyEndpoints(core),
   ];

@@ -30,6 +30,10 @@ export interface AccountJson {
   emojis: CustomEmojiJson[];
   roles: { id: string; name: string; color: string }[];
   fields: { name: string; value: string; verified_at: string | null }[];
+  /** Present (true) only for a suspended account, whose profile is then blanked. */
+  suspended?: true;
+  /** Present (true) only for a silenced account. */
+  limited?: true;
 }
 
 export interface CredentialAccountJson extends AccountJson {

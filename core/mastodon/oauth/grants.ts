@@ -3,6 +3,7 @@
 // servers do — missing parameters (invalid_request), the client (invalid_client), the grant
 // (invalid_grant), the scopes (invalid_scope) — and returns the token to issue.
 
+import { maySignIn } from '../../domain/policy.ts';
 import type { AppCore } from '../context.ts';
 import type { Application } from '../../domain/model.ts';
 import { str, type Params } from '../../domain/params.ts';
@@ -26,8 +27,8 @@ function required(params: Params, name: string): string {
 
 /** A code or refresh token only turns into a token while its user may still sign in. */
 async function refuseDisabledUser(core: AppCore, accountId: string): Promise<void> {
-  const user = await core.storage.accounts.getUser(accountId);
-  if (user === null || user.disabled) throw invalidGrant();
+  const [account, user] = await Promise.all([core.storage.accounts.get(accountId), core.storage.accounts.getUser(accountId)]);
+  if (account === null || user === null || !maySignIn(account, user)) throw invalidGrant();
 }
 
 /** RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.6). The token gets the code's scopes; a `scope`

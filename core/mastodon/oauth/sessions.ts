@@ -4,6 +4,7 @@
 // a sign-in always starts a fresh one, so an id planted in a victim's browser is worthless
 // (session fixation). Expired sessions are deleted by a periodic job.
 
+import { maySignIn } from '../../domain/policy.ts';
 import type { AppCore } from '../context.ts';
 import type { Account, Id, User, WebSession } from '../../domain/model.ts';
 
@@ -40,7 +41,7 @@ async function findSession(core: AppCore, cookies: Record<string, string>): Prom
 export async function signedInOf(core: AppCore, accountId: Id | null): Promise<SignedIn | null> {
   if (accountId === null) return null;
   const [account, user] = await Promise.all([core.storage.accounts.get(accountId), core.storage.accounts.getUser(accountId)]);
-  return account !== null && user !== null && !user.disabled ? { account, user } : null;
+  return account !== null && user !== null && maySignIn(account, user) ? { account, user } : null;
 }
 
 /** A new session (signed in or not) and the cookie that carries it. */

@@ -1,6 +1,7 @@
 // Checking a person's login (e-mail address or username) and password: shared by the sign-in
 // page and the password grant.
 
+import { maySignIn } from '../../domain/policy.ts';
 import type { AppCore } from '../context.ts';
 import { MAX_LENGTH } from '../../domain/lengths.ts';
 import type { Account, User } from '../../domain/model.ts';
@@ -45,6 +46,6 @@ export async function checkLogin(core: AppCore, login: string, password: string)
   const found = trimmed === '' ? null : await findUser(core, trimmed);
   const valid = await core.secrets.verifyPassword(password, found?.user.passwordHash ?? (await decoyHash(core)));
   if (found === null || !valid || password === '') return { ok: false, reason: 'invalid' };
-  if (found.user.disabled) return { ok: false, reason: 'disabled' };
+  if (!maySignIn(found.account, found.user)) return { ok: false, reason: 'disabled' };
   return { ok: true, ...found };
 }

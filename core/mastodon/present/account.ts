@@ -1,6 +1,7 @@
 // Account → Mastodon JSON: the fields Mastodon clients read, with Mastodon's conventions.
 
 import { computedPermissions, roleOf } from '../../domain/moderation/roles.ts';
+import { isSilenced, isSuspended } from '../../domain/policy.ts';
 import type { RookeryConfig } from '../../domain/config.ts';
 import type { Account, User } from '../../domain/model.ts';
 import { formatPlain, formatText } from '../../domain/text/index.ts';
@@ -68,7 +69,29 @@ export function renderAccount(config: RookeryConfig, account: Account, decorator
     const entry = decorators[i] as LoadedAccountDecorator;
     entry.decorator.render(account, entry.loaded, json);
   }
+  if (isSuspended(account)) blankSuspended(config, json);
+  if (isSilenced(account)) json.limited = true;
   return json;
+}
+
+/** A suspended account shows nothing of its own (Mastodon's serializer): no name, bio, fields,
+ * emojis or images, and `suspended: true`. */
+function blankSuspended(config: RookeryConfig, json: AccountJson): void {
+  const avatar = `${config.baseUrl}${MISSING_AVATAR_PATH}`;
+  const header = `${config.baseUrl}${MISSING_HEADER_PATH}`;
+  json.display_name = '';
+  json.note = '';
+  json.locked = false;
+  json.bot = false;
+  json.discoverable = false;
+  json.indexable = false;
+  json.avatar = avatar;
+  json.avatar_static = avatar;
+  json.header = header;
+  json.header_static = header;
+  json.emojis = [];
+  json.fields = [];
+  json.suspended = true;
 }
 
 /** verify_credentials: the account plus its editable source and role. */

@@ -4,6 +4,7 @@
 
 import type { AppCore } from '../context.ts';
 import type { Account, Id, Report } from '../../domain/model.ts';
+import { isSensitized, isSilenced, isSuspended } from '../../domain/policy.ts';
 import { renderRules } from './instance.ts';
 import { iso } from '../entities/time.ts';
 import { presentAccounts, presentStatuses } from './load.ts';
@@ -41,8 +42,9 @@ export interface AdminAccountJson {
   created_by_application_id?: string;
 }
 
-/** The admin Account entity for each id (sign-in facts for local users); missing accounts left out. */
-async function presentAdminAccounts(core: AppCore, ids: readonly Id[]): Promise<Map<Id, AdminAccountJson>> {
+/** The admin Account entity for each id (sign-in facts for local users, what moderators did to
+ * it); missing accounts left out. */
+export async function presentAdminAccounts(core: AppCore, ids: readonly Id[]): Promise<Map<Id, AdminAccountJson>> {
   const wanted = [...new Set(ids)];
   const accounts = new Map((await core.storage.accounts.getMany(wanted)).map((a) => [a.id, a]));
   const rendered = new Map((await presentAccounts(core, wanted)).map((a) => [a.id, a]));
@@ -68,9 +70,9 @@ async function presentAdminAccounts(core: AppCore, ids: readonly Id[]): Promise<
       confirmed: user !== null && user.confirmedAt !== null,
       approved: user?.approved ?? false,
       disabled: user?.disabled ?? false,
-      silenced: false,
-      suspended: false,
-      sensitized: false,
+      silenced: isSilenced(account),
+      suspended: isSuspended(account),
+      sensitized: isSensitized(account),
       account: json,
     };
     if (user?.createdByApplicationId) admin.created_by_application_id = user.createdByApplicationId;

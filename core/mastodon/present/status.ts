@@ -1,6 +1,7 @@
 // Status → Mastodon JSON for one viewer. Pure: everything it needs is loaded
 // beforehand into a StatusBundle (present/load.ts does that in a few batched reads).
 
+import { isSensitized } from '../../domain/policy.ts';
 import type { RookeryConfig } from '../../domain/config.ts';
 import type { BoundStatusDecorator } from '../context.ts';
 import type { Account, Application, Filter, Id, Millis, Status } from '../../domain/model.ts';
@@ -65,7 +66,8 @@ export function renderStatus(config: RookeryConfig, status: Status, bundle: Stat
     created_at: iso(status.createdAt),
     in_reply_to_id: status.inReplyToId,
     in_reply_to_account_id: status.inReplyToAccountId,
-    sensitive: status.sensitive,
+    // A sensitized author's media are always shown as sensitive.
+    sensitive: status.sensitive || isSensitized(author),
     spoiler_text: status.spoilerText,
     visibility: status.visibility,
     language: isBoost ? null : status.language,

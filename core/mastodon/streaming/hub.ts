@@ -19,6 +19,7 @@
 // unheard. For the same reason an account's state is first read once the control channel
 // listens: a change committed before that is in what it reads, one after is announced to it.
 
+import { maySignIn } from '../../domain/policy.ts';
 import type { AppCore } from '../context.ts';
 import { channels } from '../../domain/routing/channels.ts';
 import { isId } from '../../domain/ids.ts';
@@ -443,7 +444,7 @@ class Hub implements StreamHub {
     const found = await lookupToken(this.#core, raw);
     if (found.kind !== 'valid' || found.account === null || found.user === null) return { status: 401, error: streamTexts.invalidToken };
     const user = found.user;
-    if (user.disabled || !user.approved || user.confirmedAt === null) return { status: 401, error: streamTexts.invalidToken };
+    if (!maySignIn(found.account, user) || !user.approved || user.confirmedAt === null) return { status: 401, error: streamTexts.invalidToken };
     return { tokenId: found.token.id, accountId: found.account.id, scopes: found.token.scopes };
   }
 

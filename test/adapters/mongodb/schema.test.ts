@@ -333,7 +333,7 @@ t.test('migrations: a failing step records nothing; the next open runs it again'
 
 t.test('the schema version and its migrations', async (t) => {
   t.equal(SCHEMA_VERSION, MIGRATIONS.length);
-  t.equal(SCHEMA_VERSION, 8);
+  t.equal(SCHEMA_VERSION, 9);
   t.equal(MIGRATIONS[0]?.description, 'every collection of the storage port, and the job sequence');
   t.equal(MIGRATIONS[1]?.description, 'notification policies, requests and permissions, and private conversations');
   t.equal(MIGRATIONS[2]?.description, 'follow suggestions an account dismissed');
@@ -342,5 +342,6 @@ t.test('the schema version and its migrations', async (t) => {
   t.equal(MIGRATIONS[5]?.description, 'reports to the moderators, with the audit log of what they did to each');
   t.equal(MIGRATIONS[6]?.description, "the admin API's blocks and allows, and the audit log of what was done to them");
   t.equal(MIGRATIONS[7]?.description, 'the days each local account was active, for the admin dashboard');
+  t.equal(MIGRATIONS[8]?.description, 'what moderators did to an account: suspended, silenced, sensitized');
   t.strictSame(Object.values(C).length, 36, 'collections created up front (a transaction cannot create one on a sharded cluster)');
 });

@@ -22,6 +22,12 @@ import {
   readableVisibilities,
   isHashtagTimelineStatus,
   isPublicTimelineStatus,
+  isSensitized,
+  isSilenced,
+  isSuspended,
+  maySignIn,
+  showsSilencedAuthor,
+  visibilityFor,
   type ViewerFacts,
 } from '../../../core/domain/policy.ts';
 import { account, status } from '../../helpers/fixtures.ts';
@@ -128,4 +134,34 @@ t.test('readableVisibilities narrows queries exactly as canView decides (mention
       t.equal(readable.includes(visibility), canView(status(author, { visibility }), viewer), `${visibility} for ${viewer.viewerId ?? 'anonymous'}${viewer.blockedByAuthor ? ' (blocked)' : ''}`);
     }
   }
+});
+
+t.test('moderation: a suspended author is seen by nobody, a silenced one kept from strangers', async (t) => {
+  for (const role of Object.keys(facts) as Role[]) {
+    const of = { ...facts[role], authorSuspended: true };
+    t.equal(canView(status(author, { visibility: 'public' }), of), false, `suspended, seen by ${role}`);
+    t.strictSame(readableVisibilities(of, author.id), [], `suspended: nothing to read for ${role}`);
+  }
+  const loud = status(author, { visibility: 'public' });
+  const silenced = (role: Role) => ({ ...facts[role], authorSilenced: true });
+  t.equal(canView(loud, silenced('stranger')), true, 'silenced: still visible');
+  t.equal(showsSilencedAuthor(loud, silenced('stranger')), false, 'but not on public timelines for a stranger');
+  t.equal(showsSilencedAuthor(loud, silenced('anonymous')), false);
+  t.equal(showsSilencedAuthor(loud, silenced('follower')), true, 'a follower still sees it');
+  t.equal(showsSilencedAuthor(loud, silenced('author')), true, 'and the author');
+  t.equal(showsSilencedAuthor(loud, facts.stranger), true, 'not silenced: shown');
+});
+
+t.test('moderation: the account states and what they do', async (t) => {
+  t.equal(isSuspended({}), false);
+  t.equal(isSuspended({ suspendedAt: null }), false);
+  t.equal(isSuspended({ suspendedAt: 1 }), true);
+  t.equal(isSilenced({ silencedAt: 1 }), true);
+  t.equal(isSensitized({ sensitizedAt: null }), false);
+  t.equal(maySignIn({}, { disabled: false }), true);
+  t.equal(maySignIn({}, { disabled: true }), false, 'a disabled user');
+  t.equal(maySignIn({ suspendedAt: 1 }, { disabled: false }), false, 'a suspended account');
+  t.equal(visibilityFor({ silencedAt: 1 }, 'public'), 'unlisted', 'a silenced author publishes public as unlisted');
+  t.equal(visibilityFor({ silencedAt: 1 }, 'private'), 'private');
+  t.equal(visibilityFor({}, 'public'), 'public');
 });

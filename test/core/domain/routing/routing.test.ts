@@ -159,3 +159,15 @@ t.test('followers of a hashtag get public non-boost statuses carrying it, replie
   t.notOk(channelsOf(route(boost, { tagFollowerIds: [other.id] })).includes(`timeline:${other.id}`), 'not a boost');
   t.ok(channelsOf(route(status(author, { tags: ['cats'] }), { tagFollowerIds: [other.id] }, 'delete')).includes(`timeline:${other.id}`), 'its delete too');
 });
+
+t.test('a suspended author: nowhere, but a delete still goes everywhere', async (t) => {
+  const subject = status(author, { tags: ['cats'] });
+  t.same(route(subject, { authorSuspended: true }), []);
+  t.same(channelsOf(route(subject, { authorSuspended: true }, 'delete')), channelsOf(route(subject, {}, 'delete')));
+});
+
+t.test('a silenced author: homes and lists as before, no public or hashtag channel', async (t) => {
+  const subject = status(author, { tags: ['cats'] });
+  t.same(channelsOf(route(subject, { authorSilenced: true })), [`timeline:${author.id}`, `timeline:${fan.id}`, `timeline:${quiet.id}`].sort());
+  t.ok(channelsOf(route(subject, { authorSilenced: true }, 'delete')).includes('timeline:public'), 'a delete still reaches the public channels');
+});
