@@ -11,7 +11,7 @@ import type { Mongo } from './db.ts';
 import { C } from './schema.ts';
 import { applyPatch, asciiLower, lookupId, num, setFields, stored, validIds, type Doc } from './values.ts';
 
-export const ACCOUNT_PATCH_FIELDS = ['displayName', 'note', 'locked', 'bot', 'discoverable', 'fields', 'avatarUrl', 'headerUrl', 'url', 'role'] as const;
+export const ACCOUNT_PATCH_FIELDS = ['displayName', 'note', 'locked', 'bot', 'discoverable', 'fields', 'avatarUrl', 'headerUrl', 'url', 'role', 'deletedAt', 'movedToAccountId', 'alsoKnownAs'] as const;
 export const USER_PATCH_FIELDS = ['passwordHash', 'confirmedAt', 'approved', 'disabled', 'locale', 'settings'] as const;
 
 /** What account reads leave out: the user, the pins, pending jobs. */
@@ -56,6 +56,9 @@ export function accountDoc(a: Account, u?: User): Doc {
     followingCount: a.followingCount,
     lastStatusAt: a.lastStatusAt,
     role: a.role,
+    deletedAt: a.deletedAt,
+    movedToAccountId: a.movedToAccountId,
+    alsoKnownAs: a.alsoKnownAs,
   };
   if (u !== undefined) doc['user'] = userSubdoc(u);
   return doc;
@@ -83,6 +86,10 @@ export function accountFromDoc(d: Doc): Account {
     lastStatusAt: d['lastStatusAt'] as number | null,
     // Documents written before roles existed have none.
     role: (d['role'] as string | null | undefined) ?? null,
+    // Nor do documents written before accounts could be deleted or moved.
+    deletedAt: (d['deletedAt'] as number | null | undefined) ?? null,
+    movedToAccountId: (d['movedToAccountId'] as Id | null | undefined) ?? null,
+    alsoKnownAs: [...((d['alsoKnownAs'] as string[] | undefined) ?? [])],
   };
 }
 
@@ -207,7 +214,7 @@ export function accountRepository(m: Mongo): AccountRepository {
       return accounts.countDocuments(activeSince === undefined ? LOCAL_USERS : { ...LOCAL_USERS, lastStatusAt: { $gte: activeSince } });
     },
     async listStaff() {
-      return (await accounts.find({ domain: null, role: { $type: 'string' } }).toArray()).map(accountFromDoc);
+      return (await accounts.find({ domain: null, role: { $type: 'string' }, deletedAt: { $not: { $type: 'number' } } }).toArray()).map(accountFromDoc);
     },
   };
 }

@@ -5,7 +5,7 @@ import { writeWithOutbox } from './jobs.ts';
 import { Params, bool, ceilMs, id, idOrNull, int, intOrNull, json, jsonText, key, keyOrNull, keys, lookupKey, setClause, storable, text, textOrNull } from './values.ts';
 
 const ACCOUNT_COLUMNS = `id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
-  created_at, statuses_count, followers_count, following_count, last_status_at, role`;
+  created_at, statuses_count, followers_count, following_count, last_status_at, role, deleted_at, moved_to_account_id, also_known_as`;
 const ACCOUNT = `SELECT ${ACCOUNT_COLUMNS} FROM accounts`;
 const USER_COLUMNS = 'account_id, email, password_hash, created_at, confirmed_at, approved, disabled, locale, created_by_application_id, settings';
 const USER = `SELECT ${USER_COLUMNS} FROM users`;
@@ -36,6 +36,9 @@ export function accountFromRow(r: Row): Account {
     followingCount: int(r['following_count']),
     lastStatusAt: intOrNull(r['last_status_at']),
     role: textOrNull(r['role']),
+    deletedAt: intOrNull(r['deleted_at']),
+    movedToAccountId: idOrNull(r['moved_to_account_id']),
+    alsoKnownAs: r['also_known_as'] === null || r['also_known_as'] === undefined ? [] : json(r['also_known_as']),
   };
 }
 
@@ -62,8 +65,9 @@ export function accountRepository(db: Db): AccountRepository {
       const accountValues = [
         key(a.id), a.username, a.domain, a.displayName, a.note, a.locked, a.bot, a.discoverable, jsonText(a.fields), a.avatarUrl, a.headerUrl, a.url,
         a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt, a.role,
+        a.deletedAt, keyOrNull(a.movedToAccountId), a.alsoKnownAs.length === 0 ? null : jsonText(a.alsoKnownAs),
       ];
-      const insertAccount = `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`;
+      const insertAccount = `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`;
       if (u === undefined) {
         await db.run(insertAccount, accountValues);
         return;
@@ -72,7 +76,7 @@ export function accountRepository(db: Db): AccountRepository {
       // first and a taken username is reported before a taken e-mail, as the port lists them.
       await db.run(
         `WITH a AS (${insertAccount} RETURNING id)
-         INSERT INTO users (${USER_COLUMNS}) SELECT a.id, $20::text, $21::text, $22::bigint, $23::bigint, $24::boolean, $25::boolean, $26::text, $27::bigint, $28::text FROM a`,
+         INSERT INTO users (${USER_COLUMNS}) SELECT a.id, $23::text, $24::text, $25::bigint, $26::bigint, $27::boolean, $28::boolean, $29::text, $30::bigint, $31::text FROM a`,
         [
           ...accountValues, u.email, u.passwordHash, u.createdAt, u.confirmedAt, u.approved, u.disabled, u.locale,
           keyOrNull(u.createdByApplicationId), jsonText(u.settings),
@@ -115,6 +119,9 @@ export function accountRepository(db: Db): AccountRepository {
         headerUrl: ['header_url', asIs],
         url: ['url', asIs],
         role: ['role', asIs],
+        deletedAt: ['deleted_at', asIs],
+        movedToAccountId: ['moved_to_account_id', (v: string | null) => keyOrNull(v)],
+        alsoKnownAs: ['also_known_as', (v: string[] | null) => (v === null || v.length === 0 ? null : jsonText(v))],
       });
       const target = p.add(k);
       // The account (updated, or read when the patch is empty) and the user's settings: one statement.
@@ -172,7 +179,7 @@ export function accountRepository(db: Db): AccountRepository {
       return int(r?.['n']);
     },
     async listStaff() {
-      return (await db.rows(`${ACCOUNT} WHERE role IS NOT NULL AND domain IS NULL`)).map(accountFromRow);
+      return (await db.rows(`${ACCOUNT} WHERE role IS NOT NULL AND domain IS NULL AND deleted_at IS NULL`)).map(accountFromRow);
     },
   };
 }

@@ -237,6 +237,23 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame(idsOf(await w.s.accounts.listStaff()), [plain.id]);
   });
 
+  it('accounts: deleted, moved and aliases, stored and reserved', async (t, w) => {
+    const gone = await w.account({ username: 'gone' }, true);
+    const staff = await w.account({ role: 'Admin' }, true);
+    const target = await w.account({ username: 'far2', domain: 'remote.example', uri: 'https://remote.example/u/far2' });
+    t.strictSame(await w.acct(gone.id), gone, 'a live account: no deletedAt, not moved, no aliases');
+    const deleted = await w.s.accounts.update(gone.id, { deletedAt: 7000 });
+    t.strictSame(deleted, { ...gone, deletedAt: 7000 }, 'update marks it deleted');
+    t.strictSame(await w.s.accounts.findByUsername('GONE', null), deleted, 'a deleted account is still found by its username');
+    await t.rejects(w.account({ username: 'gone' }, true), { name: 'StorageConflict', rule: 'username' }, 'and its username stays taken');
+    const aliases = ['https://remote.example/u/far2', 'https://other.example/users/x'];
+    t.strictSame(await w.s.accounts.update(staff.id, { alsoKnownAs: aliases, movedToAccountId: target.id }), { ...staff, alsoKnownAs: aliases, movedToAccountId: target.id }, 'aliases and the move');
+    t.strictSame(await w.acct(staff.id), { ...staff, alsoKnownAs: aliases, movedToAccountId: target.id }, 'read back');
+    t.strictSame(await w.s.accounts.update(staff.id, { alsoKnownAs: [], movedToAccountId: null }), staff, 'and taken away');
+    await w.s.accounts.update(staff.id, { deletedAt: 8000 });
+    t.strictSame(await w.s.accounts.listStaff(), [], 'listStaff leaves deleted accounts out');
+  });
+
   it('accounts: remote accounts found by uri, refreshed, one per uri', async (t, w) => {
     const uri = 'https://remote.example/users/carol';
     const remote = await w.account({ username: 'carol', domain: 'remote.example', uri, url: 'https://remote.example/@carol', note: '<p>hi</p>' });

@@ -116,6 +116,9 @@ export async function upsertRemoteAccount(core: Core, input: RemoteAccountInput)
       followingCount: 0,
       lastStatusAt: null,
       role: null,
+      deletedAt: null,
+      movedToAccountId: null,
+      alsoKnownAs: [],
     };
     try {
       await core.storage.accounts.create(account);

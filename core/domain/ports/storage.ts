@@ -109,7 +109,7 @@ export interface AccountRepository {
    * that also changes the posting defaults); null when the account does not exist. */
   update(
     id: Id,
-    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url' | 'role'>>,
+    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url' | 'role' | 'deletedAt' | 'movedToAccountId' | 'alsoKnownAs'>>,
     options?: { settings?: UserSettings; outbox?: Outbox<Account | null> },
   ): Promise<Account | null>;
   getUser(accountId: Id): Promise<User | null>;
@@ -126,7 +126,8 @@ export interface AccountRepository {
    * ignored); null when there is no such user. */
   changeEmail(accountId: Id, email: string): Promise<User | null>;
   countLocalUsers(activeSince?: Millis): Promise<number>;
-  /** Local accounts holding a staff role (a handful), in no particular order. */
+  /** Local accounts holding a staff role (a handful), in no particular order. Deleted accounts
+   * are left out. */
   listStaff(): Promise<Account[]>;
 }
 
@@ -418,6 +419,9 @@ export interface NotificationRepository {
   deleteWhere(accountId: Id, filter: NotificationFilter): Promise<number>;
   /** Clears the `filtered` flag of a sender's filtered notifications; how many. */
   unfilterFrom(accountId: Id, fromAccountId: Id): Promise<number>;
+  /** Deletes at most `limit` notifications sent by `fromAccountId`, to anyone (an account
+   * deleted); how many. */
+  deleteFrom(fromAccountId: Id, limit: number): Promise<number>;
 }
 
 export interface NotificationPolicyRepository {
