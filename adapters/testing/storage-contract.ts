@@ -245,7 +245,7 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     const deleted = await w.s.accounts.update(gone.id, { deletedAt: 7000 });
     t.strictSame(deleted, { ...gone, deletedAt: 7000 }, 'update marks it deleted');
     t.strictSame(await w.s.accounts.findByUsername('GONE', null), deleted, 'a deleted account is still found by its username');
-    await t.rejects(w.account({ username: 'gone' }, true), { name: 'StorageConflict', rule: 'username' }, 'and its username stays taken');
+    await rejectsConflict(t, w.account({ username: 'gone' }, true), 'username', 'and its username stays taken');
     const aliases = ['https://remote.example/u/far2', 'https://other.example/users/x'];
     t.strictSame(await w.s.accounts.update(staff.id, { alsoKnownAs: aliases, movedToAccountId: target.id }), { ...staff, alsoKnownAs: aliases, movedToAccountId: target.id }, 'aliases and the move');
     t.strictSame(await w.acct(staff.id), { ...staff, alsoKnownAs: aliases, movedToAccountId: target.id }, 'read back');

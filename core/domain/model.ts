@@ -451,7 +451,7 @@ export interface Report {
 }
 
 /** What an admin action is about (Mastodon's target_type). */
-export type AdminTargetType = 'Report' | 'EmailDomainBlock' | 'CanonicalEmailBlock' | 'IpBlock' | 'DomainAllow' | 'DomainBlock';
+export type AdminTargetType = 'Account' | 'Report' | 'EmailDomainBlock' | 'CanonicalEmailBlock' | 'IpBlock' | 'DomainAllow' | 'DomainBlock';
 
 /** The server's own blocks and allows that the admin API manages, one kind each: an e-mail
  * domain, a canonical e-mail hash, an IP range (CIDR), a domain allowed to federate. `key` is

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createNodeRookery } from '../../adapters/node/index.ts';
 import { createLocalAccount } from '../../core/domain/accounts/create.ts';
+import { deleteAccount } from '../../core/domain/accounts/delete.ts';
 import type { AppCore } from '../../core/mastodon/context.ts';
 import { RookeryError } from '../../core/domain/errors.ts';
 import type { Account } from '../../core/domain/model.ts';
@@ -37,6 +38,9 @@ const USAGE = `Usage: npm run rookery -- <command>
   accounts approve <username>     Approves a pending sign-up.
   accounts disable <username>     Stops the user from signing in or using tokens.
   accounts enable <username>      Undoes disable.
+  accounts delete <username>      Deletes the account: gone at once, its statuses, media, follows
+                                  and notifications removed by the server's workers, its deletion
+                                  told to the servers that knew it; the username stays reserved.
   tokens issue <username> [--scopes "read write follow push"]
       Prints a new access token for the account (for bots and scripts).
   audit list [--limit N]          What moderators did (newest first): when, who, what, to which report.
@@ -244,6 +248,12 @@ async function run(core: AppCore, argv: string[], images: ImagesService | null):
     const account = await findAccount(core, username);
     await core.storage.accounts.update(account.id, { role });
     return role === null ? `@${account.username} has no role now.` : `@${account.username} is now ${role}.`;
+  }
+  if (group === 'accounts' && command === 'delete') {
+    const account = await findAccount(core, username);
+    if (account.deletedAt !== null) throw new UsageError(`@${account.username} was deleted already.`);
+    await deleteAccount(core, account, { kind: 'operator' });
+    return `@${account.username} is deleted; the server removes its data in the background.`;
   }
   if (group === 'accounts') {
     const account = await findAccount(core, username);

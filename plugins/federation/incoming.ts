@@ -127,9 +127,11 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
     return object;
   }
 
+  /** The live local account an actor uri names (a deleted one takes no follow, block …). */
   async function localOf(ctx: Context<PluginHost>, uri: URL | null): Promise<Account | null> {
     const parsed = ctx.parseUri(uri);
-    return parsed?.type === 'actor' ? localAccount(host, parsed.identifier) : null;
+    const account = parsed?.type === 'actor' ? await localAccount(host, parsed.identifier) : null;
+    return account !== null && account.deletedAt === null ? account : null;
   }
 
   async function statusIdOf(uri: URL | null): Promise<Id | null> {

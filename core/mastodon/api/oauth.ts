@@ -2,6 +2,7 @@
 // apps/verify_credentials are 'public' for the bearer guard: they authenticate clients and
 // people themselves (client credentials, the sign-in session). The rules live in core/oauth.
 
+import { DELETE_ACCOUNT_PATH, showDeleteAccount, submitDeleteAccount } from '../oauth/delete-page.ts';
 import { PASSWORD_NEW_PATH, PASSWORD_PATH, showPasswordEdit, showPasswordNew, submitPassword } from '../oauth/password-pages.ts';
 import type { CounterStore } from '../../domain/ports/counters.ts';
 import { createMemoryCounters } from '../../domain/counters.ts';
@@ -78,6 +79,9 @@ export function oauthEndpoints(core: AppCore, signIn?: SignInPort, counters: Cou
           { method: 'GET', path: PASSWORD_NEW_PATH, ...page, handle: (request) => showPasswordNew(core, request) },
           { method: 'GET', path: '/auth/password/edit', ...page, handle: (request) => showPasswordEdit(core, request) },
           { method: 'POST', path: PASSWORD_PATH, ...page, handle: (request) => submitPassword(core, request, counters) },
+          { method: 'GET', path: DELETE_ACCOUNT_PATH, ...page, handle: (request) => showDeleteAccount(core, request) },
+          { method: 'POST', path: DELETE_ACCOUNT_PATH, ...page, handle: (request) => submitDeleteAccount(core, request) },
+          { method: 'DELETE', path: DELETE_ACCOUNT_PATH, ...page, handle: (request) => submitDeleteAccount(core, request) },
         ] satisfies Endpoint[])),
     { method: 'GET', path: '/auth/confirmation', ...page, handle: (request) => showConfirmation(core, request) },
     { method: 'POST', path: '/oauth/token', ...open, oauthErrors: true, handle: (request) => tokenEndpoint(core, request) },

@@ -12,6 +12,7 @@ import { notificationEndpoints } from './notifications.ts';
 import { preferenceEndpoints } from './preferences.ts';
 import { reportEndpoints } from './reports.ts';
 import { adminBlockEndpoints } from './admin-blocks.ts';
+import { accountLifecycleEndpoints } from './account-lifecycle.ts';
 import { searchEndpoints } from './search.ts';
 import { suggestionEndpoints } from './suggestions.ts';
 import { tagEndpoints } from './tags.ts';
@@ -34,6 +35,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...trendEndpoints(core),
     ...reportEndpoints(core),
     ...adminBlockEndpoints(core),
+    ...accountLifecycleEndpoints(core),
     ...healthEndpoints(core),
     ...emptyEndpoints(core),
   ];

@@ -26,8 +26,8 @@ function required(params: Params, name: string): string {
 
 /** A code or refresh token only turns into a token while its user may still sign in. */
 async function refuseDisabledUser(core: AppCore, accountId: string): Promise<void> {
-  const user = await core.storage.accounts.getUser(accountId);
-  if (user === null || user.disabled) throw invalidGrant();
+  const [user, account] = await Promise.all([core.storage.accounts.getUser(accountId), core.storage.accounts.get(accountId)]);
+  if (user === null || user.disabled || account === null || account.deletedAt !== null) throw invalidGrant();
 }
 
 /** RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.6). The token gets the code's scopes; a `scope`

@@ -40,7 +40,7 @@ async function findSession(core: AppCore, cookies: Record<string, string>): Prom
 export async function signedInOf(core: AppCore, accountId: Id | null): Promise<SignedIn | null> {
   if (accountId === null) return null;
   const [account, user] = await Promise.all([core.storage.accounts.get(accountId), core.storage.accounts.getUser(accountId)]);
-  return account !== null && user !== null && !user.disabled ? { account, user } : null;
+  return account !== null && account.deletedAt === null && user !== null && !user.disabled ? { account, user } : null;
 }
 
 /** A new session (signed in or not) and the cookie that carries it. */

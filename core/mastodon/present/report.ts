@@ -42,7 +42,7 @@ export interface AdminAccountJson {
 }
 
 /** The admin Account entity for each id (sign-in facts for local users); missing accounts left out. */
-async function presentAdminAccounts(core: AppCore, ids: readonly Id[]): Promise<Map<Id, AdminAccountJson>> {
+export async function presentAdminAccounts(core: AppCore, ids: readonly Id[]): Promise<Map<Id, AdminAccountJson>> {
   const wanted = [...new Set(ids)];
   const accounts = new Map((await core.storage.accounts.getMany(wanted)).map((a) => [a.id, a]));
   const rendered = new Map((await presentAccounts(core, wanted)).map((a) => [a.id, a]));
