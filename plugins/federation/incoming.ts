@@ -12,6 +12,7 @@ import {
   Block,
   Create,
   Delete,
+  Flag,
   Follow,
   Like,
   Note,
@@ -83,6 +84,9 @@ export async function keepStatusParts(host: PluginHost, parts: { kv: FederationP
   await keepRemoteMedia(parts.kv, uri, await remoteMediaOf(() => host.newId(), object, received));
   await keepStatusEmojis(parts.emojis, uri, await remoteEmojisOf(object, await statusTexts(object)));
 }
+
+/** Objects of one Flag looked at (accounts and statuses). */
+const MAX_FLAG_OBJECTS = 101;
 
 export interface IncomingOptions {
   api: RemoteApi;
@@ -277,6 +281,31 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
         const target = await localOf(ctx, object.objectId);
         if (target !== null) await api.remoteUnblock(sender.id, target.id);
       }
+    })
+    .on(Flag, async (ctx, flag) => {
+      // Another server reports local accounts (and statuses of theirs) to our moderators, as
+      // Mastodon forwards a report: one report per local account named, or, when it names
+      // none, per author of the local statuses it names. At most MAX_FLAG_OBJECTS are read.
+      const sender = await senderOf(ctx, flag);
+      if (sender === null) return;
+      const targets = new Map<Id, Id[]>();
+      const statusIds: Id[] = [];
+      for (const id of flag.objectIds.slice(0, MAX_FLAG_OBJECTS)) {
+        const account = await localOf(ctx, id);
+        if (account !== null) {
+          if (!targets.has(account.id)) targets.set(account.id, []);
+          continue;
+        }
+        const statusId = id.origin === new URL(host.config.baseUrl).origin ? await statusIdOf(id) : null;
+        if (statusId !== null) statusIds.push(statusId);
+      }
+      const statuses = await host.system.statuses.getMany(statusIds);
+      const named = targets.size > 0;
+      for (const status of statuses) {
+        if (!named || targets.has(status.accountId)) targets.set(status.accountId, [...(targets.get(status.accountId) ?? []), status.id]);
+      }
+      const comment = text(flag.content);
+      for (const [targetAccountId, ids] of targets) await api.receiveFlag({ reporterId: sender.id, targetAccountId, statusIds: ids, comment });
     })
     .onError((_ctx, error) => {
       host.logger.warn({ err: error }, 'federation: an incoming activity failed');

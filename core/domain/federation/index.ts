@@ -2,7 +2,8 @@
 // the rules of the matching local operations. Nothing here speaks ActivityPub or does I/O.
 
 import type { Core } from '../context.ts';
-import type { Account, Id, Millis, Status } from '../model.ts';
+import type { Account, Id, Millis, Report, Status } from '../model.ts';
+import { receiveRemoteReport, type RemoteReportInput } from '../moderation/reports.ts';
 import { removeRemoteAccount, upsertRemoteAccount, type RemoteAccountInput } from './accounts.ts';
 import {
   followAccepted,
@@ -33,6 +34,7 @@ export {
 } from './interactions.ts';
 export { findAccountByUri, findStatusByUri, httpUrl, MAX_URI } from '../remote/lookup.ts';
 export { resolveAccount, resolveUrl, RESOLVE_TIMEOUT_MS } from '../remote/resolve.ts';
+export { receiveRemoteReport, REMOTE_COMMENT_LIMIT, type RemoteReportInput } from '../moderation/reports.ts';
 export { deleteRemoteStatus, receiveRemoteStatus, REMOTE_STATUS_LIMITS, updateRemoteStatus, type RemoteStatusInput } from './statuses.ts';
 
 /** The operations above, bound to one core: what the plugin host gives the plugin that speaks
@@ -53,6 +55,8 @@ export interface FederationOperations {
   followRejected(localFollowerId: Id, remoteTargetId: Id): Promise<void>;
   remoteBlock(accountId: Id, targetId: Id): Promise<void>;
   remoteUnblock(accountId: Id, targetId: Id): Promise<void>;
+  /** A Flag: a report about a local account (null when it cannot be one). */
+  receiveFlag(input: RemoteReportInput): Promise<Report | null>;
 }
 
 export function federationOperations(core: Core): FederationOperations {
@@ -72,5 +76,6 @@ export function federationOperations(core: Core): FederationOperations {
     followRejected: (localFollowerId, remoteTargetId) => followRejected(core, localFollowerId, remoteTargetId),
     remoteBlock: (accountId, targetId) => remoteBlock(core, accountId, targetId),
     remoteUnblock: (accountId, targetId) => remoteUnblock(core, accountId, targetId),
+    receiveFlag: (input) => receiveRemoteReport(core, input),
   };
 }
