@@ -15,6 +15,7 @@ import {
   Flag,
   Follow,
   Like,
+  Move,
   Note,
   PropertyValue,
   Question,
@@ -69,6 +70,7 @@ export async function actorInput(actor: Actor): Promise<RemoteAccountInput | nul
     locked: actor.manuallyApprovesFollowers === true,
     bot: actor instanceof Service || actor instanceof Application,
     discoverable: actor.discoverable === true,
+    alsoKnownAs: actor.aliasIds.slice(0, 20).map((id) => id.href),
     ...(published === null ? {} : { createdAt: published }),
   };
 }
@@ -117,7 +119,9 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
     if (input === null) return null;
     await rememberInbox(parts.kv, actor);
     await keepActorEmojis(options.emojis, actor, input);
-    return api.upsertRemoteAccount(input);
+    const account = await api.upsertRemoteAccount(input);
+    // A deleted actor (its Delete came) says nothing more here.
+    return account.deletedAt === null ? account : null;
   }
 
   /** The activity's object, embedded or fetched. One named by a URL that cannot be fetched
@@ -281,6 +285,26 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
         const target = await localOf(ctx, object.objectId);
         if (target !== null) await api.remoteUnblock(sender.id, target.id);
       }
+    })
+    .on(Move, async (ctx, move) => {
+      // A remote actor moved (Mastodon's Move: actor and object the origin, target the new
+      // account). The target is read fresh from its own server (never as embedded, which the
+      // origin could write), so that its aliases are its server's word; the core takes the
+      // move only when they name the origin.
+      const sender = await senderOf(ctx, move);
+      if (sender === null || move.objectId?.href !== sender.uri || move.targetId === null) return;
+      let target = await localOf(ctx, move.targetId);
+      if (target === null) {
+        if (move.targetId.origin === new URL(host.config.baseUrl).origin || (await options.isBlocked(move.targetId.host.toLowerCase()))) return;
+        const fetched = await ctx.lookupObject(move.targetId.href).catch(() => null);
+        if (fetched === null || !isActor(fetched) || fetched.id?.href !== move.targetId.href) return;
+        const input = await actorInput(fetched);
+        if (input === null) return;
+        await rememberInbox(parts.kv, fetched);
+        await keepActorEmojis(options.emojis, fetched, input);
+        target = await api.upsertRemoteAccount(input);
+      }
+      await api.remoteMove(sender.id, target.id);
     })
     .on(Flag, async (ctx, flag) => {
       // Another server reports local accounts (and statuses of theirs) to our moderators, as

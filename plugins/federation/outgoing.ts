@@ -15,6 +15,7 @@ import {
   Delete,
   Follow,
   Like,
+  Move,
   Note,
   PUBLIC_COLLECTION,
   Reject,
@@ -317,6 +318,18 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     const actor = ctx.getActorUri(account.username);
     const activity = new Delete({ id: new URL(`${actor.href}#delete`), actor, object: actor, tos: [PUBLIC_COLLECTION] });
     await send(ctx, account, await host.system.accounts.getMany(event.audience), activity);
+  });
+
+  // A local account moved: its remote followers' servers get the Move (actor and object the
+  // account, target the new one), and move them; its local followers are the core's.
+  host.on('account.moved', async (event) => {
+    const account = await localOrNull(event.account.id);
+    const target = await host.system.accounts.get(event.target.id);
+    if (account === null || target === null || account.movedToAccountId !== target.id) return;
+    const ctx = parts.context();
+    const actor = ctx.getActorUri(account.username);
+    const activity = new Move({ id: new URL(`${actor.href}#moves/${target.id}`), actor, object: actor, target: new URL(accountUri(host.config, target)), tos: [ctx.getFollowersUri(account.username)] });
+    await send(ctx, account, await remoteFollowers(host, account.id), activity);
   });
 
   const blockOf = (ctx: Context<PluginHost>, blocker: Account, target: Account) =>

@@ -26,6 +26,8 @@ export interface RemoteAccountInput {
   bot: boolean;
   discoverable: boolean;
   createdAt?: Millis | undefined;
+  /** The actor's alsoKnownAs: the accounts it says it also is (a Move to it is checked there). */
+  alsoKnownAs?: string[] | undefined;
 }
 
 export const REMOTE_ACCOUNT_LIMITS = {
@@ -37,12 +39,13 @@ export const REMOTE_ACCOUNT_LIMITS = {
   fields: 16,
   fieldName: 255,
   fieldValueHtml: 2_048,
+  alsoKnownAs: 20,
 } as const;
 
 const USERNAME = /^[^\s@/<>"'`]+$/;
 const DOMAIN = /^[a-z0-9.-]+(?::[0-9]{1,5})?$/;
 
-type RemoteProfile = Pick<Account, 'url' | 'displayName' | 'note' | 'fields' | 'avatarUrl' | 'headerUrl' | 'locked' | 'bot' | 'discoverable'>;
+type RemoteProfile = Pick<Account, 'url' | 'displayName' | 'note' | 'fields' | 'avatarUrl' | 'headerUrl' | 'locked' | 'bot' | 'discoverable' | 'alsoKnownAs'>;
 
 /** The stored form of what the remote server says, or a 422 when it cannot be an account. */
 function readInput(core: Core, input: RemoteAccountInput): { uri: string; username: string; domain: string; profile: RemoteProfile } {
@@ -73,6 +76,7 @@ function readInput(core: Core, input: RemoteAccountInput): { uri: string; userna
       locked: input.locked === true,
       bot: input.bot === true,
       discoverable: input.discoverable === true,
+      alsoKnownAs: [...new Set((Array.isArray(input.alsoKnownAs) ? input.alsoKnownAs : []).slice(0, REMOTE_ACCOUNT_LIMITS.alsoKnownAs).flatMap((uri) => httpUrl(uri) ?? []))],
     },
   };
 }
@@ -117,7 +121,6 @@ export async function upsertRemoteAccount(core: Core, input: RemoteAccountInput)
       role: null,
       deletedAt: null,
       movedToAccountId: null,
-      alsoKnownAs: [],
     };
     try {
       await core.storage.accounts.create(account);

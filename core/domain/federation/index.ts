@@ -4,6 +4,7 @@
 import type { Core } from '../context.ts';
 import type { Account, Id, Millis, Report, Status } from '../model.ts';
 import { receiveRemoteReport, type RemoteReportInput } from '../moderation/reports.ts';
+import { remoteMove } from '../accounts/move.ts';
 import { removeRemoteAccount, upsertRemoteAccount, type RemoteAccountInput } from './accounts.ts';
 import {
   followAccepted,
@@ -57,6 +58,9 @@ export interface FederationOperations {
   remoteUnblock(accountId: Id, targetId: Id): Promise<void>;
   /** A Flag: a report about a local account (null when it cannot be one). */
   receiveFlag(input: RemoteReportInput): Promise<Report | null>;
+  /** A remote account's Move to `targetId` (refreshed from its server just before): taken when
+   * the target lists the origin among its aliases; false otherwise. */
+  remoteMove(originId: Id, targetId: Id): Promise<boolean>;
 }
 
 export function federationOperations(core: Core): FederationOperations {
@@ -77,5 +81,6 @@ export function federationOperations(core: Core): FederationOperations {
     remoteBlock: (accountId, targetId) => remoteBlock(core, accountId, targetId),
     remoteUnblock: (accountId, targetId) => remoteUnblock(core, accountId, targetId),
     receiveFlag: (input) => receiveRemoteReport(core, input),
+    remoteMove: (originId, targetId) => remoteMove(core, originId, targetId),
   };
 }

@@ -30,6 +30,8 @@ export interface AccountJson {
   emojis: CustomEmojiJson[];
   roles: { id: string; name: string; color: string }[];
   fields: { name: string; value: string; verified_at: string | null }[];
+  /** The account it moved to (present only when it moved, as Mastodon's). */
+  moved?: AccountJson;
 }
 
 export interface CredentialAccountJson extends AccountJson {

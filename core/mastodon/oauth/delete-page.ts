@@ -38,7 +38,8 @@ function form(core: AppCore, browser: BrowserSession, error = ''): string {
 </form>`;
 }
 
-const toSignIn = (): ApiResponse => ({ status: 302, type: 'text', body: '', location: '/auth/sign_in', headers: { 'cache-control': 'no-store' } });
+/** Off to the sign-in page: the settings pages are for a signed-in person. */
+export const toSignIn = (): ApiResponse => ({ status: 302, type: 'text', body: '', location: '/auth/sign_in', headers: { 'cache-control': 'no-store' } });
 
 /** GET /settings/delete */
 export async function showDeleteAccount(core: AppCore, request: ApiRequest): Promise<ApiResponse> {
