@@ -29,6 +29,7 @@ import {
   type Object as APObject,
 } from '@fedify/fedify/vocab';
 import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
+import { lookupUrl } from './documents.ts';
 import { answerFollow } from './outgoing.ts';
 import type { RemoteAccountInput, RemoteApi } from './remote-api.ts';
 import { hrefOf, millis, statusInputOf, text } from './status-input.ts';
@@ -296,7 +297,8 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
       let target = await localOf(ctx, move.targetId);
       if (target === null) {
         if (move.targetId.origin === new URL(host.config.baseUrl).origin || (await options.isBlocked(move.targetId.host.toLowerCase()))) return;
-        const fetched = await ctx.lookupObject(move.targetId.href).catch(() => null);
+        // Signed by the instance actor, and so not from the documents' cache.
+        const fetched = await lookupUrl(ctx, move.targetId.href, await ctx.getDocumentLoader(await parts.instance.keyPair()));
         if (fetched === null || !isActor(fetched) || fetched.id?.href !== move.targetId.href) return;
         const input = await actorInput(fetched);
         if (input === null) return;

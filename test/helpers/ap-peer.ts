@@ -122,7 +122,8 @@ export async function startPeer(options: PeerOptions): Promise<Peer> {
   const keyCache = new Map<string, { pem: string; owner: string }>();
 
   const actorDocument = (actor: KeyedActor) => ({
-    '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
+    // Mastodon's context names alsoKnownAs (ActivityStreams' own does not).
+    '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1', ...(actor.aliases.length === 0 ? [] : [{ alsoKnownAs: { '@id': 'as:alsoKnownAs', '@type': '@id' } }])],
     id: actor.id,
     type: actor.type,
     preferredUsername: actor.name,

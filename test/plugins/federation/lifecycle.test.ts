@@ -99,3 +99,61 @@ t.test('a Flag from another server becomes a report, and the moderators are told
   await h.rookery.drain();
   t.equal(((await h.request('GET', '/api/v1/admin/reports', { token: mia.token })).json as unknown[]).length, 2);
 });
+
+t.test('a Move received: local followers follow the new account, the old one shows moved; a Move its target does not confirm is ignored', async (t) => {
+  const { peer, h, base } = await setUp(t);
+  const alice = await h.user('alice');
+  const carol = peer.actor('carol');
+  const bob = peer.actor('bob');
+  const carolId = await resolveId(h, alice.token, `carol@${peer.host}`);
+  await h.request('POST', `/api/v1/accounts/${carolId}/follow`, { token: alice.token });
+  const follow = await peer.delivery((a) => a.type === 'Follow' && a.object === carol);
+  t.equal((await peer.post('carol', `${base}/inbox`, { '@context': AS, id: `${carol}#accepts/1`, type: 'Accept', actor: carol, object: follow.delivery.activity })).status, 202);
+  await h.rookery.drain();
+  t.match((await h.request('GET', `/api/v1/accounts/relationships?id[]=${carolId}`, { token: alice.token })).json, [{ following: true }]);
+
+  // bob does not name carol: her Move to him is not taken.
+  const move = (target: string, n: number) => ({ '@context': AS, id: `${carol}#moves/${n}`, type: 'Move', actor: carol, object: carol, target });
+  t.equal((await peer.post('carol', `${base}/inbox`, move(bob, 1))).status, 202);
+  await h.rookery.drain();
+  t.equal((await h.request('GET', `/api/v1/accounts/${carolId}`)).json.moved, undefined, 'not moved');
+  t.notOk(peer.deliveries.some((d) => d.activity.type === 'Follow' && d.activity.object === bob), 'nobody follows bob');
+
+  peer.setAliases('bob', [carol]);
+  t.equal((await peer.post('carol', `${base}/inbox`, move(bob, 2))).status, 202);
+  await h.rookery.drain();
+  const { verdict } = await peer.delivery((a) => a.type === 'Follow' && a.object === bob);
+  t.equal(verdict.ok, true, 'alice asks to follow bob');
+  await peer.delivery((a) => a.type === 'Undo' && a.object?.type === 'Follow' && a.object?.object === carol);
+  const bobId = (await h.core.storage.accounts.findByUri(bob))?.id;
+  t.match((await h.request('GET', `/api/v1/accounts/${carolId}`)).json.moved, { id: bobId, acct: `bob@${peer.host}` }, 'carol shows moved');
+  t.match((await h.request('GET', `/api/v1/accounts/relationships?id[]=${carolId}&id[]=${bobId}`, { token: alice.token })).json, [{ following: false }, { requested: true }]);
+});
+
+t.test('a local account moves to an account on another server that names it: its remote followers get the Move', async (t) => {
+  const { peer, h, base } = await setUp(t);
+  const alice = await h.user('alice');
+  const bob = peer.actor('bob');
+  const follow = { '@context': AS, id: `${bob}#follows/1`, type: 'Follow', actor: bob, object: `${base}/users/alice` };
+  t.equal((await peer.post('bob', `${base}/users/alice/inbox`, follow)).status, 202);
+  await h.rookery.drain();
+  peer.setAliases('carol', [`${base}/users/alice`]);
+  const { moveAccount } = await import('../../../core/domain/accounts/move.ts');
+  const account = await h.core.storage.accounts.get(alice.account.id);
+  if (account === null) throw new Error('no alice');
+  await moveAccount(h.core, account, `carol@${peer.host}`);
+  await h.rookery.drain();
+  const { delivery, verdict } = await peer.delivery((a) => a.type === 'Move');
+  t.equal(verdict.ok, true);
+  t.match(delivery.activity, { actor: `${base}/users/alice`, object: `${base}/users/alice`, target: peer.actor('carol') });
+  const actor = await peer.get(`${base}/users/alice`, null);
+  t.equal(actor.json.movedTo, peer.actor('carol'), 'her actor says where she went');
+  t.match((await h.request('GET', `/api/v1/accounts/${alice.account.id}`)).json.moved, { acct: `carol@${peer.host}` });
+});
+
+async function resolveId(h: Harness, token: string, handle: string): Promise<string> {
+  const res = await h.request('GET', `/api/v2/search?q=${encodeURIComponent(handle)}&resolve=true&type=accounts`, { token });
+  const id = res.json.accounts?.[0]?.id as string | undefined;
+  if (id === undefined) throw new Error(`not found: ${res.body}`);
+  return id;
+}
