@@ -34,7 +34,9 @@ export async function accountOfHandle(core: Core, handle: string): Promise<Accou
   if (trimmed === '' || trimmed.length > 512) return null;
   const [username = '', domain] = trimmed.split('@');
   const local = domain === undefined || domain.toLowerCase() === core.config.domain.toLowerCase();
-  const account = local ? await core.storage.accounts.findByUsername(username, null) : await resolveAccount(core, trimmed);
+  // A remote one is asked of its server first (its aliases as they are now), else taken as
+  // stored.
+  const account = local ? await core.storage.accounts.findByUsername(username, null) : ((await resolveAccount(core, trimmed)) ?? (await core.storage.accounts.findByUsername(username, domain)));
   return account === null || account.deletedAt !== null ? null : account;
 }
 
