@@ -114,7 +114,7 @@ export function usernameFilter(username: string, domain: string | null): Doc {
 
 export const emailFilter = (email: string): Doc => ({ 'user.emailKey': asciiLower(email) });
 
-export const LOCAL_USERS: Doc = { domain: null, 'user.emailKey': { $type: 'string' } };
+export const LOCAL_USERS: Doc = { domain: null, 'user.emailKey': { $type: 'string' }, deletedAt: { $not: { $type: 'number' } } };
 
 type AccountPatch = Parameters<AccountRepository['update']>[1];
 type UserPatch = Parameters<AccountRepository['updateUser']>[1];

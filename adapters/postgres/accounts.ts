@@ -174,7 +174,7 @@ export function accountRepository(db: Db): AccountRepository {
       return r ? userFromRow(r) : null;
     },
     async countLocalUsers(activeSince?: number) {
-      const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL';
+      const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL AND a.deleted_at IS NULL';
       const r = activeSince === undefined ? await db.row(sql) : await db.row(`${sql} AND a.last_status_at >= $1`, [ceilMs(activeSince)]);
       return int(r?.['n']);
     },

@@ -189,7 +189,7 @@ export function accountRepository(db: Db): AccountRepository {
       });
     },
     async countLocalUsers(activeSince?: number) {
-      const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL';
+      const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL AND a.deleted_at IS NULL';
       const r = activeSince === undefined ? db.get(sql) : db.get(`${sql} AND a.last_status_at >= ?`, activeSince);
       return int(r?.n);
     },

@@ -250,8 +250,10 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame(await w.s.accounts.update(staff.id, { alsoKnownAs: aliases, movedToAccountId: target.id }), { ...staff, alsoKnownAs: aliases, movedToAccountId: target.id }, 'aliases and the move');
     t.strictSame(await w.acct(staff.id), { ...staff, alsoKnownAs: aliases, movedToAccountId: target.id }, 'read back');
     t.strictSame(await w.s.accounts.update(staff.id, { alsoKnownAs: [], movedToAccountId: null }), staff, 'and taken away');
+    t.equal(await w.s.accounts.countLocalUsers(), 1, 'countLocalUsers leaves deleted accounts out');
     await w.s.accounts.update(staff.id, { deletedAt: 8000 });
     t.strictSame(await w.s.accounts.listStaff(), [], 'listStaff leaves deleted accounts out');
+    t.equal(await w.s.accounts.countLocalUsers(), 0);
   });
 
   it('accounts: remote accounts found by uri, refreshed, one per uri', async (t, w) => {

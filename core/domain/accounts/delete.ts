@@ -2,9 +2,10 @@
 // operation for every way it comes about (its owner in the web pages, an admin, the operator's
 // CLI, an embedding app, or its own server's `Delete` of a remote actor).
 //
-// At once, in one write: the account is marked deleted (from then on it is gone for everyone:
+// At once: the account is marked deleted in one write (from then on it is gone for everyone:
 // 404 on the API, its tokens refused, no sign-in) and its profile emptied; the row stays, so
-// its username is never taken again. Its tokens are revoked and its browser sessions end.
+// its username is never taken again. Its tokens are revoked, its browser sessions end, and its
+// e-mail address is freed.
 //
 // Then, in the background, a job of its own removes what it wrote and what points at it, a
 // bounded batch per step and a few steps per run, queueing itself again until nothing is left:
@@ -52,8 +53,10 @@ export async function deleteAccount(core: Core, account: Account, by: DeletedBy)
   );
   if (marked === null) throw notFound();
   if (user !== null) {
-    // Nobody signs in as it again, whatever password they know.
+    // Nobody signs in as it again, whatever password they know; its address is free for a new
+    // sign-up (Mastodon destroys the user), its username is not.
     await core.storage.accounts.updateUser(account.id, { passwordHash: await core.secrets.hashPassword(core.secrets.randomToken(32)) });
+    await core.storage.accounts.changeEmail(account.id, `${account.id}@deleted.invalid`);
     const revoked = await core.storage.oauth.revokeTokensOfAccount(account.id, now);
     // Its live streams close as a revoked token's do.
     await core.enqueue(revoked.flatMap((tokenId) => core.record({ type: 'token.revoked', tokenId, accountId: account.id })));

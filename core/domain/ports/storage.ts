@@ -120,8 +120,8 @@ export interface AccountRepository {
     patch: Partial<Pick<User, 'passwordHash' | 'confirmedAt' | 'approved' | 'disabled' | 'locale' | 'settings'>>,
     outbox?: Outbox<User | null>,
   ): Promise<User | null>;
-  /** Local accounts that have a user; with `activeSince`, only those whose last status is at
-   * or after it (NodeInfo's active users). */
+  /** Local accounts that have a user, deleted ones left out; with `activeSince`, only those
+   * whose last status is at or after it (NodeInfo's active users). */
   /** Sets a user's e-mail address; StorageConflict 'email' when another user has it (case
    * ignored); null when there is no such user. */
   changeEmail(accountId: Id, email: string): Promise<User | null>;

@@ -53,8 +53,9 @@ async function goneFor(t: Test, h: Harness, alice: TestUser, bob: TestUser, said
   t.equal((await signIn(h, 'alice')).status, 401, 'nobody signs in as her');
   t.strictSame(await h.core.storage.interactions.bookmarksBy(alice.account.id, { limit: 10 }), [], 'her bookmarks are gone');
   const app = await h.app(['read', 'write']);
-  const again = await h.request('POST', '/api/v1/accounts', { token: app.token, payload: { username: 'alice', email: 'new-alice@example.com', password: 'a good password', agreement: 'true' } });
+  const again = await h.request('POST', '/api/v1/accounts', { token: app.token, payload: { username: 'alice', email: 'alice@example.com', password: 'a good password', agreement: 'true' } });
   t.equal(again.statusCode, 422, 'the username stays reserved');
+  t.equal(again.json.details.email, undefined, 'the e-mail address is free again');
   t.match(again.json, { error: 'Validation failed: Username is already taken', details: { username: [{ error: 'ERR_TAKEN', description: 'is already taken' }] } });
 }
 
