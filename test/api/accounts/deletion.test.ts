@@ -109,8 +109,13 @@ t.test('an admin deletes an account: permission, the admin entity, the audit log
   t.strictSame(status(await del('123456', ada.token)), [404, { error: 'Record not found' }]);
   t.strictSame(status(await del('nope', ada.token)), [404, { error: 'Record not found' }]);
 
-  const done = await del(alice.account.id, ada.token);
+  const done = await h.request('DELETE', `/api/v1/admin/accounts/${alice.account.id}`, { token: ada.token, drain: false });
   t.equal(done.statusCode, 200, done.body);
+  const before = await h.request('GET', `/api/v1/statuses/${said.aliceSaid}`, { token: bob.token, drain: false });
+  t.equal(before.statusCode, 404, 'her statuses are gone at once, before the background removal');
+  const bobsNotifications = (await h.request('GET', '/api/v1/notifications', { token: bob.token, drain: false })).json as { account: { id: string } }[];
+  t.notOk(bobsNotifications.some((n) => n.account.id === alice.account.id), 'and her notifications');
+  await h.rookery.drain();
   t.match(done.json, { id: alice.account.id, username: 'alice', domain: null, email: 'alice@example.com', account: { id: alice.account.id, username: 'alice' } }, 'the admin Account entity, as it was');
   t.strictSame(status(await del(alice.account.id, ada.token)), [404, { error: 'Record not found' }], 'deleted already: gone');
   const log = await h.core.storage.reports.actions({ limit: 10 });
