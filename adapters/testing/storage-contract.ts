@@ -881,6 +881,8 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.equal(await w.s.relationships.follow(follow(w.id(), dave.id, bob.id)), 'created', 'following after a request');
     t.strictSame(await w.s.relationships.followRequestsTo(bob.id, { limit: 10 }), [], 'the pending request is removed');
     t.strictSame((await w.s.relationships.followRequestsTo(dave.id, { limit: 10 })).map((r) => r.accountId), [bob.id], 'a request the other way is untouched');
+    t.strictSame((await w.s.relationships.followRequestsBy(bob.id, { limit: 10 })).map((r) => r.targetAccountId), [dave.id], 'followRequestsBy: the requests an account made');
+    t.strictSame(await w.s.relationships.followRequestsBy(dave.id, { limit: 10 }), [], 'none by the target');
   });
 
   it('follow requests', async (t, w) => {

@@ -145,6 +145,12 @@ export async function purgeStep(core: Core, account: Account): Promise<boolean> 
     for (const request of requests) await relationships.cancelFollowRequest(request.accountId, account.id);
     return true;
   }
+  const asked = await relationships.followRequestsBy(account.id, page);
+  if (asked.length > 0) {
+    await tellRemote(core, account, asked.map((request) => request.targetAccountId));
+    for (const request of asked) await relationships.cancelFollowRequest(account.id, request.targetAccountId);
+    return true;
+  }
   const following = await relationships.followingOf(account.id, page);
   if (following.length > 0) {
     await tellRemote(core, account, following.map((follow) => follow.targetAccountId));

@@ -313,6 +313,8 @@ export interface RelationshipRepository {
   cancelFollowRequest(accountId: Id, targetId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   /** Pending requests to follow this account, paged by request id. */
   followRequestsTo(targetId: Id, page: Page): Promise<FollowRequest[]>;
+  /** Pending requests this account made, paged by request id. */
+  followRequestsBy(accountId: Id, page: Page): Promise<FollowRequest[]>;
   /** Follows of this account, paged by follow id. */
   followersOf(targetId: Id, page: Page): Promise<Follow[]>;
   /** Follows by this account, paged by follow id. */

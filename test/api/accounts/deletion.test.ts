@@ -130,9 +130,14 @@ t.test('an embedding app deletes an account through rookery.accounts', async (t)
   const alice = await h.user('alice');
   const bob = await h.user('bob');
   const said = await acquainted(h, alice, bob);
+  const lena = await h.user('lena');
+  await h.request('PATCH', '/api/v1/accounts/update_credentials', { token: lena.token, payload: { locked: 'true' } });
+  await h.request('POST', `/api/v1/accounts/${lena.account.id}/follow`, { token: alice.token });
+  t.equal(((await h.request('GET', '/api/v1/follow_requests', { token: lena.token })).json as unknown[]).length, 1, 'alice asked to follow lena');
   await h.rookery.accounts.delete(alice.account.id);
   await h.rookery.drain();
   await goneFor(t, h, alice, bob, said);
+  t.strictSame((await h.request('GET', '/api/v1/follow_requests', { token: lena.token })).json, [], 'her pending request is gone');
   await t.rejects(h.rookery.accounts.delete(alice.account.id), { status: 404, message: 'Record not found' }, 'deleted already');
   await t.rejects(h.rookery.accounts.delete('12345'), { status: 404, message: 'Record not found' });
   await t.rejects(h.rookery.accounts.create({ username: 'ALICE', email: 'other@example.com' }), { status: 422, message: 'Validation failed: Username is already taken' }, 'the username stays reserved, whatever its case');
