@@ -4,7 +4,9 @@
 // removed by the background job, its username never given again.
 
 import t, { type Test } from 'tap';
+import { openPostgresStorage } from '../../../adapters/postgres/index.ts';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
+import { testPostgres } from '../../helpers/postgres.ts';
 import { Browser, forms, PASSWORD } from '../../helpers/oauth.ts';
 
 const ADMIN_SCOPES = ['read', 'write', 'admin:read', 'admin:write'];
@@ -163,4 +165,16 @@ t.test('the background removal goes in bounded batches, and a run that dies is r
   t.strictSame([after?.statusesCount, after?.followersCount, after?.deletedAt !== null], [0, 0, true], 'the job finished the rest');
   t.strictSame(await h.core.storage.statuses.query({ visibilities: ['public', 'unlisted', 'private', 'direct'], authorId: alice.account.id }, { limit: 10 }), []);
   t.equal(await purgeStep(h.core, account), false, 'nothing left');
+});
+
+t.test('on PostgreSQL: deleted by an admin, gone at once, its data removed', async (t) => {
+  const server = await testPostgres((fn) => t.teardown(fn));
+  const h = await harness({ storage: await openPostgresStorage({ url: server.url, pool: 4 }) });
+  t.teardown(() => h.close());
+  const ada = await h.user('ada', { role: 'Admin', scopes: ADMIN_SCOPES });
+  const alice = await h.user('alice');
+  const bob = await h.user('bob');
+  const said = await acquainted(h, alice, bob);
+  t.equal((await h.request('DELETE', `/api/v1/admin/accounts/${alice.account.id}`, { token: ada.token })).statusCode, 200);
+  await goneFor(t, h, alice, bob, said);
 });
