@@ -11,12 +11,14 @@ import type { Account, Id } from '../model.ts';
 import type { NewJob } from '../ports/queue.ts';
 import { resolveAccount } from '../remote/resolve.ts';
 import { accountUri } from '../urls.ts';
+import { blockAccount } from './block.ts';
 import { endFollow, follow } from './follow.ts';
 
 /** Aliases an account may name (Mastodon names no limit; every input here is bounded). */
 export const MAX_ALIASES = 20;
 export const MOVE_FOLLOWERS_JOB = 'account-move-followers';
 const FOLLOWERS_PER_RUN = 100;
+const MAX_CARRIED_BLOCKS = 1000;
 
 export const moveTexts = {
   notFound: 'could not be found',
@@ -106,8 +108,9 @@ export async function remoteMove(core: Core, originId: Id, targetId: Id): Promis
 }
 
 /** The job that moves an account's local followers, a page at a time: each follows the new
- * account (a request where it must be asked, as a follow does) and leaves the old one. A step
- * run again finds the ones it moved no longer there. */
+ * account (a request where it must be asked, as a follow does) and leaves the old one; local
+ * accounts that blocked the old one block the new one. A step run again finds the ones it
+ * moved no longer there (and a block made again is no new block). */
 export function registerMoveJob(core: Core): void {
   core.jobs.register(MOVE_FOLLOWERS_JOB, async (payload) => {
     const p = (payload ?? {}) as { originId?: unknown; targetId?: unknown; maxId?: unknown };
@@ -115,6 +118,14 @@ export function registerMoveJob(core: Core): void {
     const origin = await core.storage.accounts.get(p.originId);
     if (origin === null || origin.movedToAccountId !== p.targetId) return;
     const maxId = typeof p.maxId === 'string' ? p.maxId : undefined;
+    // First run: who blocked the old account blocks the new one too (Mastodon's MoveWorker
+    // carries blocks over), at most MAX_CARRIED_BLOCKS of them.
+    if (maxId === undefined) {
+      const blockers = await core.storage.accounts.getMany((await core.storage.relationships.hiddenState(origin.id, core.clock.now())).blockedBy.slice(0, MAX_CARRIED_BLOCKS));
+      for (const blocker of blockers) {
+        if (blocker.domain === null && blocker.deletedAt === null && blocker.id !== p.targetId) await blockAccount(core, blocker.id, p.targetId);
+      }
+    }
     const page = await core.storage.relationships.followersOf(origin.id, { limit: FOLLOWERS_PER_RUN, ...(maxId === undefined ? {} : { maxId }) });
     const followers = new Map((await core.storage.accounts.getMany(page.map((f) => f.accountId))).map((a) => [a.id, a]));
     for (const row of page) {

@@ -31,6 +31,8 @@ t.test('aliases, then the move: moved shows, local followers follow the new acco
   await h.request('POST', `/api/v1/accounts/${alice.account.id}/follow`, { token: bob.token, payload: { reblogs: 'false', notify: 'true' } });
   await h.request('POST', `/api/v1/accounts/${alice.account.id}/follow`, { token: cleo.token });
   await h.request('POST', `/api/v1/accounts/${cleo.account.id}/block`, { token: anna.token });
+  const dora = await h.user('dora');
+  await h.request('POST', `/api/v1/accounts/${alice.account.id}/block`, { token: dora.token });
 
   t.strictSame([(await new Browser(h).get('/settings/aliases')).statusCode, (await new Browser(h).get('/settings/migration')).statusCode], [302, 302], 'signed out: off to sign in');
   const old = await signedIn(h, 'alice');
@@ -68,6 +70,7 @@ t.test('aliases, then the move: moved shows, local followers follow the new acco
   t.match(rel, [{ id: alice.account.id, following: false }, { id: anna.account.id, following: true, showing_reblogs: false, notifying: true }], 'bob moved, his options kept');
   const cleoRel = (await h.request('GET', `/api/v1/accounts/relationships?id[]=${alice.account.id}&id[]=${anna.account.id}`, { token: cleo.token })).json;
   t.match(cleoRel, [{ following: true }, { following: false, blocked_by: true }], 'a follower the new account blocks is not moved');
+  t.match((await h.request('GET', `/api/v1/accounts/relationships?id[]=${anna.account.id}`, { token: dora.token })).json, [{ blocking: true }], 'who blocked the old account blocks the new one');
   const again = await submit(old, '/settings/migration', { 'account_migration[acct]': 'anna', 'account_migration[current_password]': PASSWORD });
   t.match(again.body, 'Handle of the new account is the same account you have already moved to');
 
