@@ -11,7 +11,7 @@ import type { Mongo } from './db.ts';
 import { C } from './schema.ts';
 import { applyPatch, asciiLower, inPageOrder, lookupId, num, pageQuery, setFields, stored, validIds, withRange, type Doc } from './values.ts';
 
-export const ACCOUNT_PATCH_FIELDS = ['displayName', 'note', 'locked', 'bot', 'discoverable', 'fields', 'avatarUrl', 'headerUrl', 'url', 'role', 'suspendedAt', 'silencedAt', 'sensitizedAt'] as const;
+export const ACCOUNT_PATCH_FIELDS = ['displayName', 'note', 'locked', 'bot', 'discoverable', 'fields', 'avatarUrl', 'headerUrl', 'url', 'role', 'suspendedAt', 'silencedAt', 'sensitizedAt', 'deletedAt', 'movedToAccountId', 'alsoKnownAs'] as const;
 export const USER_PATCH_FIELDS = ['passwordHash', 'confirmedAt', 'approved', 'disabled', 'locale', 'settings'] as const;
 
 /** What account reads leave out: the user, the pins, pending jobs. */
@@ -59,6 +59,9 @@ export function accountDoc(a: Account, u?: User): Doc {
     suspendedAt: a.suspendedAt ?? null,
     silencedAt: a.silencedAt ?? null,
     sensitizedAt: a.sensitizedAt ?? null,
+    deletedAt: a.deletedAt,
+    movedToAccountId: a.movedToAccountId,
+    alsoKnownAs: a.alsoKnownAs,
   };
   if (u !== undefined) doc['user'] = userSubdoc(u);
   return doc;
@@ -88,6 +91,10 @@ export function accountFromDoc(d: Doc): Account {
       lastStatusAt: d['lastStatusAt'] as number | null,
       // Documents written before roles existed have none.
       role: (d['role'] as string | null | undefined) ?? null,
+      // Nor do documents written before accounts could be deleted or moved.
+      deletedAt: (d['deletedAt'] as number | null | undefined) ?? null,
+      movedToAccountId: (d['movedToAccountId'] as Id | null | undefined) ?? null,
+      alsoKnownAs: [...((d['alsoKnownAs'] as string[] | undefined) ?? [])],
     },
     (d['suspendedAt'] as number | null | undefined) ?? null,
     (d['silencedAt'] as number | null | undefined) ?? null,
@@ -124,7 +131,7 @@ export function usernameFilter(username: string, domain: string | null): Doc {
 
 export const emailFilter = (email: string): Doc => ({ 'user.emailKey': asciiLower(email) });
 
-export const LOCAL_USERS: Doc = { domain: null, 'user.emailKey': { $type: 'string' } };
+export const LOCAL_USERS: Doc = { domain: null, 'user.emailKey': { $type: 'string' }, deletedAt: { $not: { $type: 'number' } } };
 
 type AccountPatch = Parameters<AccountRepository['update']>[1];
 type UserPatch = Parameters<AccountRepository['updateUser']>[1];
@@ -227,7 +234,7 @@ export function accountRepository(m: Mongo): AccountRepository {
       return accounts.countDocuments(activeSince === undefined ? LOCAL_USERS : { ...LOCAL_USERS, lastStatusAt: { $gte: activeSince } });
     },
     async listStaff() {
-      return (await accounts.find({ domain: null, role: { $type: 'string' } }).toArray()).map(accountFromDoc);
+      return (await accounts.find({ domain: null, role: { $type: 'string' }, deletedAt: { $not: { $type: 'number' } } }).toArray()).map(accountFromDoc);
     },
     async listForAdmin(filter, page) {
       const p = pageQuery(page);

@@ -153,5 +153,10 @@ export function notificationRepository(m: Mongo): NotificationRepository {
         async (tx) => (await tx.collection(C.notifications).updateMany({ accountId, fromAccountId, filtered: true }, { $set: { filtered: false } }, { session: tx.session })).modifiedCount,
       );
     },
+    async deleteFrom(fromAccountId, limit) {
+      const ids = (await notifications.find({ fromAccountId }, { projection: { _id: 1 } }).limit(limit).toArray()).map((d) => d['_id']);
+      if (ids.length === 0) return 0;
+      return (await notifications.deleteMany({ _id: { $in: ids } })).deletedCount;
+    },
   };
 }

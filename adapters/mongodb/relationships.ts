@@ -188,6 +188,9 @@ export function relationshipRepository(m: Mongo): RelationshipRepository {
     async followRequestsTo(targetId, page) {
       return paged(C.follows, (p) => followPageFilter('targetAccountId', targetId, 'request', p), page, followFromDoc);
     },
+    async followRequestsBy(accountId, page) {
+      return paged(C.follows, (p) => followPageFilter('accountId', accountId, 'request', p), page, followFromDoc);
+    },
     async followersOf(targetId, page) {
       return paged(C.follows, (p) => followPageFilter('targetAccountId', targetId, 'follow', p), page, followFromDoc);
     },

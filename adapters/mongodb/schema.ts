@@ -164,6 +164,8 @@ export const INDEXES: readonly IndexDefinition[] = [
     partialFilterExpression: { groupKey: { $type: 'string' } },
   },
   { collection: C.notifications, name: 'notifications_filtered', key: { accountId: 1, fromAccountId: 1, num: -1 }, partialFilterExpression: { filtered: true } },
+  // A deleted account's notifications to others, found to delete them (deleteFrom).
+  { collection: C.notifications, name: 'notifications_from', key: { fromAccountId: 1 } },
   byAccount(C.notificationRequests),
   {
     collection: C.notificationRequests,

@@ -5,7 +5,8 @@ import { writeWithOutbox } from './jobs.ts';
 import { Params, bool, ceilMs, id, idOrNull, int, intOrNull, json, jsonText, key, keyOrNull, keys, lookupKey, setClause, storable, text, textOrNull } from './values.ts';
 
 const ACCOUNT_COLUMNS = `id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
-  created_at, statuses_count, followers_count, following_count, last_status_at, role, suspended_at, silenced_at, sensitized_at`;
+  created_at, statuses_count, followers_count, following_count, last_status_at, role, suspended_at, silenced_at, sensitized_at,
+  deleted_at, moved_to_account_id, also_known_as`;
 const ACCOUNT = `SELECT ${ACCOUNT_COLUMNS} FROM accounts`;
 const USER_COLUMNS = 'account_id, email, password_hash, created_at, confirmed_at, approved, disabled, locale, created_by_application_id, settings';
 const USER = `SELECT ${USER_COLUMNS} FROM users`;
@@ -38,6 +39,9 @@ export function accountFromRow(r: Row): Account {
       followingCount: int(r['following_count']),
       lastStatusAt: intOrNull(r['last_status_at']),
       role: textOrNull(r['role']),
+      deletedAt: intOrNull(r['deleted_at']),
+      movedToAccountId: idOrNull(r['moved_to_account_id']),
+      alsoKnownAs: r['also_known_as'] === null || r['also_known_as'] === undefined ? [] : json(r['also_known_as']),
     },
     intOrNull(r['suspended_at']),
     intOrNull(r['silenced_at']),
@@ -77,8 +81,9 @@ export function accountRepository(db: Db): AccountRepository {
         key(a.id), a.username, a.domain, a.displayName, a.note, a.locked, a.bot, a.discoverable, jsonText(a.fields), a.avatarUrl, a.headerUrl, a.url,
         a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt, a.role,
         a.suspendedAt ?? null, a.silencedAt ?? null, a.sensitizedAt ?? null,
+        a.deletedAt, keyOrNull(a.movedToAccountId), a.alsoKnownAs.length === 0 ? null : jsonText(a.alsoKnownAs),
       ];
-      const insertAccount = `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`;
+      const insertAccount = `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`;
       if (u === undefined) {
         await db.run(insertAccount, accountValues);
         return;
@@ -87,7 +92,7 @@ export function accountRepository(db: Db): AccountRepository {
       // first and a taken username is reported before a taken e-mail, as the port lists them.
       await db.run(
         `WITH a AS (${insertAccount} RETURNING id)
-         INSERT INTO users (${USER_COLUMNS}) SELECT a.id, $23::text, $24::text, $25::bigint, $26::bigint, $27::boolean, $28::boolean, $29::text, $30::bigint, $31::text FROM a`,
+         INSERT INTO users (${USER_COLUMNS}) SELECT a.id, $26::text, $27::text, $28::bigint, $29::bigint, $30::boolean, $31::boolean, $32::text, $33::bigint, $34::text FROM a`,
         [
           ...accountValues, u.email, u.passwordHash, u.createdAt, u.confirmedAt, u.approved, u.disabled, u.locale,
           keyOrNull(u.createdByApplicationId), jsonText(u.settings),
@@ -133,6 +138,9 @@ export function accountRepository(db: Db): AccountRepository {
         suspendedAt: ['suspended_at', asIs],
         silencedAt: ['silenced_at', asIs],
         sensitizedAt: ['sensitized_at', asIs],
+        deletedAt: ['deleted_at', asIs],
+        movedToAccountId: ['moved_to_account_id', (v: string | null) => keyOrNull(v)],
+        alsoKnownAs: ['also_known_as', (v: string[] | null) => (v === null || v.length === 0 ? null : jsonText(v))],
       });
       const target = p.add(k);
       // The account (updated, or read when the patch is empty) and the user's settings: one statement.
@@ -185,12 +193,12 @@ export function accountRepository(db: Db): AccountRepository {
       return r ? userFromRow(r) : null;
     },
     async countLocalUsers(activeSince?: number) {
-      const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL';
+      const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL AND a.deleted_at IS NULL';
       const r = activeSince === undefined ? await db.row(sql) : await db.row(`${sql} AND a.last_status_at >= $1`, [ceilMs(activeSince)]);
       return int(r?.['n']);
     },
     async listStaff() {
-      return (await db.rows(`${ACCOUNT} WHERE role IS NOT NULL AND domain IS NULL`)).map(accountFromRow);
+      return (await db.rows(`${ACCOUNT} WHERE role IS NOT NULL AND domain IS NULL AND deleted_at IS NULL`)).map(accountFromRow);
     },
     async listForAdmin(filter, page) {
       const p = new Params();

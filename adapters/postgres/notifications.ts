@@ -135,5 +135,10 @@ export function notificationRepository(db: Db): NotificationRepository {
       if (a === null || f === null) return 0;
       return db.run('UPDATE notifications SET filtered = false WHERE account_id = $1 AND from_account_id = $2 AND filtered', [a, f]);
     },
+    async deleteFrom(fromAccountId, limit) {
+      const f = lookupKey(fromAccountId);
+      if (f === null) return 0;
+      return db.run('DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE from_account_id = $1 LIMIT $2)', [f, limit]);
+    },
   };
 }

@@ -138,6 +138,10 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       const p = new Params();
       return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `target_account_id = ${p.id(targetId)} AND pending`, 'id', page, (r) => followFromRow(r));
     },
+    async followRequestsBy(accountId, page) {
+      const p = new Params();
+      return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `account_id = ${p.id(accountId)} AND pending`, 'id', page, (r) => followFromRow(r));
+    },
     async followersOf(targetId, page) {
       const p = new Params();
       return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `target_account_id = ${p.id(targetId)} AND NOT pending`, 'id', page, (r) => followFromRow(r));

@@ -6,7 +6,8 @@ import { writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';
 
 const ACCOUNT = `SELECT id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
-  created_at, statuses_count, followers_count, following_count, last_status_at, role, suspended_at, silenced_at, sensitized_at FROM accounts`;
+  created_at, statuses_count, followers_count, following_count, last_status_at, role, suspended_at, silenced_at, sensitized_at,
+  deleted_at, moved_to_account_id, also_known_as FROM accounts`;
 const USER = `SELECT account_id, email, password_hash, created_at, confirmed_at, approved, disabled, locale, created_by_application_id,
   settings FROM users`;
 
@@ -33,6 +34,9 @@ export function accountFromRow(r: Row): Account {
       followingCount: int(r.following_count),
       lastStatusAt: intOrNull(r.last_status_at),
       role: textOrNull(r.role),
+      deletedAt: intOrNull(r.deleted_at),
+      movedToAccountId: idOrNull(r.moved_to_account_id),
+      alsoKnownAs: r.also_known_as === null || r.also_known_as === undefined ? [] : json(r.also_known_as),
     },
     intOrNull(r.suspended_at),
     intOrNull(r.silenced_at),
@@ -71,7 +75,7 @@ export function bumpAccount(db: Db, accountId: string, column: 'statuses_count' 
   db.run(`UPDATE accounts SET ${column} = max(${column} + ?, 0) WHERE id = ?`, delta, key(accountId));
 }
 
-const copyAccount = (a: Account): Account => ({ ...a, fields: a.fields.map((f) => ({ ...f })) });
+const copyAccount = (a: Account): Account => ({ ...a, fields: a.fields.map((f) => ({ ...f })), alsoKnownAs: [...a.alsoKnownAs] });
 
 function copyUser(u: User): User {
   const settings = { ...u.settings };
@@ -99,11 +103,13 @@ export function accountRepository(db: Db): AccountRepository {
         if (u && db.get('SELECT 1 FROM users WHERE lower(email) = lower(?)', u.email)) throw new StorageConflict('email');
         db.run(
           `INSERT INTO accounts (id, username, domain, display_name, note, locked, bot, discoverable, fields, avatar_url, header_url, url, uri,
-             created_at, statuses_count, followers_count, following_count, last_status_at, role, suspended_at, silenced_at, sensitized_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             created_at, statuses_count, followers_count, following_count, last_status_at, role, suspended_at, silenced_at, sensitized_at,
+             deleted_at, moved_to_account_id, also_known_as)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           key(a.id), a.username, a.domain, a.displayName, a.note, flag(a.locked), flag(a.bot), flag(a.discoverable), jsonText(a.fields),
           a.avatarUrl, a.headerUrl, a.url, a.uri, a.createdAt, a.statusesCount, a.followersCount, a.followingCount, a.lastStatusAt, a.role,
           a.suspendedAt ?? null, a.silencedAt ?? null, a.sensitizedAt ?? null,
+          a.deletedAt, keyOrNull(a.movedToAccountId), a.alsoKnownAs.length === 0 ? null : jsonText(a.alsoKnownAs),
         );
         if (u) {
           db.run(
@@ -153,6 +159,9 @@ export function accountRepository(db: Db): AccountRepository {
         suspendedAt: ['suspended_at', asIs],
         silencedAt: ['silenced_at', asIs],
         sensitizedAt: ['sensitized_at', asIs],
+        deletedAt: ['deleted_at', asIs],
+        movedToAccountId: ['moved_to_account_id', (v: string | null) => keyOrNull(v)],
+        alsoKnownAs: ['also_known_as', (v: string[] | null) => (v === null || v.length === 0 ? null : jsonText(v))],
       });
       return writeWithOutbox(db, options?.outbox, () => {
         if (set.sql !== '') db.run(`UPDATE accounts SET ${set.sql} WHERE id = ?`, ...set.params, k);
@@ -200,12 +209,12 @@ export function accountRepository(db: Db): AccountRepository {
       });
     },
     async countLocalUsers(activeSince?: number) {
-      const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL';
+      const sql = 'SELECT count(*) AS n FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL AND a.deleted_at IS NULL';
       const r = activeSince === undefined ? db.get(sql) : db.get(`${sql} AND a.last_status_at >= ?`, activeSince);
       return int(r?.n);
     },
     async listStaff() {
-      return db.all(`${ACCOUNT} WHERE role IS NOT NULL AND domain IS NULL`).map(accountFromRow);
+      return db.all(`${ACCOUNT} WHERE role IS NOT NULL AND domain IS NULL AND deleted_at IS NULL`).map(accountFromRow);
     },
     async listForAdmin(filter, page) {
       const { where, params } = adminWhere(filter, page);

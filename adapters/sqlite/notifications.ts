@@ -141,5 +141,10 @@ export function notificationRepository(db: Db): NotificationRepository {
     async unfilterFrom(accountId, fromAccountId) {
       return db.write(() => db.run('UPDATE notifications SET filtered = 0 WHERE account_id = ? AND from_account_id = ? AND filtered = 1', key(accountId), key(fromAccountId)));
     },
+    async deleteFrom(fromAccountId, limit) {
+      const k = lookupKey(fromAccountId);
+      if (k === null) return 0;
+      return db.write(() => db.run('DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE from_account_id = ? LIMIT ?)', k, limit));
+    },
   };
 }

@@ -163,6 +163,9 @@ export function relationshipRepository(db: Db): RelationshipRepository {
     async followRequestsTo(targetId, page) {
       return paged(db, `SELECT ${FOLLOW_COLUMNS} FROM follow_requests`, 'target_account_id = ?', [key(targetId)], 'id', page, followFromRow);
     },
+    async followRequestsBy(accountId, page) {
+      return paged(db, `SELECT ${FOLLOW_COLUMNS} FROM follow_requests`, 'account_id = ?', [key(accountId)], 'id', page, followFromRow);
+    },
     async followersOf(targetId, page) {
       return paged(db, `SELECT ${FOLLOW_COLUMNS} FROM follows`, 'target_account_id = ?', [key(targetId)], 'id', page, followFromRow);
     },

@@ -539,6 +539,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE accounts ADD COLUMN silenced_at INTEGER;
   ALTER TABLE accounts ADD COLUMN sensitized_at INTEGER;
   `,
+  // 16: an account's lifecycle: deleted (the row stays, its username reserved), moved to
+  // another account, and its aliases; the notifications an account sent, found to delete them.
+  `
+  ALTER TABLE accounts ADD COLUMN deleted_at INTEGER;
+  ALTER TABLE accounts ADD COLUMN moved_to_account_id INTEGER;
+  ALTER TABLE accounts ADD COLUMN also_known_as TEXT;
+  CREATE INDEX notifications_from ON notifications (from_account_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

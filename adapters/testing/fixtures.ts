@@ -66,6 +66,9 @@ export function account(id: Id, o: Partial<Account> = {}): Account {
     followingCount: 0,
     lastStatusAt: null,
     role: null,
+    deletedAt: null,
+    movedToAccountId: null,
+    alsoKnownAs: [],
     ...o,
   };
 }

@@ -67,6 +67,12 @@ export function inboxContract(it: It, shared: Shared): void {
     t.equal(await w.s.notifications.deleteWhere(alice.id, { groupKey: key }), 3, 'deleteWhere a group');
     t.strictSame(await ls({}), [m2.id, fo.id, m1.id], 'the group is gone');
     t.strictSame(await w.s.notifications.get(bob.id, other.id), other, "another account's notification of the same key stays");
+    t.equal(await w.s.notifications.deleteFrom(dave.id, 1), 1, 'deleteFrom: at most the limit');
+    t.equal(await w.s.notifications.deleteFrom(dave.id, 10), 1, 'deleteFrom: the rest');
+    t.equal(await w.s.notifications.deleteFrom(dave.id, 10), 0, 'deleteFrom: none left');
+    t.strictSame(await ls({}), [fo.id], "the sender's notifications are gone, the others stay");
+    t.equal(await w.s.notifications.deleteFrom(alice.id, 10), 1, "deleteFrom reaches every recipient (alice's to bob)");
+    t.equal(await w.s.notifications.get(bob.id, other.id), null);
   });
 
   it('notification policies: defaults are the core’s (null), set replaces', async (t, w) => {

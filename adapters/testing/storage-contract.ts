@@ -296,6 +296,25 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.equal(await w.s.accounts.removeUnapproved(pending.id), false, 'once');
   });
 
+  it('accounts: deleted, moved and aliases, stored and reserved', async (t, w) => {
+    const gone = await w.account({ username: 'gone' }, true);
+    const staff = await w.account({ role: 'Admin' }, true);
+    const target = await w.account({ username: 'far2', domain: 'remote.example', uri: 'https://remote.example/u/far2' });
+    t.strictSame(await w.acct(gone.id), gone, 'a live account: no deletedAt, not moved, no aliases');
+    const deleted = await w.s.accounts.update(gone.id, { deletedAt: 7000 });
+    t.strictSame(deleted, { ...gone, deletedAt: 7000 }, 'update marks it deleted');
+    t.strictSame(await w.s.accounts.findByUsername('GONE', null), deleted, 'a deleted account is still found by its username');
+    await rejectsConflict(t, w.account({ username: 'gone' }, true), 'username', 'and its username stays taken');
+    const aliases = ['https://remote.example/u/far2', 'https://other.example/users/x'];
+    t.strictSame(await w.s.accounts.update(staff.id, { alsoKnownAs: aliases, movedToAccountId: target.id }), { ...staff, alsoKnownAs: aliases, movedToAccountId: target.id }, 'aliases and the move');
+    t.strictSame(await w.acct(staff.id), { ...staff, alsoKnownAs: aliases, movedToAccountId: target.id }, 'read back');
+    t.strictSame(await w.s.accounts.update(staff.id, { alsoKnownAs: [], movedToAccountId: null }), staff, 'and taken away');
+    t.equal(await w.s.accounts.countLocalUsers(), 1, 'countLocalUsers leaves deleted accounts out');
+    await w.s.accounts.update(staff.id, { deletedAt: 8000 });
+    t.strictSame(await w.s.accounts.listStaff(), [], 'listStaff leaves deleted accounts out');
+    t.equal(await w.s.accounts.countLocalUsers(), 0);
+  });
+
   it('accounts: remote accounts found by uri, refreshed, one per uri', async (t, w) => {
     const uri = 'https://remote.example/users/carol';
     const remote = await w.account({ username: 'carol', domain: 'remote.example', uri, url: 'https://remote.example/@carol', note: '<p>hi</p>' });
@@ -921,6 +940,8 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.equal(await w.s.relationships.follow(follow(w.id(), dave.id, bob.id)), 'created', 'following after a request');
     t.strictSame(await w.s.relationships.followRequestsTo(bob.id, { limit: 10 }), [], 'the pending request is removed');
     t.strictSame((await w.s.relationships.followRequestsTo(dave.id, { limit: 10 })).map((r) => r.accountId), [bob.id], 'a request the other way is untouched');
+    t.strictSame((await w.s.relationships.followRequestsBy(bob.id, { limit: 10 })).map((r) => r.targetAccountId), [dave.id], 'followRequestsBy: the requests an account made');
+    t.strictSame(await w.s.relationships.followRequestsBy(dave.id, { limit: 10 }), [], 'none by the target');
   });
 
   it('follow requests', async (t, w) => {

@@ -43,6 +43,15 @@ export interface Account {
   suspendedAt?: Millis | null;
   silencedAt?: Millis | null;
   sensitizedAt?: Millis | null;
+  /** When the account was deleted (by its owner, an admin, the operator, or its server): it is
+   * gone for everyone from then on, while its data is removed in the background; the row stays,
+   * so that its username is never taken again (Mastodon's reserved username). null: live. */
+  deletedAt: Millis | null;
+  /** The account it moved to (a `Move`): its followers were moved there. null: not moved. */
+  movedToAccountId: Id | null;
+  /** The ActivityPub ids of the accounts it says it also is (`alsoKnownAs`): a local account's
+   * aliases, which let another account move to it. */
+  alsoKnownAs: string[];
 }
 
 export interface UserSettings {

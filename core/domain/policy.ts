@@ -14,9 +14,9 @@ export function isSuspended(account: Pick<Account, 'suspendedAt'>): boolean {
 }
 
 /** A local account may sign in and use its tokens unless its user is disabled or the account
- * is suspended (undoing either restores both). */
-export function maySignIn(account: Pick<Account, 'suspendedAt'>, user: { disabled: boolean }): boolean {
-  return !user.disabled && !isSuspended(account);
+ * is suspended (undoing either restores both), or it was deleted (for good). */
+export function maySignIn(account: Pick<Account, 'suspendedAt' | 'deletedAt'>, user: { disabled: boolean }): boolean {
+  return !user.disabled && !isSuspended(account) && account.deletedAt === null;
 }
 
 /** A silenced (limited) account stays off public timelines and threads for those who do not

@@ -107,13 +107,15 @@ async function remoteMatch(core: Core, q: string, resolve: boolean): Promise<{ a
     if (!resolve) return none;
     const found = await resolveUrl(core, q);
     if (found === null) return none;
-    return 'account' in found ? { account: found.account, status: null } : { account: null, status: found.status };
+    if ('account' in found) return found.account.deletedAt === null ? { account: found.account, status: null } : none;
+    return { account: null, status: found.status };
   }
   if (!resolve || !/^@?[^@\s/]+@[^@\s/]+$/.test(q)) return none;
   const parsed = parseAcct(core, q);
   if (parsed === null || parsed.domain === null) return none;
   if ((await core.storage.accounts.findByUsername(parsed.username, parsed.domain)) !== null) return none;
-  return { account: await resolveAccount(core, q), status: null };
+  const resolved = await resolveAccount(core, q);
+  return { account: resolved !== null && resolved.deletedAt === null ? resolved : null, status: null };
 }
 
 async function passesFollowing(core: Core, viewer: Account | null, account: Account, following: boolean | undefined): Promise<boolean> {

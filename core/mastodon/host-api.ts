@@ -2,6 +2,7 @@
 // and issuing them access tokens, with the same validations the API applies.
 
 import { createLocalAccount } from '../domain/accounts/create.ts';
+import { accountById, deleteAccount } from '../domain/accounts/delete.ts';
 import type { AppCore } from './context.ts';
 import { notFound, unprocessable } from '../domain/errors.ts';
 import type { Account, Id } from '../domain/model.ts';
@@ -27,6 +28,11 @@ export interface HostAccountInput {
 export interface HostAccounts {
   /** Creates a local account; a 422 RookeryError lists what is wrong (a taken username …). */
   create(input: HostAccountInput): Promise<Account>;
+  /** Deletes a local account: gone at once (its tokens refused, its profile 404, its username
+   * never given again), its statuses, media, follows and notifications removed in the
+   * background, its deletion told to the servers that knew it. A 404 RookeryError when there
+   * is no such local account (or it was deleted already). */
+  delete(accountId: Id): Promise<void>;
 }
 
 export interface HostTokens {
@@ -43,6 +49,11 @@ export function hostAccounts(core: AppCore): HostAccounts {
       const { password, ...rest } = input;
       const created = await createLocalAccount(core, { ...rest, password: password ?? core.secrets.randomToken(32) });
       return created.account;
+    },
+    async delete(accountId) {
+      const account = await accountById(core, String(accountId));
+      if (account.domain !== null || account.deletedAt !== null) throw notFound();
+      await deleteAccount(core, account, { kind: 'app' });
     },
   };
 }

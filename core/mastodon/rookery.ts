@@ -34,6 +34,9 @@ import { createStreamHub, type StreamHub } from './streaming/hub.ts';
 import { emailEndpoints } from './api/emails.ts';
 import type { Mailer } from '../domain/ports/mailer.ts';
 import { loggingMailer, registerMailJob } from '../domain/mail/queue.ts';
+import { registerPurgeJob } from '../domain/accounts/delete.ts';
+import { registerMoveJob } from '../domain/accounts/move.ts';
+import { movedDecorator } from './present/moved.ts';
 
 export interface RookeryOptions extends CoreDeps {
   plugins?: readonly RookeryPlugin[];
@@ -107,6 +110,9 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
   core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
   registerMailJob(core, options.mailer ?? loggingMailer(core.logger));
+  registerPurgeJob(core);
+  registerMoveJob(core);
+  registry.accountDecorators.push(movedDecorator(core));
   // Made before the plugins register: their host counts with them (the web sign-up's limits).
   const counters = options.counters ?? createMemoryCounters();
   const rateLimiter = core.config.rateLimits ? createRateLimiter(core.config, counters, () => core.clock.now()) : null;

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createNodeRookery } from '../../adapters/node/index.ts';
 import { createLocalAccount } from '../../core/domain/accounts/create.ts';
+import { deleteAccount } from '../../core/domain/accounts/delete.ts';
 import type { AppCore } from '../../core/mastodon/context.ts';
 import { RookeryError } from '../../core/domain/errors.ts';
 import type { Account } from '../../core/domain/model.ts';
@@ -39,6 +40,9 @@ const USAGE = `Usage: npm run rookery -- <command>
   accounts approve <username>     Approves a pending sign-up.
   accounts disable <username>     Stops the user from signing in or using tokens.
   accounts enable <username>      Undoes disable.
+  accounts delete <username>      Deletes the account: gone at once, its statuses, media, follows
+                                  and notifications removed by the server's workers, its deletion
+                                  told to the servers that knew it; the username stays reserved.
   tokens issue <username> [--scopes "read write follow push"]
       Prints a new access token for the account (for bots and scripts).
   audit list [--limit N]          What moderators did (newest first): when, who, what, to which report.
@@ -277,6 +281,12 @@ async function run(core: AppCore, argv: string[], images: ImagesService | null):
       done.push(role === null ? `@${account.username} has no role now.` : `@${account.username} is now ${role}.`);
     }
     return done.join('\n');
+  }
+  if (group === 'accounts' && command === 'delete') {
+    const account = await findAccount(core, username);
+    if (account.deletedAt !== null) throw new UsageError(`@${account.username} was deleted already.`);
+    await deleteAccount(core, account, { kind: 'operator' });
+    return `@${account.username} is deleted; the server removes its data in the background.`;
   }
   if (group === 'accounts') {
     const account = await findAccount(core, username);

@@ -119,12 +119,13 @@ export function documentLoaders(fetcher: Fetcher, kv: KvStore, specs: SpecMemory
   };
 }
 
-/** The object at `url` through the context's loaders, or null: what Fedify's lookupObject does
- * for a URL, without its fallback to a WebFinger lookup of the URL (Fedify's own request). An
- * object whose id is on another origin than the document it came from is not believed. */
-export async function lookupUrl<T>(ctx: Context<T>, url: string): Promise<APObject | null> {
+/** The object at `url` through the context's loaders (or `loader`: a signed one, which is not
+ * cached, for what must be read fresh), or null: what Fedify's lookupObject does for a URL,
+ * without its fallback to a WebFinger lookup of the URL (Fedify's own request). An object
+ * whose id is on another origin than the document it came from is not believed. */
+export async function lookupUrl<T>(ctx: Context<T>, url: string, loader: DocumentLoader = ctx.documentLoader): Promise<APObject | null> {
   try {
-    const remote = await ctx.documentLoader(url);
+    const remote = await loader(url);
     const object = await APObject.fromJsonLd(remote.document, { documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader, baseUrl: new URL(remote.documentUrl) });
     return object.id !== null && object.id.origin !== new URL(remote.documentUrl).origin ? null : object;
   } catch {

@@ -12,8 +12,10 @@ import {
   Block,
   Create,
   Delete,
+  Flag,
   Follow,
   Like,
+  Move,
   Note,
   PropertyValue,
   Question,
@@ -27,6 +29,7 @@ import {
   type Object as APObject,
 } from '@fedify/fedify/vocab';
 import { findByUri, localAccount, rememberInbox, type FederationParts } from './federation.ts';
+import { lookupUrl } from './documents.ts';
 import { answerFollow } from './outgoing.ts';
 import type { RemoteAccountInput, RemoteApi } from './remote-api.ts';
 import { hrefOf, millis, statusInputOf, text } from './status-input.ts';
@@ -68,6 +71,7 @@ export async function actorInput(actor: Actor): Promise<RemoteAccountInput | nul
     locked: actor.manuallyApprovesFollowers === true,
     bot: actor instanceof Service || actor instanceof Application,
     discoverable: actor.discoverable === true,
+    alsoKnownAs: actor.aliasIds.slice(0, 20).map((id) => id.href),
     ...(published === null ? {} : { createdAt: published }),
   };
 }
@@ -83,6 +87,9 @@ export async function keepStatusParts(host: PluginHost, parts: { kv: FederationP
   await keepRemoteMedia(parts.kv, uri, await remoteMediaOf(() => host.newId(), object, received));
   await keepStatusEmojis(parts.emojis, uri, await remoteEmojisOf(object, await statusTexts(object)));
 }
+
+/** Objects of one Flag looked at (accounts and statuses). */
+const MAX_FLAG_OBJECTS = 101;
 
 export interface IncomingOptions {
   api: RemoteApi;
@@ -115,8 +122,9 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
     await rememberInbox(parts.kv, actor);
     await keepActorEmojis(options.emojis, actor, input);
     const account = await api.upsertRemoteAccount(input);
-    // What an account the moderators suspended sends is dropped, as its statuses are hidden.
-    return account.suspendedAt !== undefined && account.suspendedAt !== null ? null : account;
+    // What an account the moderators suspended sends is dropped, as its statuses are hidden; a
+    // deleted actor (its Delete came) says nothing more here.
+    return (account.suspendedAt !== undefined && account.suspendedAt !== null) || account.deletedAt !== null ? null : account;
   }
 
   /** The activity's object, embedded or fetched. One named by a URL that cannot be fetched
@@ -130,9 +138,11 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
     return object;
   }
 
+  /** The live local account an actor uri names (a deleted one takes no follow, block …). */
   async function localOf(ctx: Context<PluginHost>, uri: URL | null): Promise<Account | null> {
     const parsed = ctx.parseUri(uri);
-    return parsed?.type === 'actor' ? localAccount(host, parsed.identifier) : null;
+    const account = parsed?.type === 'actor' ? await localAccount(host, parsed.identifier) : null;
+    return account !== null && account.deletedAt === null ? account : null;
   }
 
   async function statusIdOf(uri: URL | null): Promise<Id | null> {
@@ -278,6 +288,52 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
         const target = await localOf(ctx, object.objectId);
         if (target !== null) await api.remoteUnblock(sender.id, target.id);
       }
+    })
+    .on(Move, async (ctx, move) => {
+      // A remote actor moved (Mastodon's Move: actor and object the origin, target the new
+      // account). The target is read fresh from its own server (never as embedded, which the
+      // origin could write), so that its aliases are its server's word; the core takes the
+      // move only when they name the origin.
+      const sender = await senderOf(ctx, move);
+      if (sender === null || move.objectId?.href !== sender.uri || move.targetId === null) return;
+      let target = await localOf(ctx, move.targetId);
+      if (target === null) {
+        if (move.targetId.origin === new URL(host.config.baseUrl).origin || (await options.isBlocked(move.targetId.host.toLowerCase()))) return;
+        // Signed by the instance actor, and so not from the documents' cache.
+        const fetched = await lookupUrl(ctx, move.targetId.href, await ctx.getDocumentLoader(await parts.instance.keyPair()));
+        if (fetched === null || !isActor(fetched) || fetched.id?.href !== move.targetId.href) return;
+        const input = await actorInput(fetched);
+        if (input === null) return;
+        await rememberInbox(parts.kv, fetched);
+        await keepActorEmojis(options.emojis, fetched, input);
+        target = await api.upsertRemoteAccount(input);
+      }
+      await api.remoteMove(sender.id, target.id);
+    })
+    .on(Flag, async (ctx, flag) => {
+      // Another server reports local accounts (and statuses of theirs) to our moderators, as
+      // Mastodon forwards a report: one report per local account named, or, when it names
+      // none, per author of the local statuses it names. At most MAX_FLAG_OBJECTS are read.
+      const sender = await senderOf(ctx, flag);
+      if (sender === null) return;
+      const targets = new Map<Id, Id[]>();
+      const statusIds: Id[] = [];
+      for (const id of flag.objectIds.slice(0, MAX_FLAG_OBJECTS)) {
+        const account = await localOf(ctx, id);
+        if (account !== null) {
+          if (!targets.has(account.id)) targets.set(account.id, []);
+          continue;
+        }
+        const statusId = id.origin === new URL(host.config.baseUrl).origin ? await statusIdOf(id) : null;
+        if (statusId !== null) statusIds.push(statusId);
+      }
+      const statuses = await host.system.statuses.getMany(statusIds);
+      const named = targets.size > 0;
+      for (const status of statuses) {
+        if (!named || targets.has(status.accountId)) targets.set(status.accountId, [...(targets.get(status.accountId) ?? []), status.id]);
+      }
+      const comment = text(flag.content);
+      for (const [targetAccountId, ids] of targets) await api.receiveFlag({ reporterId: sender.id, targetAccountId, statusIds: ids, comment });
     })
     .onError((_ctx, error) => {
       host.logger.warn({ err: error }, 'federation: an incoming activity failed');

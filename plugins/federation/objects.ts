@@ -57,6 +57,9 @@ export async function actorOf(ctx: Context<PluginHost>, host: PluginHost, accoun
   const [json] = await host.present.accounts([account.id]);
   if (json === undefined) return null;
   const identifier = account.username;
+  // Where it moved (Mastodon's movedTo) and the accounts it also is (alsoKnownAs: what a Move
+  // to it is checked against).
+  const movedTo = account.movedToAccountId === null ? null : await host.system.accounts.get(account.movedToAccountId);
   const image = (url: string) => {
     const mediaType = mediaTypeOf(url);
     return new Image({ url: new URL(url), ...(mediaType ? { mediaType } : {}) });
@@ -85,6 +88,8 @@ export async function actorOf(ctx: Context<PluginHost>, host: PluginHost, accoun
     // A suspended account's actor says so (toot:suspended), and other servers suspend it too;
     // its rendering (json) is blanked already.
     ...(json.suspended === true ? { suspended: true, manuallyApprovesFollowers: false, discoverable: false } : {}),
+    aliases: account.alsoKnownAs.flatMap((uri) => (URL.canParse(uri) ? [new URL(uri)] : [])),
+    ...(movedTo === null ? {} : { successor: new URL(accountUri(host.config, movedTo)) }),
   };
   return account.bot ? new Service(values) : new Person(values);
 }

@@ -15,6 +15,7 @@ import {
   Delete,
   Follow,
   Like,
+  Move,
   Note,
   PUBLIC_COLLECTION,
   Reject,
@@ -58,9 +59,11 @@ async function remoteFollowers(host: PluginHost, accountId: Id): Promise<Account
 export function outgoing(host: PluginHost, parts: FederationParts, options: OutgoingOptions): void {
   
 
+  /** A live local account: a deleted one sends nothing more (its statuses, favourites and
+   * follows go without a word each: the Delete of the actor says it all). */
   async function localOrNull(id: Id): Promise<Account | null> {
     const account = await host.system.accounts.get(id);
-    return account !== null && account.domain === null ? account : null;
+    return account !== null && account.domain === null && account.deletedAt === null ? account : null;
   }
 
   async function recipients(ctx: Context<PluginHost>, accounts: readonly Account[]): Promise<Recipient[]> {
@@ -303,6 +306,30 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     polls?.onLocalPollVoted((voted) => [
       { name: pollUpdateJob, payload: { pollId: voted.pollId, statusId: voted.statusId }, runAt: host.clock.now() + options.pollUpdateDelayMs, orderingKey: `poll-update:${voted.pollId}` },
     ]);
+  });
+
+  // A deleted local account: the servers of the remote accounts that knew it (a page of its
+  // followers and follows at a time) get the Delete of the actor, once per server (Fedify
+  // sends to each shared inbox once), as Mastodon's DeleteAccountService sends it.
+  host.on('account.departed', async (event) => {
+    const account = await host.system.accounts.get(event.account.id);
+    if (account === null || account.domain !== null || account.deletedAt === null) return;
+    const ctx = parts.context();
+    const actor = ctx.getActorUri(account.username);
+    const activity = new Delete({ id: new URL(`${actor.href}#delete`), actor, object: actor, tos: [PUBLIC_COLLECTION] });
+    await send(ctx, account, await host.system.accounts.getMany(event.audience), activity);
+  });
+
+  // A local account moved: its remote followers' servers get the Move (actor and object the
+  // account, target the new one), and move them; its local followers are the core's.
+  host.on('account.moved', async (event) => {
+    const account = await localOrNull(event.account.id);
+    const target = await host.system.accounts.get(event.target.id);
+    if (account === null || target === null || account.movedToAccountId !== target.id) return;
+    const ctx = parts.context();
+    const actor = ctx.getActorUri(account.username);
+    const activity = new Move({ id: new URL(`${actor.href}#moves/${target.id}`), actor, object: actor, target: new URL(accountUri(host.config, target)), tos: [ctx.getFollowersUri(account.username)] });
+    await send(ctx, account, await remoteFollowers(host, account.id), activity);
   });
 
   const blockOf = (ctx: Context<PluginHost>, blocker: Account, target: Account) =>

@@ -379,6 +379,28 @@ export function mediaPlugin(options: MediaPluginOptions = {}): RookeryPlugin {
         if (isMediaKey(key) && key.startsWith(`${accountId}-`)) await store.delete(key);
       });
 
+      // A deleted account: its uploads (attached or not) and their files go, a batch per run,
+      // then its avatar and header files (the event carries the account as it was).
+      const purgeJob = host.handleJob('purge-account', async (payload) => {
+        const { accountId, images } = payload as { accountId: Id; images: string[] };
+        for (let batch = 0; batch < 10; batch += 1) {
+          const rows = await media.deleteOfAccount(accountId, 100);
+          for (const row of rows) await removeFiles(store, row);
+          if (rows.length < 100) {
+            for (const url of images) {
+              const key = url.slice(url.lastIndexOf('/') + 1);
+              if (isMediaKey(key) && key.startsWith(`${accountId}-`)) await store.delete(key);
+            }
+            return;
+          }
+        }
+        await host.enqueue([{ name: purgeJob, payload, orderingKey: `purge-account:${accountId}` }]);
+      });
+      host.on('account.deleted', async ({ account }) => {
+        const images = [account.avatarUrl, account.headerUrl].filter((url): url is string => url !== null);
+        await host.enqueue([{ name: purgeJob, payload: { accountId: account.id, images }, orderingKey: `purge-account:${account.id}` }]);
+      });
+
       host.onProfileUpdate({
         params: ['avatar', 'header'],
         maxBytes: 2 * PROFILE_IMAGE_LIMIT,

@@ -114,3 +114,21 @@ t.test('audit list: what moderators did, newest first', async (t) => {
   t.equal(unknown.code, 2);
   t.match(unknown.err, /^Unknown command: audit show\nUsage/);
 });
+
+t.test('accounts delete: gone for good, the username reserved, the data left to the server', async (t) => {
+  t.strictSame(run('delete', 'bob'), { code: 0, out: '@bob is deleted; the server removes its data in the background.\n', err: '' });
+  const { storage } = await openStore(readSettings({ DATA_DIR: dataDir }));
+  try {
+    const bob = await storage.accounts.findByUsername('bob', null);
+    t.equal(typeof bob?.deletedAt, 'number', 'marked deleted; the row stays');
+    const queued = await storage.jobs.claim(Date.now() + 60_000, 1000, 60_000);
+    t.ok(queued.some((job) => job.name === 'account-purge' && (job.payload as { accountId: string }).accountId === bob?.id), 'the purge is queued for the server');
+  } finally {
+    await storage.close();
+  }
+  const again = run('delete', 'bob');
+  t.equal(again.code, 2);
+  t.match(again.err, /^@bob was deleted already\.\nUsage/);
+  const taken = run('create', 'bob', '--email', 'bob2@example.com', '--password', 'correct horse battery');
+  t.strictSame([taken.code, taken.err], [1, 'Validation failed: Username is already taken\n'], 'the username is not given again');
+});

@@ -54,6 +54,8 @@ export interface Peer {
   delivery(match: (activity: any, path: string) => boolean): Promise<{ delivery: PeerDelivery; verdict: Verdict }>;
   /** Serves `json` at `path` (activity+json). */
   serve(path: string, json: unknown): void;
+  /** What an actor's document states as its alsoKnownAs from now on. */
+  setAliases(name: string, aliases: string[]): void;
   /** A POST of `activity` to `url`, signed by the actor `from`. */
   post(from: string, url: string, activity: unknown): Promise<{ status: number; body: string }>;
   /** An actor's private key, for a test to sign with another scheme (Fedify's signRequest). */
@@ -70,6 +72,8 @@ interface KeyedActor {
   type: string;
   privateKey: KeyObject;
   publicKeyPem: string;
+  /** Its alsoKnownAs (setAliases). */
+  aliases: string[];
 }
 
 const MAX_BODY = 1024 * 1024;
@@ -118,7 +122,8 @@ export async function startPeer(options: PeerOptions): Promise<Peer> {
   const keyCache = new Map<string, { pem: string; owner: string }>();
 
   const actorDocument = (actor: KeyedActor) => ({
-    '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
+    // Mastodon's context names alsoKnownAs (ActivityStreams' own does not).
+    '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1', ...(actor.aliases.length === 0 ? [] : [{ alsoKnownAs: { '@id': 'as:alsoKnownAs', '@type': '@id' } }])],
     id: actor.id,
     type: actor.type,
     preferredUsername: actor.name,
@@ -127,6 +132,7 @@ export async function startPeer(options: PeerOptions): Promise<Peer> {
     followers: `${actor.id}/followers`,
     endpoints: { sharedInbox: `${origin}/inbox` },
     publicKey: { id: `${actor.id}#main-key`, owner: actor.id, publicKeyPem: actor.publicKeyPem },
+    ...(actor.aliases.length === 0 ? {} : { alsoKnownAs: actor.aliases }),
   });
 
   /** The public key `keyId` names, fetched (with a signed GET) from its actor's document. */
@@ -236,7 +242,7 @@ export async function startPeer(options: PeerOptions): Promise<Peer> {
   origin = `http://${host}`;
   for (const { name, path = `/users/${name}`, type = 'Person' } of options.actors) {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    actors.set(name, { name, id: `${origin}${path}`, path, type, privateKey, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() });
+    actors.set(name, { name, id: `${origin}${path}`, path, type, privateKey, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(), aliases: [] });
   }
   const actorNamed = (name: string): KeyedActor => {
     const actor = actors.get(name);
@@ -258,6 +264,9 @@ export async function startPeer(options: PeerOptions): Promise<Peer> {
     },
     serve(path, json) {
       documents.set(path, json);
+    },
+    setAliases(name, aliases) {
+      actorNamed(name).aliases = [...aliases];
     },
     post(from, url, activity) {
       const body = JSON.stringify(activity);

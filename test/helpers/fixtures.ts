@@ -30,6 +30,9 @@ export function account(overrides: Partial<Account> = {}): Account {
     followingCount: 0,
     lastStatusAt: null,
     role: null,
+    deletedAt: null,
+    movedToAccountId: null,
+    alsoKnownAs: [],
     ...overrides,
   };
 }

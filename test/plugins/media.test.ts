@@ -176,3 +176,23 @@ t.test('the instance states what the plugin accepts', async (t) => {
   t.equal(media.image_size_limit, 16_777_216);
   t.equal(media.description_limit, 1500);
 });
+
+t.test('a deleted account: its uploads, attached or not, their files and its avatar go; others stay', async (t) => {
+  const attached = await image(alice);
+  t.equal((await publish(alice, { status: 'with a picture', media_ids: [attached.id] })).statusCode, 200);
+  const loose = await image(alice);
+  const avatar = multipart([{ name: 'avatar', value: { filename: 'a.png', contentType: 'image/png', data: await png(100, 100) } }]);
+  const profile = await h.request('PATCH', '/api/v1/accounts/update_credentials', { token: alice.token, payload: avatar.payload, headers: avatar.headers });
+  t.match(profile.json.avatar, /\/system\/media\//);
+  const kept = await image(bob);
+  const keys = (m: { url: string; preview_url: string }) => [m.url, m.preview_url].map((url) => url.slice(url.lastIndexOf('/') + 1));
+  const avatarKey = (profile.json.avatar as string).slice((profile.json.avatar as string).lastIndexOf('/') + 1);
+  for (const key of [...keys(attached), ...keys(loose), avatarKey, ...keys(kept)]) t.ok(store.files.has(key), `${key} stored`);
+
+  await h.rookery.accounts.delete(alice.account.id);
+  await h.rookery.drain();
+  for (const key of [...keys(attached), ...keys(loose), avatarKey]) t.notOk(store.files.has(key), `${key} removed`);
+  for (const key of keys(kept)) t.ok(store.files.has(key), `${key} kept`);
+  t.equal((await h.request('GET', `/api/v1/media/${loose.id}`, { token: bob.token })).statusCode, 404);
+  t.equal((await h.request('GET', `/api/v1/media/${kept.id}`, { token: bob.token })).statusCode, 200);
+});

@@ -110,3 +110,14 @@ t.test('without the plugin: scheduled_at is refused', async (t) => {
   t.same((await bare.request('GET', '/api/v1/scheduled_statuses', { token: carol.token })).json, [], 'the core placeholder answers the list');
   await bare.close();
 });
+
+t.test('a deleted account publishes nothing it scheduled before', async (t) => {
+  await publish(alice, { status: 'after I am gone', scheduled_at: at(10 * MIN) });
+  await h.rookery.accounts.delete(alice.account.id);
+  await h.rookery.drain();
+  h.clock.advance(11 * MIN);
+  await h.rookery.drain();
+  await h.core.hooks.jobs.find((j) => j.name === 'scheduled:sweep')?.run();
+  t.strictSame(await h.core.storage.statuses.query({ visibilities: ['public', 'unlisted', 'private', 'direct'], authorId: alice.account.id }, { limit: 5 }), [], 'nothing published');
+  t.equal((await h.core.storage.accounts.get(alice.account.id))?.statusesCount, 0);
+});

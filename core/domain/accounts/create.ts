@@ -107,6 +107,9 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount, req
     followingCount: 0,
     lastStatusAt: null,
     role: input.role ?? null,
+    deletedAt: null,
+    movedToAccountId: null,
+    alsoKnownAs: [],
   };
   const user: User = {
     accountId: account.id,

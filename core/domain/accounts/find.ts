@@ -7,11 +7,12 @@ import { isId } from '../ids.ts';
 import type { Account } from '../model.ts';
 
 /** An account clients may see: local users who are not yet confirmed or approved do not
- * exist yet (GET /api/v1/accounts/:id answers 404 for them, as Mastodon does). */
+ * exist yet (GET /api/v1/accounts/:id answers 404 for them, as Mastodon does), and a deleted
+ * account exists no more. */
 export async function findAccount(core: Core, id: string): Promise<Account> {
   if (!isId(id)) throw notFound();
   const [account, user] = await Promise.all([core.storage.accounts.get(id), core.storage.accounts.getUser(id)]);
-  if (account === null) throw notFound();
+  if (account === null || account.deletedAt !== null) throw notFound();
   if (user !== null && (user.confirmedAt === null || !user.approved)) throw notFound();
   return account;
 }

@@ -43,7 +43,16 @@ export type DomainEvent =
   /** The user's reading settings (chosen languages) changed. */
   | { type: 'settings.changed'; accountId: Id }
   | { type: 'token.revoked'; tokenId: Id; accountId: Id | null }
-  | { type: 'account.disabled'; accountId: Id };
+  | { type: 'account.disabled'; accountId: Id }
+  /** An account was deleted (accounts/delete.ts): `account` as it was, with its deletedAt; its
+   * data goes in the background. Plugins remove what they keep for it. */
+  | { type: 'account.deleted'; account: Account }
+  /** A page of the remote accounts that knew a deleted local account (followers, follows):
+   * their servers are to be told (federation sends the `Delete` of the actor). */
+  | { type: 'account.departed'; account: Account; audience: Id[] }
+  /** A local account moved to another (`target`, local or remote): its followers are asked to
+   * follow the target (federation sends the `Move` to the remote ones' servers). */
+  | { type: 'account.moved'; account: Account; target: Account };
 
 export type DomainEventType = DomainEvent['type'];
 
@@ -58,6 +67,9 @@ export function orderingKeyOf(event: DomainEvent): string {
       return `status:${event.status.reblogOfId ?? event.status.id}`;
     case 'account.created':
     case 'account.updated':
+    case 'account.deleted':
+    case 'account.departed':
+    case 'account.moved':
       return `account:${event.account.id}`;
     case 'status.reblogged':
     case 'status.unreblogged':

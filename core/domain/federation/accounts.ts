@@ -2,12 +2,11 @@
 // bounded and every piece of HTML kept to the allow-list before it is stored; removed with
 // their statuses and follows when their server deletes them.
 
-import { endFollow, removeFromListsOf } from '../accounts/follow.ts';
+import { deleteAccount } from '../accounts/delete.ts';
 import type { Core } from '../context.ts';
 import { unprocessable } from '../errors.ts';
-import { VISIBILITIES, type Account, type Id, type Millis, type ProfileField } from '../model.ts';
+import type { Account, Millis, ProfileField } from '../model.ts';
 import { StorageConflict } from '../ports/storage.ts';
-import { counterEffects } from '../statuses/delete.ts';
 import { boundText, sanitizeHtml } from '../text/sanitize.ts';
 import { httpUrl } from '../remote/lookup.ts';
 
@@ -27,6 +26,8 @@ export interface RemoteAccountInput {
   bot: boolean;
   discoverable: boolean;
   createdAt?: Millis | undefined;
+  /** The actor's alsoKnownAs: the accounts it says it also is (a Move to it is checked there). */
+  alsoKnownAs?: string[] | undefined;
 }
 
 export const REMOTE_ACCOUNT_LIMITS = {
@@ -38,12 +39,13 @@ export const REMOTE_ACCOUNT_LIMITS = {
   fields: 16,
   fieldName: 255,
   fieldValueHtml: 2_048,
+  alsoKnownAs: 20,
 } as const;
 
 const USERNAME = /^[^\s@/<>"'`]+$/;
 const DOMAIN = /^[a-z0-9.-]+(?::[0-9]{1,5})?$/;
 
-type RemoteProfile = Pick<Account, 'url' | 'displayName' | 'note' | 'fields' | 'avatarUrl' | 'headerUrl' | 'locked' | 'bot' | 'discoverable'>;
+type RemoteProfile = Pick<Account, 'url' | 'displayName' | 'note' | 'fields' | 'avatarUrl' | 'headerUrl' | 'locked' | 'bot' | 'discoverable' | 'alsoKnownAs'>;
 
 /** The stored form of what the remote server says, or a 422 when it cannot be an account. */
 function readInput(core: Core, input: RemoteAccountInput): { uri: string; username: string; domain: string; profile: RemoteProfile } {
@@ -74,6 +76,7 @@ function readInput(core: Core, input: RemoteAccountInput): { uri: string; userna
       locked: input.locked === true,
       bot: input.bot === true,
       discoverable: input.discoverable === true,
+      alsoKnownAs: [...new Set((Array.isArray(input.alsoKnownAs) ? input.alsoKnownAs : []).slice(0, REMOTE_ACCOUNT_LIMITS.alsoKnownAs).flatMap((uri) => httpUrl(uri) ?? []))],
     },
   };
 }
@@ -116,6 +119,8 @@ export async function upsertRemoteAccount(core: Core, input: RemoteAccountInput)
       followingCount: 0,
       lastStatusAt: null,
       role: null,
+      deletedAt: null,
+      movedToAccountId: null,
     };
     try {
       await core.storage.accounts.create(account);
@@ -132,59 +137,13 @@ export async function upsertRemoteAccount(core: Core, input: RemoteAccountInput)
   throw unprocessable('Validation failed: Uri has already been taken');
 }
 
-const PAGE = 200;
-
-/** Everything of `accountId` written by `list`, page after page, until a page comes back short. */
-async function eachPage<T extends { id: Id }>(list: (maxId: Id | undefined) => Promise<T[]>, each: (row: T) => Promise<void>): Promise<void> {
-  let maxId: Id | undefined;
-  for (;;) {
-    const rows = await list(maxId);
-    for (const row of rows) await each(row);
-    if (rows.length < PAGE) return;
-    maxId = rows[rows.length - 1]?.id;
-  }
-}
-
-/** An actor deleted on its server: its statuses (and boosts) are deleted as if it deleted them
- * ('status.deleted' each, so streams drop them), its favourites are withdrawn (the counts drop,
- * as on Mastodon), its follows both ways and pending requests to it are dropped. The account
- * row stays, emptied, so that what still points at it (notifications) renders. false when no
- * remote account has this uri. */
+/** An actor deleted on its server: deleted here too, as a local account is
+ * (accounts/delete.ts): gone at once, its statuses, favourites and follows removed in the
+ * background. The row stays, so that what still points at it resolves. false when no remote
+ * account has this uri. */
 export async function removeRemoteAccount(core: Core, uri: string): Promise<boolean> {
   const account = await core.storage.accounts.findByUri(uri);
   if (account === null || account.domain === null) return false;
-  const { statuses, relationships } = core.storage;
-  // Deleting shifts pages: always read the newest page again until none is left.
-  for (;;) {
-    const page = await statuses.query({ visibilities: VISIBILITIES, authorId: account.id }, { limit: PAGE });
-    let removed = 0;
-    for (const status of page) {
-      const deleted = await statuses.delete(status.id, core.clock.now(), counterEffects(status), (gone) =>
-        gone === null ? [] : core.record({ type: 'status.deleted', status: gone.status, boosts: gone.boosts }),
-      );
-      if (deleted !== null) removed += 1;
-    }
-    if (removed === 0) break;
-  }
-  for (;;) {
-    const marks = await core.storage.interactions.favouritesBy(account.id, { limit: PAGE });
-    let removed = 0;
-    for (const mark of marks) {
-      const status = await statuses.get(mark.statusId);
-      const gone = await core.storage.interactions.unfavourite(account.id, mark.statusId, (done) => (done && status !== null ? core.record({ type: 'status.unfavourited', status, by: account }) : []));
-      if (gone) removed += 1;
-    }
-    if (removed === 0) break;
-  }
-  await eachPage((maxId) => relationships.followersOf(account.id, { maxId, limit: PAGE }), async (follow) => {
-    await relationships.unfollow(follow.accountId, account.id);
-    await removeFromListsOf(core, follow.accountId, account.id);
-  });
-  await eachPage((maxId) => relationships.followRequestsTo(account.id, { maxId, limit: PAGE }), async (request) => {
-    await relationships.cancelFollowRequest(request.accountId, account.id);
-  });
-  await eachPage((maxId) => relationships.followingOf(account.id, { maxId, limit: PAGE }), async (follow) => {
-    await endFollow(core, account.id, follow.targetAccountId);
-  });
+  await deleteAccount(core, account, { kind: 'server' });
   return true;
 }

@@ -2,7 +2,9 @@
 // the rules of the matching local operations. Nothing here speaks ActivityPub or does I/O.
 
 import type { Core } from '../context.ts';
-import type { Account, Id, Millis, Status } from '../model.ts';
+import type { Account, Id, Millis, Report, Status } from '../model.ts';
+import { receiveRemoteReport, type RemoteReportInput } from '../moderation/reports.ts';
+import { remoteMove } from '../accounts/move.ts';
 import { removeRemoteAccount, upsertRemoteAccount, type RemoteAccountInput } from './accounts.ts';
 import {
   followAccepted,
@@ -33,6 +35,7 @@ export {
 } from './interactions.ts';
 export { findAccountByUri, findStatusByUri, httpUrl, MAX_URI } from '../remote/lookup.ts';
 export { resolveAccount, resolveUrl, RESOLVE_TIMEOUT_MS } from '../remote/resolve.ts';
+export { receiveRemoteReport, REMOTE_COMMENT_LIMIT, type RemoteReportInput } from '../moderation/reports.ts';
 export { deleteRemoteStatus, receiveRemoteStatus, REMOTE_STATUS_LIMITS, updateRemoteStatus, type RemoteStatusInput } from './statuses.ts';
 
 /** The operations above, bound to one core: what the plugin host gives the plugin that speaks
@@ -53,6 +56,11 @@ export interface FederationOperations {
   followRejected(localFollowerId: Id, remoteTargetId: Id): Promise<void>;
   remoteBlock(accountId: Id, targetId: Id): Promise<void>;
   remoteUnblock(accountId: Id, targetId: Id): Promise<void>;
+  /** A Flag: a report about a local account (null when it cannot be one). */
+  receiveFlag(input: RemoteReportInput): Promise<Report | null>;
+  /** A remote account's Move to `targetId` (refreshed from its server just before): taken when
+   * the target lists the origin among its aliases; false otherwise. */
+  remoteMove(originId: Id, targetId: Id): Promise<boolean>;
 }
 
 export function federationOperations(core: Core): FederationOperations {
@@ -72,5 +80,7 @@ export function federationOperations(core: Core): FederationOperations {
     followRejected: (localFollowerId, remoteTargetId) => followRejected(core, localFollowerId, remoteTargetId),
     remoteBlock: (accountId, targetId) => remoteBlock(core, accountId, targetId),
     remoteUnblock: (accountId, targetId) => remoteUnblock(core, accountId, targetId),
+    receiveFlag: (input) => receiveRemoteReport(core, input),
+    remoteMove: (originId, targetId) => remoteMove(core, originId, targetId),
   };
 }

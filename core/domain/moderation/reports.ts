@@ -6,7 +6,7 @@
 import type { Core } from '../context.ts';
 import { forbidden, notFound, RookeryError } from '../errors.ts';
 import { isId } from '../ids.ts';
-import { REPORT_CATEGORIES, type Account, type AdminAction, type Report, type ReportCategory } from '../model.ts';
+import { REPORT_CATEGORIES, type Account, type AdminAction, type Id, type Report, type ReportCategory } from '../model.ts';
 import { filterVisible } from '../viewer.ts';
 import { can } from './roles.ts';
 
@@ -122,3 +122,48 @@ export const unassign = (core: Core, by: Account, reportId: string) => change(co
 export const resolve = (core: Core, by: Account, reportId: string) =>
   change(core, by, reportId, 'resolve', { actionTakenAt: core.clock.now(), actionTakenByAccountId: by.id });
 export const reopen = (core: Core, by: Account, reportId: string) => change(core, by, reportId, 'reopen', { actionTakenAt: null, actionTakenByAccountId: null });
+
+// ---- reports from other servers ---------------------------------------------------------------
+
+/** The longest comment kept from another server's Flag (Mastodon bounds only local ones; ours
+ * bounds every input). */
+export const REMOTE_COMMENT_LIMIT = 5_000;
+
+export interface RemoteReportInput {
+  /** The remote account that sent the Flag (often its server's instance actor). */
+  reporterId: Id;
+  /** The local account reported. */
+  targetAccountId: Id;
+  /** Local statuses named by the Flag; those not written by the target are left out. */
+  statusIds: readonly Id[];
+  comment: string;
+}
+
+/** A Flag received from another server becomes a report here, as Mastodon's
+ * ActivityPub::Activity::Flag does: about a local, live account, with the named statuses of
+ * that account, category "other", never forwarded; the moderators are told as for any report.
+ * null when the reporter is not a remote account or the target is not a live local one. */
+export async function receiveRemoteReport(core: Core, input: RemoteReportInput): Promise<Report | null> {
+  const [reporter, target] = await Promise.all([core.storage.accounts.get(input.reporterId), core.storage.accounts.get(input.targetAccountId)]);
+  if (reporter === null || reporter.domain === null || target === null || target.domain !== null || target.deletedAt !== null) return null;
+  const wanted = [...new Set(input.statusIds)].filter(isId).slice(0, STATUS_IDS_LIMIT);
+  const statuses = (await core.storage.statuses.getMany(wanted)).filter((status) => status.accountId === target.id && status.local);
+  const now = core.clock.now();
+  const report: Report = {
+    id: core.ids.next(),
+    accountId: reporter.id,
+    targetAccountId: target.id,
+    statusIds: wanted.filter((id) => statuses.some((status) => status.id === id)),
+    comment: [...input.comment].slice(0, REMOTE_COMMENT_LIMIT).join(''),
+    category: 'other',
+    ruleIds: null,
+    forwarded: false,
+    assignedAccountId: null,
+    actionTakenAt: null,
+    actionTakenByAccountId: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await core.storage.reports.create(report, (created) => core.record({ type: 'report.created', report: created }));
+  return report;
+}

@@ -109,7 +109,7 @@ export interface AccountRepository {
    * that also changes the posting defaults); null when the account does not exist. */
   update(
     id: Id,
-    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url' | 'role' | 'suspendedAt' | 'silencedAt' | 'sensitizedAt'>>,
+    patch: Partial<Pick<Account, 'displayName' | 'note' | 'locked' | 'bot' | 'discoverable' | 'fields' | 'avatarUrl' | 'headerUrl' | 'url' | 'role' | 'suspendedAt' | 'silencedAt' | 'sensitizedAt' | 'deletedAt' | 'movedToAccountId' | 'alsoKnownAs'>>,
     options?: { settings?: UserSettings; outbox?: Outbox<Account | null> },
   ): Promise<Account | null>;
   getUser(accountId: Id): Promise<User | null>;
@@ -120,13 +120,14 @@ export interface AccountRepository {
     patch: Partial<Pick<User, 'passwordHash' | 'confirmedAt' | 'approved' | 'disabled' | 'locale' | 'settings'>>,
     outbox?: Outbox<User | null>,
   ): Promise<User | null>;
-  /** Local accounts that have a user; with `activeSince`, only those whose last status is at
-   * or after it (NodeInfo's active users). */
+  /** Local accounts that have a user, deleted ones left out; with `activeSince`, only those
+   * whose last status is at or after it (NodeInfo's active users). */
   /** Sets a user's e-mail address; StorageConflict 'email' when another user has it (case
    * ignored); null when there is no such user. */
   changeEmail(accountId: Id, email: string): Promise<User | null>;
   countLocalUsers(activeSince?: Millis): Promise<number>;
-  /** Local accounts holding a staff role (a handful), in no particular order. */
+  /** Local accounts holding a staff role (a handful), in no particular order. Deleted accounts
+   * are left out. */
   listStaff(): Promise<Account[]>;
   /** The admin API's account listing: the accounts matching every criterion given, newest
    * first by id, paged by id. */
@@ -339,6 +340,8 @@ export interface RelationshipRepository {
   cancelFollowRequest(accountId: Id, targetId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   /** Pending requests to follow this account, paged by request id. */
   followRequestsTo(targetId: Id, page: Page): Promise<FollowRequest[]>;
+  /** Pending requests this account made, paged by request id. */
+  followRequestsBy(accountId: Id, page: Page): Promise<FollowRequest[]>;
   /** Follows of this account, paged by follow id. */
   followersOf(targetId: Id, page: Page): Promise<Follow[]>;
   /** Follows by this account, paged by follow id. */
@@ -445,6 +448,9 @@ export interface NotificationRepository {
   deleteWhere(accountId: Id, filter: NotificationFilter): Promise<number>;
   /** Clears the `filtered` flag of a sender's filtered notifications; how many. */
   unfilterFrom(accountId: Id, fromAccountId: Id): Promise<number>;
+  /** Deletes at most `limit` notifications sent by `fromAccountId`, to anyone (an account
+   * deleted); how many. */
+  deleteFrom(fromAccountId: Id, limit: number): Promise<number>;
 }
 
 export interface NotificationPolicyRepository {

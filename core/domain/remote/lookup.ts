@@ -34,9 +34,11 @@ export async function findAccountByUri(core: Core, uri: string): Promise<Account
     const m = /^\/(?:users\/|@)([A-Za-z0-9_]{1,64})$/.exec(path);
     if (m === null) return null;
     const account = await core.storage.accounts.findByUsername(m[1] as string, null);
-    return account !== null && (accountUri(core.config, account) === uri || `${core.config.baseUrl}/@${account.username}` === uri) ? account : null;
+    return account !== null && account.deletedAt === null && (accountUri(core.config, account) === uri || `${core.config.baseUrl}/@${account.username}` === uri) ? account : null;
   }
-  return core.storage.accounts.findByUri(uri);
+  // A deleted account is found by nobody.
+  const account = await core.storage.accounts.findByUri(uri);
+  return account !== null && account.deletedAt === null ? account : null;
 }
 
 /** The live status an ActivityPub id (or its URL) names, local or remote. */

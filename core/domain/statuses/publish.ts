@@ -81,6 +81,8 @@ export interface PublishOptions {
 
 export async function publish(core: Core, author: Author, params: Params, idempotencyKey: string | null, publishOptions: PublishOptions = {}): Promise<PublishResult> {
   const { account, user } = author;
+  // A deleted account writes nothing more (a status it scheduled before is dropped).
+  if (account.deletedAt !== null) throw notFound();
   const inReplyTo = await replyTarget(core, account, params);
   const notBefore = core.clock.now() - core.config.limits.idempotencySeconds * 1000;
   if (idempotencyKey !== null) {

@@ -2,6 +2,8 @@
 // apps/verify_credentials are 'public' for the bearer guard: they authenticate clients and
 // people themselves (client credentials, the sign-in session). The rules live in core/oauth.
 
+import { DELETE_ACCOUNT_PATH, showDeleteAccount, submitDeleteAccount } from '../oauth/delete-page.ts';
+import { ALIASES_PATH, MIGRATION_PATH, showAliases, showMigration, submitAliases, submitMigration } from '../oauth/move-pages.ts';
 import { PASSWORD_NEW_PATH, PASSWORD_PATH, showPasswordEdit, showPasswordNew, submitPassword } from '../oauth/password-pages.ts';
 import type { CounterStore } from '../../domain/ports/counters.ts';
 import { createMemoryCounters } from '../../domain/counters.ts';
@@ -78,6 +80,13 @@ export function oauthEndpoints(core: AppCore, signIn?: SignInPort, counters: Cou
           { method: 'GET', path: PASSWORD_NEW_PATH, ...page, handle: (request) => showPasswordNew(core, request) },
           { method: 'GET', path: '/auth/password/edit', ...page, handle: (request) => showPasswordEdit(core, request) },
           { method: 'POST', path: PASSWORD_PATH, ...page, handle: (request) => submitPassword(core, request, counters) },
+          { method: 'GET', path: DELETE_ACCOUNT_PATH, ...page, handle: (request) => showDeleteAccount(core, request) },
+          { method: 'POST', path: DELETE_ACCOUNT_PATH, ...page, handle: (request) => submitDeleteAccount(core, request) },
+          { method: 'DELETE', path: DELETE_ACCOUNT_PATH, ...page, handle: (request) => submitDeleteAccount(core, request) },
+          { method: 'GET', path: ALIASES_PATH, ...page, handle: (request) => showAliases(core, request) },
+          { method: 'POST', path: ALIASES_PATH, ...page, handle: (request) => submitAliases(core, request) },
+          { method: 'GET', path: MIGRATION_PATH, ...page, handle: (request) => showMigration(core, request) },
+          { method: 'POST', path: MIGRATION_PATH, ...page, handle: (request) => submitMigration(core, request) },
         ] satisfies Endpoint[])),
     { method: 'GET', path: '/auth/confirmation', ...page, handle: (request) => showConfirmation(core, request) },
     { method: 'POST', path: '/oauth/token', ...open, oauthErrors: true, handle: (request) => tokenEndpoint(core, request) },

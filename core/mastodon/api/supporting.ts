@@ -14,6 +14,7 @@ import { reportEndpoints } from './reports.ts';
 import { adminDashboardEndpoints } from './admin-dashboard.ts';
 import { adminBlockEndpoints } from './admin-blocks.ts';
 import { adminAccountEndpoints } from './admin-accounts.ts';
+import { accountLifecycleEndpoints } from './account-lifecycle.ts';
 import { searchEndpoints } from './search.ts';
 import { suggestionEndpoints } from './suggestions.ts';
 import { tagEndpoints } from './tags.ts';
@@ -38,6 +39,7 @@ export function supportingEndpoints(core: AppCore): Endpoint[] {
     ...adminDashboardEndpoints(core),
     ...adminBlockEndpoints(core),
     ...adminAccountEndpoints(core),
+    ...accountLifecycleEndpoints(core),
     ...healthEndpoints(core),
     ...emptyEndpoints(core),
   ];

@@ -34,6 +34,8 @@ export interface AccountJson {
   suspended?: true;
   /** Present (true) only for a silenced account. */
   limited?: true;
+  /** The account it moved to (present only when it moved, as Mastodon's). */
+  moved?: AccountJson;
 }
 
 export interface CredentialAccountJson extends AccountJson {

@@ -19,7 +19,8 @@ export async function lookupToken(core: AppCore, raw: string | null | undefined)
   ]);
   if (application === null) return { kind: 'unknown' };
   if (accountId === null) return { kind: 'valid', token, application, account: null, user: null };
-  if (account === null) return { kind: 'unknown' };
+  // A deleted account's tokens were revoked with it; one that escaped is refused all the same.
+  if (account === null || account.deletedAt !== null) return { kind: 'unknown' };
   // A local user using the API is active today (the admin dashboard's figures).
   if (user !== null) await noteActivity(core, account.id);
   return { kind: 'valid', token, application, account, user };

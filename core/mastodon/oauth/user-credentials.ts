@@ -45,7 +45,7 @@ export async function checkLogin(core: AppCore, login: string, password: string)
   const trimmed = login.trim();
   const found = trimmed === '' ? null : await findUser(core, trimmed);
   const valid = await core.secrets.verifyPassword(password, found?.user.passwordHash ?? (await decoyHash(core)));
-  if (found === null || !valid || password === '') return { ok: false, reason: 'invalid' };
+  if (found === null || !valid || password === '' || found.account.deletedAt !== null) return { ok: false, reason: 'invalid' };
   if (!maySignIn(found.account, found.user)) return { ok: false, reason: 'disabled' };
   return { ok: true, ...found };
 }

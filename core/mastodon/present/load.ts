@@ -89,7 +89,9 @@ export async function loadStatusBundle(core: AppCore, statuses: readonly Status[
     viewerBundle = { state, filters: active, keywords: keywordMatcher(active) };
   }
   return {
-    accounts: new Map(accounts.map((a) => [a.id, a])),
+    // A deleted account's statuses (and notifications) are gone at once, before the background
+    // removal reaches them: without their author they are not rendered.
+    accounts: new Map(accounts.flatMap((a) => (a.deletedAt === null ? [[a.id, a] as const] : []))),
     statuses: byId,
     applications: new Map(applications.map((a) => [a.id, a])),
     decorators,
@@ -156,7 +158,7 @@ export async function presentNotifications(core: AppCore, notifications: readonl
   let accountDecorators: readonly LoadedAccountDecorator[];
   const statusById = new Map<Id, StatusJson>();
   if (statuses.length === 0) {
-    const found = await core.storage.accounts.getMany(senderIds);
+    const found = (await core.storage.accounts.getMany(senderIds)).filter((a) => a.deletedAt === null);
     accounts = new Map(found.map((a) => [a.id, a]));
     accountDecorators = await loadAccountDecorators(core, found);
   } else {

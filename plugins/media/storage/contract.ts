@@ -42,6 +42,24 @@ export function mediaStorageContract(t: ContractTest, adapterName: string, open:
     await rejectsConflict(t, repo.create(media(m1.id, alice.id)), 'id', 'a taken media id');
   });
 
+  it('deleteOfAccount: the account’s media, attached or not, a batch at a time, returned', async (t, w) => {
+    const repo = w.s.extend(mediaStorage);
+    const alice = await w.account();
+    const bob = await w.account();
+    const mine = [media(w.id(), alice.id), media(w.id(), alice.id), media(w.id(), alice.id)];
+    const theirs = media(w.id(), bob.id);
+    for (const m of [...mine, theirs]) await repo.create(m);
+    const attachedTo = w.id();
+    await w.s.statuses.create(status(attachedTo, alice.id, { mediaIds: [mine[0]!.id] }), POST, { writes: [repo.attach(alice.id, attachedTo, [mine[0]!.id])] });
+    const first = await repo.deleteOfAccount(alice.id, 2);
+    t.equal(first.length, 2, 'at most the limit');
+    const rest = await repo.deleteOfAccount(alice.id, 10);
+    t.strictSame(idsOf([...first, ...rest]).sort(), idsOf(mine).sort(), 'every one of hers, attached or not, returned once');
+    t.strictSame(await repo.getMany(idsOf(mine)), [], 'gone');
+    t.strictSame(await repo.deleteOfAccount(alice.id, 10), [], 'none left');
+    t.strictSame(await repo.get(theirs.id), theirs, "another account's stay");
+  });
+
   it('statuses.create: media must be owned and unattached, else StorageConflict media and nothing written', async (t, w) => {
     const repo = w.s.extend(mediaStorage);
     const alice = await w.account();

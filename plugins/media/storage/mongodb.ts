@@ -91,6 +91,14 @@ export function mongoMediaRepository(context: MongoExtensionContext): MediaRepos
       if (id === null) return false;
       return (await media.deleteOne({ _id: id, statusId: null })).deletedCount === 1;
     },
+    async deleteOfAccount(accountId, limit) {
+      await ready;
+      const n = Math.max(0, Math.trunc(limit));
+      if (v.lookupId(accountId) === null || n === 0) return [];
+      const found = (await media.find({ accountId }).limit(n).toArray()).map(mediaFromDoc);
+      if (found.length > 0) await media.deleteMany({ _id: { $in: found.map((m) => m.id) } });
+      return found;
+    },
     async unattachedBefore(before, limit) {
       await ready;
       const n = Math.max(0, Math.trunc(limit));

@@ -14,6 +14,9 @@ export interface MediaRepository {
   update(id: Id, patch: MediaPatch): Promise<MediaAttachment | null>;
   /** Unattached only; true when deleted. */
   deleteUnattached(id: Id): Promise<boolean>;
+  /** Deletes at most `limit` media of the account, attached or not (the account was deleted),
+   * and returns them, so that their files can go too. */
+  deleteOfAccount(accountId: Id, limit: number): Promise<MediaAttachment[]>;
   /** Unattached uploads created before `before`, oldest first, at most `limit`. */
   unattachedBefore(before: Millis, limit: number): Promise<MediaAttachment[]>;
   /** A write for statuses.create/update: its check refuses (StorageConflict 'media', nothing

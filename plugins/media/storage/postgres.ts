@@ -103,6 +103,12 @@ export function postgresMediaRepository(context: PostgresExtensionContext): Medi
       const k = v.lookupKey(mediaId);
       return k !== null && (await sql.run('DELETE FROM media_attachments WHERE id = $1 AND status_id IS NULL', [k])) > 0;
     },
+    async deleteOfAccount(accountId, limit) {
+      await ready;
+      const k = v.lookupKey(accountId);
+      if (k === null) return [];
+      return (await sql.rows(`DELETE FROM media_attachments WHERE id IN (SELECT id FROM media_attachments WHERE account_id = $1 LIMIT $2) RETURNING ${COLUMNS}`, [k, v.limitOf(limit)])).map(fromRow);
+    },
     async unattachedBefore(before, limit) {
       await ready;
       return (await sql.rows(`${MEDIA} WHERE status_id IS NULL AND created_at < $1 ORDER BY created_at, id LIMIT $2`, [v.ceilMs(before), v.limitOf(limit)])).map(fromRow);

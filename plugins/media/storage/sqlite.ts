@@ -104,6 +104,15 @@ export function sqliteMediaRepository(context: SqliteExtensionContext): MediaRep
       if (k === null) return false;
       return db.write(() => db.run('DELETE FROM media_attachments WHERE id = ? AND status_id IS NULL', k) > 0);
     },
+    async deleteOfAccount(accountId, limit) {
+      const k = v.lookupKey(accountId);
+      if (k === null) return [];
+      return db.write(() => {
+        const rows = db.all(`${MEDIA} WHERE account_id = ? LIMIT ?`, k, Math.max(0, Math.trunc(limit))).map(fromRow);
+        for (const row of rows) db.run('DELETE FROM media_attachments WHERE id = ?', v.key(row.id));
+        return rows;
+      });
+    },
     async unattachedBefore(before, limit) {
       return db.all(`${MEDIA} WHERE status_id IS NULL AND created_at < ? ORDER BY created_at, id LIMIT ?`, before, Math.max(0, Math.trunc(limit))).map(fromRow);
     },

@@ -66,6 +66,7 @@ const EXPECTED: Row[] = [
   ['notifications', 'notifications_group', { accountId: 1, groupKey: 1, num: -1 }, { partialFilterExpression: { groupKey: { $type: 'string' } } }],
   ['notifications', 'notifications_grouped_type', { accountId: 1, type: 1, statusId: 1, num: -1 }, { partialFilterExpression: { groupKey: { $type: 'string' } } }],
   ['notifications', 'notifications_filtered', { accountId: 1, fromAccountId: 1, num: -1 }, { partialFilterExpression: { filtered: true } }],
+  ['notifications', 'notifications_from', { fromAccountId: 1 }],
   ['notification_requests', 'notification_requests_account', { accountId: 1, num: -1 }],
   ['notification_requests', 'notification_requests_sender', { accountId: 1, fromAccountId: 1 }, { unique: true, rule: 'notificationRequest' }],
   ['account_conversations', 'account_conversations_key', { accountId: 1, conversationId: 1, participantsKey: 1 }, { unique: true, rule: 'accountConversation' }],
@@ -113,7 +114,7 @@ const definition = ([collection, name, key, options = {}]: Row) => ({ collection
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 78, 'seventy-eight indexes besides the _id ones');
+  t.equal(INDEXES.length, 79, 'seventy-nine indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {

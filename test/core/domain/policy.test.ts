@@ -158,9 +158,10 @@ t.test('moderation: the account states and what they do', async (t) => {
   t.equal(isSuspended({ suspendedAt: 1 }), true);
   t.equal(isSilenced({ silencedAt: 1 }), true);
   t.equal(isSensitized({ sensitizedAt: null }), false);
-  t.equal(maySignIn({}, { disabled: false }), true);
-  t.equal(maySignIn({}, { disabled: true }), false, 'a disabled user');
-  t.equal(maySignIn({ suspendedAt: 1 }, { disabled: false }), false, 'a suspended account');
+  t.equal(maySignIn({ deletedAt: null }, { disabled: false }), true);
+  t.equal(maySignIn({ deletedAt: null }, { disabled: true }), false, 'a disabled user');
+  t.equal(maySignIn({ suspendedAt: 1, deletedAt: null }, { disabled: false }), false, 'a suspended account');
+  t.equal(maySignIn({ deletedAt: 1 }, { disabled: false }), false, 'a deleted account');
   t.equal(visibilityFor({ silencedAt: 1 }, 'public'), 'unlisted', 'a silenced author publishes public as unlisted');
   t.equal(visibilityFor({ silencedAt: 1 }, 'private'), 'private');
   t.equal(visibilityFor({}, 'public'), 'public');

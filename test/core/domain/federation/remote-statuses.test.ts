@@ -389,9 +389,12 @@ t.test('a remote account removed: its statuses gone, follows dropped', async (t)
   await remoteFavourite(h.core, gone.id, liked.id);
   t.equal((await get(`/api/v1/statuses/${liked.id}`)).favourites_count, 1);
   t.equal(await removeRemoteAccount(h.core, 'https://far.example/users/gone'), true);
+  t.equal(await removeRemoteAccount(h.core, 'https://far.example/users/gone'), true, 'a second Delete changes nothing');
   t.equal(await removeRemoteAccount(h.core, 'https://far.example/users/never'), false);
-  const account = await get(`/api/v1/accounts/${gone.id}`);
-  t.strictSame([account.statuses_count, account.followers_count, account.following_count], [0, 0, 0]);
+  t.equal((await h.request('GET', `/api/v1/accounts/${gone.id}`)).statusCode, 404, 'gone at once');
+  await h.rookery.drain();
+  const account = await h.core.storage.accounts.get(gone.id);
+  t.strictSame([account?.statusesCount, account?.followersCount, account?.followingCount], [0, 0, 0], 'emptied in the background');
   t.notOk(ids(await get('/api/v1/timelines/home', ben.token)).includes(s1?.id as string), 'gone from home');
   t.equal((await get(`/api/v1/accounts/${amy.account.id}`)).followers_count, 0, 'its follow of amy dropped');
   t.equal((await get(`/api/v1/accounts/${ben.account.id}`)).following_count, 0, 'ben no longer follows it');
