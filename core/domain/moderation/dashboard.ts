@@ -7,7 +7,7 @@
 import type { Core } from '../context.ts';
 import { RookeryError, badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
 import type { Account, Millis } from '../model.ts';
-import { DAY, dayOf } from '../accounts/activity.ts';
+import { DAY, dayOf } from './activity.ts';
 import { can, type Permission } from './roles.ts';
 import type { AnalyticsCount, AnalyticsDimension, RetentionRow } from '../ports/storage.ts';
 import { tagIdOf } from '../tags/names.ts';

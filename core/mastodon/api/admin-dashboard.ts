@@ -38,7 +38,6 @@ export function adminDashboardEndpoints(core: AppCore): Endpoint[] {
   const software = () => [
     { key: 'mastodon', human_key: 'Mastodon', value: MASTODON_COMPATIBLE_VERSION, human_value: MASTODON_COMPATIBLE_VERSION },
     { key: 'rookery', human_key: 'Rookery', value: ROOKERY_VERSION, human_value: ROOKERY_VERSION },
-    { key: 'node', human_key: 'Node.js', value: process.versions.node, human_value: process.versions.node },
     { key: 'storage', human_key: 'Storage', value: core.storage.engine, human_value: core.storage.engine },
   ];
   /** What a dimension's entry shows for its key (null: the local server, the web, no language). */

@@ -3,7 +3,7 @@
 import type { TokenLookup } from '../endpoint/types.ts';
 import type { AppCore } from '../context.ts';
 import type { AccessToken, Id } from '../../domain/model.ts';
-import { noteActivity } from '../../domain/accounts/activity.ts';
+import { noteActivity } from '../../domain/moderation/activity.ts';
 
 export async function lookupToken(core: AppCore, raw: string | null | undefined): Promise<TokenLookup> {
   if (raw === null || raw === undefined || raw === '') return { kind: 'none' };
