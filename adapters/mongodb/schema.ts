@@ -48,6 +48,8 @@ export const C = {
   reports: 'reports',
   serverBlocks: 'server_blocks',
   adminActions: 'admin_actions',
+  quotes: 'quotes',
+  quotePolicies: 'quote_policies',
 } as const;
 
 export interface IndexDefinition {
@@ -187,6 +189,9 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: C.tagFollows, name: 'tag_follows_tag', key: { tag: 1, accountId: 1 } },
   byAccount(C.endorsements),
   { collection: C.accountNotes, name: 'account_notes_target', key: { accountId: 1, targetId: 1 } },
+  { collection: C.quotes, name: 'quotes_quoted', key: { quotedStatusId: 1, num: -1 } },
+  { collection: C.quotes, name: 'quotes_authorization', key: { authorizationUri: 1 } },
+  { collection: C.quotes, name: 'quotes_request', key: { requestUri: 1 } },
 
   { collection: C.applications, name: 'applications_client_id', key: { clientId: 1 }, unique: true, rule: 'clientId' },
   { collection: C.accessTokens, name: 'access_tokens_token_hash', key: { tokenHash: 1 }, unique: true, rule: 'tokenHash' },
@@ -354,6 +359,12 @@ export const MIGRATIONS: readonly MongoMigration[] = [
     description: "the admin API's blocks and allows, and the audit log of what was done to them",
     async up(db) {
       await createCollections(db, [C.serverBlocks, C.adminActions]);
+    },
+  },
+  {
+    description: 'quote posts and the quote policy of each status',
+    async up(db) {
+      await createCollections(db, [C.quotes, C.quotePolicies]);
     },
   },
 ];

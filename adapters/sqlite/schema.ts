@@ -518,6 +518,29 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX server_blocks_key ON server_blocks (kind, key);
   CREATE INDEX server_blocks_kind ON server_blocks (kind, id);
   `,
+  // 14: quote posts (Mastodon 4.5, FEP-044f): one quote per quoting status, and each status's
+  // quote policy.
+  `
+  CREATE TABLE quotes (
+    id INTEGER PRIMARY KEY,
+    status_id INTEGER NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL,
+    quoted_status_id INTEGER,
+    quoted_account_id INTEGER,
+    state TEXT NOT NULL,
+    authorization_uri TEXT,
+    request_uri TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX quotes_quoted ON quotes (quoted_status_id, id);
+  CREATE INDEX quotes_authorization ON quotes (authorization_uri);
+  CREATE INDEX quotes_request ON quotes (request_uri);
+  CREATE TABLE quote_policies (
+    status_id INTEGER PRIMARY KEY,
+    policy TEXT NOT NULL
+  ) STRICT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -28,6 +28,7 @@ import { StorageConflict, type Page, type Storage, type StatusQuery, type Storag
 import { probeStorage } from './probe-extension.ts';
 import { inboxContract } from './inbox-contract.ts';
 import { tagsContract } from './tags-contract.ts';
+import { quotesContract } from './quotes-contract.ts';
 import type { AccessToken, Account, Id, Report, Status, StatusMark, Visibility } from '../../core/domain/model.ts';
 import {
   IdSeq,
@@ -174,6 +175,7 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
   const { it, shared, durable } = contractRunner(t, adapterName, open);
   inboxContract(it, shared);
   tagsContract(it, shared);
+  quotesContract(it, shared);
 
   // ---- accounts --------------------------------------------------------------------------------
 
