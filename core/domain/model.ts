@@ -46,6 +46,8 @@ export interface UserSettings {
   expandSpoilers: boolean;
   /** Languages the user reads on public timelines and streams; null: all. */
   chosenLanguages?: string[] | null;
+  /** Who may quote the user's new statuses unless a status says otherwise (absent: public). */
+  defaultQuotePolicy?: 'public' | 'followers' | 'nobody';
 }
 
 /** The sign-in side of a local account. */

@@ -3,7 +3,7 @@
 // every handler that subscribed to its type (notifications, streams, plugins, federation), each
 // as its own job with its own retries. Events carry plain data, so a job can be stored anywhere.
 
-import type { Account, Filter, Follow, Id, Notification, Report, Status } from '../model.ts';
+import type { Account, Filter, Follow, Id, Notification, Quote, Report, Status } from '../model.ts';
 
 export type DomainEvent =
   | { type: 'status.created'; status: Status }
@@ -43,7 +43,9 @@ export type DomainEvent =
   /** The user's reading settings (chosen languages) changed. */
   | { type: 'settings.changed'; accountId: Id }
   | { type: 'token.revoked'; tokenId: Id; accountId: Id | null }
-  | { type: 'account.disabled'; accountId: Id };
+  | { type: 'account.disabled'; accountId: Id }
+  /** A quote's state changed after its status was written (accepted, rejected, revoked). */
+  | { type: 'quote.changed'; quote: Quote; from: Quote['state'] };
 
 export type DomainEventType = DomainEvent['type'];
 
@@ -85,6 +87,8 @@ export function orderingKeyOf(event: DomainEvent): string {
       return `account:${event.accountId}`;
     case 'token.revoked':
       return `token:${event.tokenId}`;
+    case 'quote.changed':
+      return `status:${event.quote.statusId}`;
   }
 }
 

@@ -541,8 +541,14 @@ export interface QuoteRepository {
   ofStatuses(statusIds: readonly Id[]): Promise<Map<Id, Quote>>;
   /** ATOMIC. Moves the status's quote to `to` when its state is one of `from` (setting the
    * authorization when given, and updatedAt); the updated quote, or null when there is no quote
-   * or its state was not one of `from`. */
-  transition(statusId: Id, from: readonly QuoteState[], to: QuoteState, at: Millis, authorizationUri?: string | null): Promise<Quote | null>;
+   * or its state was not one of `from`. The outbox records its jobs with the change. */
+  transition(
+    statusId: Id,
+    from: readonly QuoteState[],
+    to: QuoteState,
+    at: Millis,
+    options?: { authorizationUri?: string | null; outbox?: Outbox<Quote | null> },
+  ): Promise<Quote | null>;
   /** The quote whose authorization or request has this ActivityPub id (exact match). */
   findByUri(uri: string): Promise<Quote | null>;
   /** Quotes of a status in one of `states`, paged by quote id. */

@@ -11,6 +11,7 @@ import { renderStatus, type LoadedDecorator, type RenderOptions, type StatusBund
 import { iso } from '../entities/time.ts';
 import { renderReport, type ReportJson } from './report-entity.ts';
 import { filterVisible } from '../../domain/viewer.ts';
+import { loadQuotes } from './quote.ts';
 
 function unique(ids: Iterable<Id>): Id[] {
   return [...new Set(ids)];
@@ -65,7 +66,8 @@ export async function loadStatusBundle(core: AppCore, statuses: readonly Status[
   const missingOriginals = unique(statuses.flatMap((s) => (s.reblogOfId !== null && !known.has(s.reblogOfId) ? [s.reblogOfId] : [])));
   // Every read below starts in one go (a store can check its freshness once for all of them).
   const originals = missingOriginals.length === 0 ? [] : await storage.statuses.getMany(missingOriginals);
-  const all = [...statuses, ...originals];
+  const quotes = await loadQuotes(core, [...statuses, ...originals], viewer);
+  const all = [...statuses, ...originals, ...quotes.rendered.filter((s) => !known.has(s.id))];
   const byId = new Map(all.map((s) => [s.id, s]));
   const accountIds = all.flatMap((s) => [s.accountId, ...s.mentionIds]);
   const [accounts, applications, decorators, viewerReads] = await Promise.all([
@@ -96,6 +98,7 @@ export async function loadStatusBundle(core: AppCore, statuses: readonly Status[
     accountDecorators,
     viewer: viewerBundle,
     now,
+    quotes: quotes.bundle,
   };
 }
 
