@@ -2,7 +2,8 @@
 // the rules of the matching local operations. Nothing here speaks ActivityPub or does I/O.
 
 import type { Core } from '../context.ts';
-import type { Account, Id, Millis, Status } from '../model.ts';
+import type { Account, Id, Millis, Quote, Status } from '../model.ts';
+import { answerQuoteRequest, authorize, refuse, revokeRemotely } from './quotes.ts';
 import { removeRemoteAccount, upsertRemoteAccount, type RemoteAccountInput } from './accounts.ts';
 import {
   followAccepted,
@@ -34,6 +35,7 @@ export {
 export { findAccountByUri, findStatusByUri, httpUrl, MAX_URI } from '../remote/lookup.ts';
 export { resolveAccount, resolveUrl, RESOLVE_TIMEOUT_MS } from '../remote/resolve.ts';
 export { deleteRemoteStatus, receiveRemoteStatus, REMOTE_STATUS_LIMITS, updateRemoteStatus, type RemoteStatusInput } from './statuses.ts';
+export type { RemoteQuoteInput } from './quotes.ts';
 
 /** The operations above, bound to one core: what the plugin host gives the plugin that speaks
  * to other servers. */
@@ -53,6 +55,12 @@ export interface FederationOperations {
   followRejected(localFollowerId: Id, remoteTargetId: Id): Promise<void>;
   remoteBlock(accountId: Id, targetId: Id): Promise<void>;
   remoteUnblock(accountId: Id, targetId: Id): Promise<void>;
+  /** FEP-044f (quotes.ts): the quoted author's server accepted or refused a local quote, or
+   * withdrew its authorization; a QuoteRequest for a local status, answered by its policy. */
+  quoteAuthorized(quotingStatusId: Id, authorizationUri: string): Promise<Quote | null>;
+  quoteRefused(quotingStatusId: Id): Promise<Quote | null>;
+  quoteRevoked(authorizationUri: string, senderId: Id): Promise<Quote | null>;
+  answerQuoteRequest(quotingStatusId: Id, quotedStatusId: Id, requestUri: string): Promise<Quote | null>;
 }
 
 export function federationOperations(core: Core): FederationOperations {
@@ -72,5 +80,9 @@ export function federationOperations(core: Core): FederationOperations {
     followRejected: (localFollowerId, remoteTargetId) => followRejected(core, localFollowerId, remoteTargetId),
     remoteBlock: (accountId, targetId) => remoteBlock(core, accountId, targetId),
     remoteUnblock: (accountId, targetId) => remoteUnblock(core, accountId, targetId),
+    quoteAuthorized: (quotingStatusId, authorizationUri) => authorize(core, quotingStatusId, authorizationUri),
+    quoteRefused: (quotingStatusId) => refuse(core, quotingStatusId),
+    quoteRevoked: (authorizationUri, senderId) => revokeRemotely(core, authorizationUri, senderId),
+    answerQuoteRequest: (quotingStatusId, quotedStatusId, requestUri) => answerQuoteRequest(core, quotingStatusId, quotedStatusId, requestUri),
   };
 }
