@@ -65,12 +65,14 @@ export function quoteRepository(m: Mongo, store: object): QuoteRepository {
       const docs = await quotes.find({ _id: { $in: wanted } }).toArray();
       return new Map(docs.map((d) => [d._id as string, quoteFromDoc(d)]));
     },
-    async transition(statusId, from, to, at, authorizationUri) {
+    async transition(statusId, from, to, at, options = {}) {
       if (lookupId(statusId) === null) return null;
       const set: Doc = { state: to, updatedAt: at };
-      if (authorizationUri !== undefined) set['authorizationUri'] = authorizationUri;
-      const doc = await quotes.findOneAndUpdate({ _id: statusId, state: { $in: [...from] } }, { $set: set }, { returnDocument: 'after' });
-      return doc === null ? null : quoteFromDoc(doc);
+      if (options.authorizationUri !== undefined) set['authorizationUri'] = options.authorizationUri;
+      return m.withOutbox(options.outbox, async (tx) => {
+        const doc = await tx.collection(C.quotes).findOneAndUpdate({ _id: statusId, state: { $in: [...from] } }, { $set: set }, { returnDocument: 'after', session: tx.session });
+        return doc === null ? null : quoteFromDoc(doc);
+      });
     },
     async findByUri(uri) {
       if (typeof uri !== 'string') return null;

@@ -3,6 +3,7 @@
 import type { Quote, QuotePolicy, QuoteState } from '../../core/domain/model.ts';
 import type { QuoteRepository, StorageWrite } from '../../core/domain/ports/storage.ts';
 import type { Db, Row, Sql, Tx } from './db.ts';
+import { writeWithOutbox } from './jobs.ts';
 import { id, idOrNull, int, key, keyOrNull, keys, lookupKey, paged, Params, text, textOrNull } from './values.ts';
 
 const QUOTE = 'SELECT id, status_id, account_id, quoted_status_id, quoted_account_id, state, authorization_uri, request_uri, created_at, updated_at FROM quotes';
@@ -68,14 +69,17 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
       const rows = await db.rows(`${QUOTE} WHERE status_id = ANY($1::bigint[])`, [wanted]);
       return new Map(rows.map((r) => [id(r['status_id']), quoteFromRow(r)]));
     },
-    async transition(statusId, from, to, at, authorizationUri) {
+    async transition(statusId, from, to, at, options = {}) {
       const k = lookupKey(statusId);
       if (k === null) return null;
-      const r =
-        authorizationUri === undefined
-          ? await db.row(`UPDATE quotes SET state = $1, updated_at = $2 WHERE status_id = $3 AND state = ANY($4::text[]) RETURNING *`, [to, at, k, [...from]])
-          : await db.row(`UPDATE quotes SET state = $1, updated_at = $2, authorization_uri = $5 WHERE status_id = $3 AND state = ANY($4::text[]) RETURNING *`, [to, at, k, [...from], authorizationUri]);
-      return r === undefined ? null : quoteFromRow(r);
+      const { authorizationUri } = options;
+      return writeWithOutbox(db, options.outbox, async (sql) => {
+        const r =
+          authorizationUri === undefined
+            ? await sql.row('UPDATE quotes SET state = $1, updated_at = $2 WHERE status_id = $3 AND state = ANY($4::text[]) RETURNING *', [to, at, k, [...from]])
+            : await sql.row('UPDATE quotes SET state = $1, updated_at = $2, authorization_uri = $5 WHERE status_id = $3 AND state = ANY($4::text[]) RETURNING *', [to, at, k, [...from], authorizationUri]);
+        return r === undefined ? null : quoteFromRow(r);
+      });
     },
     async findByUri(uri) {
       const r = await db.row(`${QUOTE} WHERE authorization_uri = $1 OR request_uri = $1 LIMIT 1`, [uri]);

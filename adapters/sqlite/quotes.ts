@@ -3,6 +3,7 @@
 import type { Quote, QuotePolicy, QuoteState } from '../../core/domain/model.ts';
 import type { QuoteRepository, StorageWrite } from '../../core/domain/ports/storage.ts';
 import { id, idOrNull, int, jsonText, key, keyList, keyOrNull, lookupKey, paged, text, textOrNull, type Db, type Row } from './db.ts';
+import { writeWithOutbox } from './jobs.ts';
 
 const QUOTE = 'SELECT id, status_id, account_id, quoted_status_id, quoted_account_id, state, authorization_uri, request_uri, created_at, updated_at FROM quotes';
 
@@ -63,10 +64,11 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
       const rows = db.all(`${QUOTE} WHERE status_id IN (SELECT value FROM json_each(?))`, keyList(statusIds));
       return new Map(rows.map((r) => [id(r.status_id), quoteFromRow(r)]));
     },
-    async transition(statusId, from, to, at, authorizationUri) {
+    async transition(statusId, from, to, at, options = {}) {
       const k = lookupKey(statusId);
       if (k === null) return null;
-      return db.write(() => {
+      const { authorizationUri } = options;
+      return writeWithOutbox(db, options.outbox, () => {
         const changed =
           authorizationUri === undefined
             ? db.run('UPDATE quotes SET state = ?, updated_at = ? WHERE status_id = ? AND state IN (SELECT value FROM json_each(?))', to, at, k, jsonText(from))

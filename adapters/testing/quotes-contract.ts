@@ -50,7 +50,7 @@ export function quotesContract(it: It, shared: Shared): void {
     t.strictSame(await w.s.quotes.quotesOf(quoted.id, ['accepted'], { limit: 10 }), [], 'not accepted yet');
     t.strictSame(await w.s.quotes.count([quoted.id], ['accepted']), new Map(), 'nothing counted');
 
-    const accepted = await w.s.quotes.transition(id, ['pending'], 'accepted', T0 + 5, 'https://example.test/authorizations/1');
+    const accepted = await w.s.quotes.transition(id, ['pending'], 'accepted', T0 + 5, { authorizationUri: 'https://example.test/authorizations/1' });
     t.strictSame(accepted, { ...quote, state: 'accepted', updatedAt: T0 + 5, authorizationUri: 'https://example.test/authorizations/1' }, 'accepted with its stamp');
     t.equal(await w.s.quotes.transition(id, ['pending'], 'rejected', T0 + 6), null, 'a transition from another state does nothing');
     t.strictSame(await w.s.quotes.findByUri('https://example.test/authorizations/1'), accepted, 'found by its authorization');
