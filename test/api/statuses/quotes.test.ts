@@ -3,7 +3,8 @@
 // policy, the notifications, and what a reader who may not see the quoted status is shown.
 
 import t from 'tap';
-import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
+import { harness, record, type Harness, type TestUser } from '../../helpers/harness.ts';
+import { channels } from '../../../core/domain/routing/channels.ts';
 import { act, follow, ids, links, post, view } from '../../helpers/api.ts';
 
 let h: Harness;
@@ -163,8 +164,13 @@ t.test('revoke: only the quoted author, the quote becomes revoked and leaves the
   const unknown = await h.request('POST', `/api/v1/statuses/${original.id}/quotes/99999999999/revoke`, { token: alice.token });
   t.equal(unknown.statusCode, 404);
   t.strictSame(unknown.json, { error: 'Record not found' });
+  const streamed = await record(h.bus, [channels.public]);
+  t.teardown(() => streamed.stop());
   const revoked = await h.request('POST', path, { token: alice.token });
   t.equal(revoked.statusCode, 200);
+  const update = streamed.messages.find((m) => m.message.event === 'status.update');
+  t.equal(update?.message.event, 'status.update', 'streamed as an update of the quoting status');
+  t.match(JSON.parse(String(update?.message.payload)), { id: quote.json.id, quote: { state: 'revoked', quoted_status: null } });
   t.equal(revoked.json.id, quote.json.id, 'answered with the quoting status');
   t.strictSame(revoked.json.quote, { state: 'revoked', quoted_status: null });
   t.strictSame((await view(h, alice, original.id, '/quotes')).json, [], 'no longer listed');
