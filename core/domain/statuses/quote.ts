@@ -11,6 +11,7 @@ import type { Page } from '../ports/storage.ts';
 import { str, type Params } from '../params.ts';
 import { canQuote, storedQuotePolicy } from '../policy.ts';
 import { factsOf, filterVisible, findLive, findVisible, viewerFacts } from '../viewer.ts';
+import type { EventHandler } from '../queue/registry.ts';
 
 /** The policy a status has: a local one without a stored policy is quotable by anyone (only
  * other policies are stored), a remote one that stated none by nobody; a private or direct one
@@ -151,4 +152,13 @@ export async function setQuotePolicy(core: Core, status: Status, requested: Quot
   if ((await policiesOf(core, [status])).get(status.id) === policy) return;
   await core.storage.quotes.setPolicy(status.id, policy);
   await core.storage.jobs.enqueue(core.record({ type: 'status.refreshed', status }), core.clock.now());
+}
+
+/** A quoting status deleted takes its quote with it: no longer counted or listed (the quote of a
+ * deleted status stays, in state `deleted`). Runs as a job per 'status.deleted'. */
+export function quoteDeletionHandler(core: Core): EventHandler {
+  return async ({ event }) => {
+    if (event.type !== 'status.deleted' || event.status.reblogOfId !== null) return;
+    await core.storage.quotes.transition(event.status.id, ['pending', 'accepted'], 'deleted', core.clock.now());
+  };
 }

@@ -237,3 +237,14 @@ t.test('notifications: quote to the quoted author, quoted_update to the quoters 
   const again = await h.request('GET', '/api/v1/notifications?types[]=quote', { token: alice.token });
   t.equal(again.json.length, 1, 'quoting oneself tells nobody');
 });
+
+t.test('a deleted quoting status is no longer counted or listed', async (t) => {
+  const original = await post(h, alice, 'counted');
+  const quote = await publish(bob, { status: 'soon gone', quoted_status_id: original.id });
+  t.equal((await view(h, alice, original.id)).json.quotes_count, 1);
+  const deleted = await h.request('DELETE', `/api/v1/statuses/${quote.json.id}`, { token: bob.token });
+  t.equal(deleted.statusCode, 200);
+  t.equal(deleted.json.quote.state, 'accepted', 'the delete answer shows the status as it was');
+  t.equal((await view(h, alice, original.id)).json.quotes_count, 0, 'not counted');
+  t.strictSame((await view(h, alice, original.id, '/quotes')).json, [], 'not listed');
+});
