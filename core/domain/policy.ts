@@ -15,6 +15,10 @@ export interface ViewerFacts {
   blockedByAuthor: boolean;
   /** The viewer blocks the author. */
   blocksAuthor: boolean;
+  /** The viewer mutes the author (a mute in force), or blocks the author's domain: what a quote
+   * of the author's status tells the viewer instead of showing it. Absent: neither. */
+  mutesAuthor?: boolean;
+  blocksDomain?: boolean;
 }
 
 export const anonymousFacts: ViewerFacts = { viewerId: null, followsAuthor: false, blockedByAuthor: false, blocksAuthor: false };

@@ -5,7 +5,7 @@ import type { Core } from './context.ts';
 import { notFound } from './errors.ts';
 import { isId } from './ids.ts';
 import type { Account, Id, Status } from './model.ts';
-import { anonymousFacts, canView, type ViewerFacts } from './policy.ts';
+import { activeMute, anonymousFacts, canView, type ViewerFacts } from './policy.ts';
 
 export async function viewerFacts(core: Core, viewer: Account | null, authorIds: readonly Id[]): Promise<Map<Id, ViewerFacts>> {
   const facts = new Map<Id, ViewerFacts>();
@@ -22,6 +22,8 @@ export async function viewerFacts(core: Core, viewer: Account | null, authorIds:
       followsAuthor: rel.following !== null,
       blockedByAuthor: rel.blockedBy,
       blocksAuthor: rel.blocking,
+      mutesAuthor: activeMute(rel.muting, core.clock.now()) !== null,
+      blocksDomain: rel.domainBlocking,
     });
   }
   return facts;

@@ -6,13 +6,22 @@
 
 import type { AppCore } from '../context.ts';
 import type { Account, Id, Quote, QuotePolicy, Status } from '../../domain/model.ts';
-import { canView, quoteDecision, type QuoteDecision } from '../../domain/policy.ts';
+import { canView, quoteDecision, type QuoteDecision, type ViewerFacts } from '../../domain/policy.ts';
 import { effectivePolicy } from '../../domain/statuses/quote.ts';
 import { factsOf, viewerFacts } from '../../domain/viewer.ts';
 import type { StatusJson } from '../entities/status-json.ts';
 
-/** How the reader may see a quoted status: shown, or why not. */
-type Access = 'visible' | 'unauthorized' | 'blocked_account';
+/** How the reader may see a quoted status: shown, or why not (Mastodon's states, in its order). */
+type Access = 'visible' | 'unauthorized' | 'blocked_account' | 'blocked_domain' | 'muted_account';
+
+function accessOf(status: Status, facts: ViewerFacts): Access {
+  if (facts.viewerId !== null && facts.viewerId === status.accountId) return 'visible';
+  if (!canView(status, facts)) return 'unauthorized';
+  if (facts.blocksAuthor) return 'blocked_account';
+  if (facts.blocksDomain === true) return 'blocked_domain';
+  if (facts.mutesAuthor === true) return 'muted_account';
+  return 'visible';
+}
 
 export interface QuoteBundle {
   /** Quoting status id → its quote (the rendered statuses' and the quoted ones'). */
@@ -74,8 +83,7 @@ export async function loadQuotes(core: AppCore, statuses: readonly Status[], vie
   const authorIds = [...bundle.quoted.values(), ...all.filter((s) => bundle.policies.get(s.id) === 'followers')].map((s) => s.accountId);
   const facts = await viewerFacts(core, viewer, authorIds);
   for (const s of bundle.quoted.values()) {
-    const f = factsOf(facts, viewer, s.accountId);
-    bundle.access.set(s.id, !canView(s, f) ? 'unauthorized' : f.blocksAuthor ? 'blocked_account' : 'visible');
+    bundle.access.set(s.id, accessOf(s, factsOf(facts, viewer, s.accountId)));
   }
   for (const s of all) bundle.decisions.set(s.id, quoteDecision(s, bundle.policies.get(s.id) ?? 'nobody', factsOf(facts, viewer, s.accountId)));
   return { bundle, rendered: first.filter((s) => bundle.access.get(s.id) === 'visible') };

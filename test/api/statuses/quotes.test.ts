@@ -122,6 +122,8 @@ t.test('what a reader who may not see the quoted status is shown', async (t) => 
 
   const publicOne = await post(h, alice, 'public');
   const quote = await publish(bob, { status: 'quoting', quoted_status_id: publicOne.id });
+  await h.request('POST', `/api/v1/accounts/${alice.account.id}/mute`, { token: carol.token });
+  t.strictSame((await view(h, carol, quote.json.id)).json.quote, { state: 'muted_account', quoted_status: null }, 'a reader who mutes the quoted author');
   await h.request('POST', `/api/v1/accounts/${alice.account.id}/block`, { token: carol.token });
   t.strictSame((await view(h, carol, quote.json.id)).json.quote, { state: 'blocked_account', quoted_status: null }, 'a reader who blocks the quoted author');
   const deleted = await h.request('DELETE', `/api/v1/statuses/${publicOne.id}`, { token: alice.token });
