@@ -226,6 +226,11 @@ t.test('notifications: quote to the quoted author, quoted_update to the quoters 
   t.equal(quoteNote.account.id, bob.account.id, 'from the quoter');
   t.equal(quoteNote.status.id, quote.json.id, 'about the quoting status');
   t.equal(quoteNote.status.quote.quoted_status.id, original.id);
+  const grouped = await h.request('GET', '/api/v2/notifications', { token: alice.token });
+  t.equal(grouped.statusCode, 200);
+  const group = grouped.json.notification_groups.find((g: { type: string }) => g.type === 'quote');
+  t.equal(group?.status_id, quote.json.id, 'grouped notifications carry it too (ungrouped)');
+  t.ok(grouped.json.statuses.some((s: { id: string; quote: { quoted_status: { id: string } } }) => s.id === quote.json.id && s.quote.quoted_status.id === original.id), 'with the quoting status');
   const edit = await h.request('PUT', `/api/v1/statuses/${original.id}`, { token: alice.token, payload: { status: 'notable, edited' } });
   t.equal(edit.statusCode, 200);
   const bobNotes = await h.request('GET', '/api/v1/notifications', { token: bob.token });
