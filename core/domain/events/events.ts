@@ -44,6 +44,9 @@ export type DomainEvent =
   | { type: 'settings.changed'; accountId: Id }
   | { type: 'token.revoked'; tokenId: Id; accountId: Id | null }
   | { type: 'account.disabled'; accountId: Id }
+  /** Who may quote a local status changed (its interaction policy): readers and other servers
+   * learn it as they learn of an edit, but it is none. */
+  | { type: 'status.policy_changed'; status: Status }
   /** A quote's state changed after its status was written (accepted, rejected, revoked). */
   | { type: 'quote.changed'; quote: Quote; from: Quote['state'] };
 
@@ -56,6 +59,7 @@ export function orderingKeyOf(event: DomainEvent): string {
     case 'status.created':
     case 'status.updated':
     case 'status.refreshed':
+    case 'status.policy_changed':
     case 'status.deleted':
       return `status:${event.status.reblogOfId ?? event.status.id}`;
     case 'account.created':

@@ -145,13 +145,13 @@ export async function setInteractionPolicy(core: Core, actor: Account, user: Use
   return status;
 }
 
-/** Stores a status's new policy; readers and other servers learn it as they learn of a status
- * refreshed. Nothing happens when it does not change. */
+/** Stores a status's new policy ('status.policy_changed' tells readers and other servers).
+ * Nothing happens when it does not change. */
 export async function setQuotePolicy(core: Core, status: Status, requested: QuotePolicy): Promise<void> {
   const policy = storedQuotePolicy(status.visibility, requested);
   if ((await policiesOf(core, [status])).get(status.id) === policy) return;
   await core.storage.quotes.setPolicy(status.id, policy);
-  await core.storage.jobs.enqueue(core.record({ type: 'status.refreshed', status }), core.clock.now());
+  await core.storage.jobs.enqueue(core.record({ type: 'status.policy_changed', status }), core.clock.now());
 }
 
 /** A quoting status deleted takes its quote with it: no longer counted or listed (the quote of a

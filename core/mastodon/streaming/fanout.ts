@@ -33,6 +33,7 @@ export const STREAMED_EVENTS: readonly DomainEventType[] = [
   'token.revoked',
   'account.disabled',
   'quote.changed',
+  'status.policy_changed',
 ];
 
 export function streamHandler(core: AppCore): EventHandler {
@@ -43,7 +44,8 @@ export function streamHandler(core: AppCore): EventHandler {
     switch (event.type) {
       case 'status.created':
       case 'status.updated':
-      case 'status.refreshed': {
+      case 'status.refreshed':
+      case 'status.policy_changed': {
         // Rendered as it is now: an edit or a delete may have happened since.
         const status = await core.storage.statuses.get(event.status.id);
         if (status !== null) await publishStatus(core, status, event.type === 'status.created' ? 'update' : 'status.update');

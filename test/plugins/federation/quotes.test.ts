@@ -8,6 +8,7 @@
 import t from 'tap';
 import { federationPlugin } from '../../../plugins/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
+import { followAcross } from '../../helpers/federation.ts';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
 
 const AP = 'application/activity+json';
@@ -107,4 +108,17 @@ t.test('a quote across servers: requested, accepted, notified, revoked', async (
   const after = await eventually(onA, (s) => s.quote?.state === 'revoked', 'A learns of the revocation');
   t.strictSame(after.quote, { state: 'revoked', quoted_status: null });
   t.equal((await b.request('GET', stampUrl.pathname, { headers: { accept: AP } })).statusCode, 404, 'the stamp is gone');
+
+  // alice closes her status to quotes: A, where she has a follower now, learns the new policy
+  // (an Update, not an edit).
+  await followAcross(a, [bob], b, 'alice');
+  const closed = await b.request('PUT', `/api/v1/statuses/${original.id}/interaction_policy`, { token: alice.token, payload: { quote_approval_policy: 'nobody' } });
+  t.strictSame((closed.json as StatusJson).quote_approval.automatic, []);
+  const copyNow = async (): Promise<StatusJson & { edited_at: string | null }> => {
+    await drain();
+    return (await a.request('GET', `/api/v1/statuses/${copy.id}`, { token: bob.token })).json as StatusJson & { edited_at: string | null };
+  };
+  const updated = await eventually(copyNow, (s) => s.quote_approval.automatic.length === 0, 'A learns the new policy');
+  t.equal(updated.quote_approval.current_user, 'denied');
+  t.equal(updated.edited_at, null, 'not an edit');
 });
