@@ -5,6 +5,7 @@
 import t from 'tap';
 import { harness, record, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { channels } from '../../../core/domain/routing/channels.ts';
+import { pollsPlugin } from '../../../plugins/index.ts';
 import { act, follow, ids, links, post, view } from '../../helpers/api.ts';
 
 let h: Harness;
@@ -254,4 +255,15 @@ t.test('a deleted quoting status is no longer counted or listed', async (t) => {
   t.equal(deleted.json.quote.state, 'accepted', 'the delete answer shows the status as it was');
   t.equal((await view(h, alice, original.id)).json.quotes_count, 0, 'not counted');
   t.strictSame((await view(h, alice, original.id, '/quotes')).json, [], 'not listed');
+});
+
+t.test("a quoted status shows its plugins' parts (a poll)", async (t) => {
+  const withPolls = await harness({ plugins: [pollsPlugin()] });
+  t.teardown(() => withPolls.close());
+  const [ann, ben] = [await withPolls.user('ann'), await withPolls.user('ben')];
+  const poll = (await withPolls.request('POST', '/api/v1/statuses', { token: ann.token, payload: { status: 'tea?', poll: { options: ['yes', 'no'], expires_in: 3600 } } })).json;
+  const quote = await withPolls.request('POST', '/api/v1/statuses', { token: ben.token, payload: { status: 'vote!', quoted_status_id: poll.id } });
+  t.equal(quote.statusCode, 200);
+  t.match(quote.json.quote.quoted_status.poll, { id: poll.poll.id, options: [{ title: 'yes' }, { title: 'no' }] });
+  t.equal(quote.json.poll, null, 'the quoting status has none of its own');
 });
