@@ -112,7 +112,7 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       host.on('account.created', async (event) => {
         if (event.account.domain === null) await parts.keys.pairsOf(event.account.id);
       });
-      const quotes = quoteFederation(host, parts, isBlocked);
+      const quotes = quoteFederation(host, parts, isBlocked, mayFetch);
       incoming(host, parts, { api: host.system.federation, emojis: stores.repository, isBlocked, fetchStatus, relays: subscriptions, quotes });
       host.on('status.deleted', (event) => forgetRemoteStatusParts(parts, stores.repository, event.status));
       host.decorateStatuses(remoteMediaDecorator(parts.kv));

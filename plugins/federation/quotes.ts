@@ -10,7 +10,7 @@
 // quote); a Delete of a stamp revokes the quote. The decisions are the core's (federation/quotes.ts).
 
 import { accountUri, type Account, type Id, type PluginHost } from 'rookery/plugin-kit';
-import type { Context } from '@fedify/fedify';
+import type { Context, RequestContext } from '@fedify/fedify';
 import { Accept, Delete, QuoteAuthorization, QuoteRequest, Reject, type Recipient } from '@fedify/fedify/vocab';
 import { localAccount, recipientOf, type FederationParts } from './federation.ts';
 import { quoteOf, REQUEST_SUFFIX, requestUriOf, stampUriOf, uriOf } from './quote-objects.ts';
@@ -24,7 +24,12 @@ export interface QuoteFederation {
   deleted(objectId: URL, sender: Account): Promise<boolean>;
 }
 
-export function quoteFederation(host: PluginHost, parts: FederationParts, isBlocked: (domain: string) => Promise<boolean>): QuoteFederation {
+export function quoteFederation(
+  host: PluginHost,
+  parts: FederationParts,
+  isBlocked: (domain: string) => Promise<boolean>,
+  mayFetch: (ctx: RequestContext<PluginHost>) => Promise<boolean>,
+): QuoteFederation {
   const api = host.system.federation;
 
   async function deliver(ctx: Context<PluginHost>, sender: Account, to: Account, activity: Accept | Reject | Delete | QuoteRequest): Promise<void> {
@@ -48,7 +53,7 @@ export function quoteFederation(host: PluginHost, parts: FederationParts, isBloc
       interactingObject: new URL(quoting.uri),
       interactionTarget: new URL(quoted.uri),
     });
-  });
+  }).authorize((ctx) => mayFetch(ctx));
 
   // A local quote of a remote status asks the quoted author's server.
   host.on('status.created', async (event) => {
