@@ -157,6 +157,9 @@ export interface ScheduledParams {
   poll: { options: string[]; expiresIn: number; multiple: boolean; hideTotals: boolean } | null;
   idempotency: string | null;
   applicationId: Id | null;
+  /** The quote asked for (absent in rows written before quotes). */
+  quotedStatusId?: Id | null;
+  quoteApprovalPolicy?: string | null;
 }
 
 export interface ScheduledStatus {

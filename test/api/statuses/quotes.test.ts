@@ -5,7 +5,7 @@
 import t from 'tap';
 import { harness, record, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { channels } from '../../../core/domain/routing/channels.ts';
-import { pollsPlugin } from '../../../plugins/index.ts';
+import { pollsPlugin, scheduledPlugin } from '../../../plugins/index.ts';
 import { act, follow, ids, links, post, view } from '../../helpers/api.ts';
 
 let h: Harness;
@@ -266,4 +266,23 @@ t.test("a quoted status shows its plugins' parts (a poll)", async (t) => {
   t.equal(quote.statusCode, 200);
   t.match(quote.json.quote.quoted_status.poll, { id: poll.poll.id, options: [{ title: 'yes' }, { title: 'no' }] });
   t.equal(quote.json.poll, null, 'the quoting status has none of its own');
+});
+
+t.test('a scheduled quote is published with its quote and policy', async (t) => {
+  const scheduled = await harness({ plugins: [scheduledPlugin()] });
+  t.teardown(() => scheduled.close());
+  const [ann, ben] = [await scheduled.user('ann'), await scheduled.user('ben')];
+  const original = (await scheduled.request('POST', '/api/v1/statuses', { token: ann.token, payload: { status: 'quote me later' } })).json;
+  const when = new Date(scheduled.clock.now() + 10 * 60_000).toISOString();
+  const later = await scheduled.request('POST', '/api/v1/statuses', { token: ben.token, payload: { status: 'later', quoted_status_id: original.id, quote_approval_policy: 'nobody', scheduled_at: when } });
+  t.equal(later.statusCode, 200);
+  t.ok(later.json.scheduled_at, 'scheduled');
+  const missing = await scheduled.request('POST', '/api/v1/statuses', { token: ben.token, payload: { status: 'later', quoted_status_id: '99999999999', scheduled_at: when } });
+  t.strictSame(missing.json, QUOTE_MISSING, 'refused at once, not when due');
+  scheduled.clock.advance(11 * 60_000);
+  await scheduled.rookery.drain();
+  const statuses = (await scheduled.request('GET', `/api/v1/accounts/${ben.account.id}/statuses`, { token: ben.token })).json;
+  t.equal(statuses.length, 1, 'published');
+  t.equal(statuses[0].quote.quoted_status.id, original.id, 'with its quote');
+  t.strictSame(statuses[0].quote_approval.automatic, [], 'and its policy');
 });
