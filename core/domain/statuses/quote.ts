@@ -10,7 +10,7 @@ import { QUOTE_POLICIES, type Account, type Id, type Quote, type QuotePolicy, ty
 import type { Page } from '../ports/storage.ts';
 import { str, type Params } from '../params.ts';
 import { canQuote, storedQuotePolicy } from '../policy.ts';
-import { factsOf, filterVisible, findLive, findVisible, viewerFacts } from '../viewer.ts';
+import { factsOf, filterVisible, findLive, findVisible, viewerFacts, withoutHiddenAccounts } from '../viewer.ts';
 import type { EventHandler } from '../queue/registry.ts';
 
 /** The policy a status has: a local one without a stored policy is quotable by anyone (only
@@ -105,13 +105,16 @@ export interface PagedQuotes {
 }
 
 /** GET /api/v1/statuses/:id/quotes: the accepted quotes of a status the viewer can see, paged
- * by quote. Its author sees every one (to revoke them); anyone else, those they may see. */
+ * by quote. Its author sees every one (to revoke them); anyone else, those they may see; nobody
+ * those of accounts they block or mute. */
 export async function quotesOf(core: Core, viewer: Account, id: string, page: Page): Promise<PagedQuotes> {
   const { status, original } = await findVisible(core, viewer, id);
   const quoted = original ?? status;
   const quotes = await core.storage.quotes.quotesOf(quoted.id, ['accepted'], page);
   const statuses = await core.storage.statuses.getMany(quotes.map((q) => q.statusId));
-  const visible = quoted.accountId === viewer.id ? statuses.filter((s) => s.deletedAt === null) : await filterVisible(core, viewer, statuses);
+  // Those by accounts the reader blocks or mutes are left out, as timelines leave them.
+  const readable = await withoutHiddenAccounts(core, viewer, statuses);
+  const visible = quoted.accountId === viewer.id ? readable.filter((s) => s.deletedAt === null) : await filterVisible(core, viewer, readable);
   const byId = new Map(visible.map((s) => [s.id, s]));
   return {
     statuses: quotes.flatMap((q) => byId.get(q.statusId) ?? []),

@@ -152,6 +152,8 @@ t.test('GET /api/v1/statuses/:id/quotes: accepted quotes, paged by quote, visibl
   t.match(links(paged.headers)['prev'], /since_id=\d+$/, 'a prev link on since_id');
   const other = await h.request('GET', `/api/v1/statuses/${original.id}/quotes`, { token: (await h.user('dave')).token });
   t.strictSame(ids(other.json), [q3.json.id, q1.json.id], 'others: only what they may see');
+  await h.request('POST', `/api/v1/accounts/${carol.account.id}/mute`, { token: alice.token });
+  t.strictSame(ids((await view(h, alice, original.id, '/quotes')).json), [q2.json.id, q1.json.id], 'not those of accounts the reader mutes');
   const anonymous = await view(h, null, original.id, '/quotes');
   t.equal(anonymous.statusCode, 401, 'a token is needed');
   t.equal((await view(h, alice, '99999999999', '/quotes')).statusCode, 404);
