@@ -36,7 +36,7 @@ export function quoteRepository(m: Mongo, store: object): QuoteRepository {
   const savePolicy = async (statusId: string, policy: QuotePolicy, session?: ClientSession): Promise<void> => {
     await policies.updateOne({ _id: statusId }, { $set: { policy } }, { upsert: true, ...(session ? { session } : {}) });
   };
-  return {
+  const repository: QuoteRepository = {
     attach(values): StorageWrite {
       return {
         store,
@@ -91,5 +91,10 @@ export function quoteRepository(m: Mongo, store: object): QuoteRepository {
       const rows = await quotes.aggregate<{ _id: string; n: number }>([{ $match: { quotedStatusId: { $in: wanted }, state: { $in: [...states] } } }, { $group: { _id: '$quotedStatusId', n: { $sum: 1 } } }]).toArray();
       return new Map(rows.map((r) => [r._id, r.n]));
     },
+    async summary(statusIds, countStates) {
+      const [quotes, stated, counts] = await Promise.all([repository.ofStatuses(statusIds), repository.policies(statusIds), repository.count(statusIds, countStates)]);
+      return { quotes, policies: stated, counts };
+    },
   };
+  return repository;
 }

@@ -1,7 +1,7 @@
 // Quotes (one row per quoting status) and each status's quote policy.
 
 import type { Quote, QuotePolicy, QuoteState } from '../../core/domain/model.ts';
-import type { QuoteRepository, StorageWrite } from '../../core/domain/ports/storage.ts';
+import type { QuoteRepository, QuoteSummary, StorageWrite } from '../../core/domain/ports/storage.ts';
 import type { Db, Row, Sql, Tx } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 import { id, idOrNull, int, key, keyOrNull, keys, lookupKey, paged, Params, text, textOrNull } from './values.ts';
@@ -98,6 +98,30 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
         [wanted, [...states]],
       );
       return new Map(rows.map((r) => [id(r['quoted_status_id']), int(r['n'])]));
+    },
+    async summary(statusIds, countStates) {
+      const wanted = keys(statusIds);
+      const summary: QuoteSummary = { quotes: new Map(), policies: new Map(), counts: new Map() };
+      if (wanted.length === 0) return summary;
+      // One round trip: the three reads as one statement, each row saying what it is.
+      const rows = await db.rows(
+        `SELECT 'quote' AS kind, status_id AS key, id, account_id, quoted_status_id, quoted_account_id, state, authorization_uri, request_uri, created_at, updated_at, NULL::text AS policy, NULL::bigint AS n
+           FROM quotes WHERE status_id = ANY($1::bigint[])
+         UNION ALL
+         SELECT 'policy', status_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, policy, NULL
+           FROM quote_policies WHERE status_id = ANY($1::bigint[])
+         UNION ALL
+         SELECT 'count', quoted_status_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*)
+           FROM quotes WHERE quoted_status_id = ANY($1::bigint[]) AND state = ANY($2::text[]) GROUP BY quoted_status_id`,
+        [wanted, [...countStates]],
+      );
+      for (const r of rows) {
+        const key = id(r['key']);
+        if (r['kind'] === 'quote') summary.quotes.set(key, quoteFromRow({ ...r, status_id: r['key'] }));
+        else if (r['kind'] === 'policy') summary.policies.set(key, text(r['policy']) as QuotePolicy);
+        else summary.counts.set(key, int(r['n']));
+      }
+      return summary;
     },
   };
 }

@@ -37,7 +37,7 @@ function savePolicy(db: Db, statusId: string, policy: QuotePolicy): void {
 
 /** `store`: the identity the StorageWrites of this store carry (storage.ts). */
 export function quoteRepository(db: Db, store: object): QuoteRepository {
-  return {
+  const repository: QuoteRepository = {
     attach(values): StorageWrite {
       return {
         store,
@@ -95,5 +95,10 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
       );
       return new Map(rows.map((r) => [id(r.quoted_status_id), int(r.n)]));
     },
+    async summary(statusIds, countStates) {
+      const [quotes, policies, counts] = await Promise.all([repository.ofStatuses(statusIds), repository.policies(statusIds), repository.count(statusIds, countStates)]);
+      return { quotes, policies, counts };
+    },
   };
+  return repository;
 }

@@ -70,6 +70,11 @@ export function quotesContract(it: It, shared: Shared): void {
     t.strictSame(idsOf(await w.s.quotes.quotesOf(quoted.id, ['rejected', 'pending'], { limit: 10 })), [q2.id], 'by state');
     t.strictSame(await w.s.quotes.quotesOf('nope', ['accepted'], { limit: 10 }), [], 'not an id');
     t.strictSame(await w.s.quotes.count([quoted.id, bob.id], ['accepted']), new Map([[quoted.id, 3]]), 'counted');
+    const summary = await w.s.quotes.summary([quoted.id, id, q2.statusId, 'nope'], ['accepted']);
+    t.strictSame(summary.quotes, new Map([[id, accepted], [q2.statusId, q2]]), 'summary: the quotes of those statuses');
+    t.strictSame(summary.policies, new Map([[id, 'followers']]), 'summary: their policies');
+    t.strictSame(summary.counts, new Map([[quoted.id, 3]]), 'summary: their counts');
+    t.strictSame(await w.s.quotes.summary([], ['accepted']), { quotes: new Map(), policies: new Map(), counts: new Map() }, 'summary of nothing');
 
     const replaced = { ...quote, id: w.id(), state: 'revoked' as const, authorizationUri: null };
     await w.s.quotes.save(replaced);

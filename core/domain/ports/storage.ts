@@ -555,6 +555,15 @@ export interface QuoteRepository {
   quotesOf(quotedStatusId: Id, states: readonly QuoteState[], page: Page): Promise<Quote[]>;
   /** quotedStatusId → how many quotes in one of `states` it has (absent: none). */
   count(quotedStatusIds: readonly Id[], states: readonly QuoteState[]): Promise<Map<Id, number>>;
+  /** What rendering these statuses needs, in one call: ofStatuses, policies and count of
+   * `countStates` together. */
+  summary(statusIds: readonly Id[], countStates: readonly QuoteState[]): Promise<QuoteSummary>;
+}
+
+export interface QuoteSummary {
+  quotes: Map<Id, Quote>;
+  policies: Map<Id, QuotePolicy>;
+  counts: Map<Id, number>;
 }
 
 /** What an account wrote for itself about other accounts (Mastodon's private notes). */

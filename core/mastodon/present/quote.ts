@@ -62,14 +62,14 @@ export async function loadQuotes(core: AppCore, statuses: readonly Status[], vie
   const own = statuses.filter((s) => s.reblogOfId === null);
   if (own.length === 0) return { bundle: NO_QUOTES, rendered: [] };
   const ids = own.map((s) => s.id);
-  const [quotes, policies, counts] = await Promise.all([store.ofStatuses(ids), store.policies(ids), store.count(ids, ['accepted'])]);
+  const { quotes, policies, counts } = await store.summary(ids, ['accepted']);
   const bundle: QuoteBundle = { quotes, quoted: new Map(), access: new Map(), policies: new Map(), decisions: new Map(), counts };
   for (const s of own) bundle.policies.set(s.id, effectivePolicy(s, policies.get(s.id)));
   const firstIds = acceptedTargets(quotes.values());
   const first = firstIds.length === 0 ? [] : await core.storage.statuses.getMany(firstIds);
   if (first.length > 0) {
     const firstOwn = first.map((s) => s.id);
-    const [nestedQuotes, nestedPolicies, nestedCounts] = await Promise.all([store.ofStatuses(firstOwn), store.policies(firstOwn), store.count(firstOwn, ['accepted'])]);
+    const { quotes: nestedQuotes, policies: nestedPolicies, counts: nestedCounts } = await store.summary(firstOwn, ['accepted']);
     for (const [id, q] of nestedQuotes) quotes.set(id, q);
     for (const [id, n] of nestedCounts) counts.set(id, n);
     for (const s of first) bundle.policies.set(s.id, effectivePolicy(s, nestedPolicies.get(s.id)));
