@@ -3,6 +3,12 @@
 // what it means for the reader) and `quotes_count`. Loaded in a few batched reads beside the
 // rest of a StatusBundle (loadQuotes), filled in by one step of the renderer (decorateQuote).
 // A quote never shows the reader a status they may not see: its state says why instead.
+//
+// All three members depend on the reader (what they may see, how the policy applies to them)
+// and on quote rows no status row reflects (a new quote, a revocation): a renderer that keeps
+// reader-independent parts of a status (a render cache) must leave `quote`, `quote_approval`
+// and `quotes_count` out of what it keeps and fill them per request with decorateQuote, from the
+// request's own bundle, as it does the reader's flags.
 
 import type { AppCore } from '../context.ts';
 import type { Account, Id, Quote, QuotePolicy, Status } from '../../domain/model.ts';
