@@ -49,6 +49,8 @@ export const C = {
   serverBlocks: 'server_blocks',
   adminActions: 'admin_actions',
   accountActivity: 'account_activity',
+  quotes: 'quotes',
+  quotePolicies: 'quote_policies',
 } as const;
 
 export interface IndexDefinition {
@@ -190,6 +192,9 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: C.tagFollows, name: 'tag_follows_tag', key: { tag: 1, accountId: 1 } },
   byAccount(C.endorsements),
   { collection: C.accountNotes, name: 'account_notes_target', key: { accountId: 1, targetId: 1 } },
+  { collection: C.quotes, name: 'quotes_quoted', key: { quotedStatusId: 1, num: -1 } },
+  { collection: C.quotes, name: 'quotes_authorization', key: { authorizationUri: 1 } },
+  { collection: C.quotes, name: 'quotes_request', key: { requestUri: 1 } },
 
   { collection: C.applications, name: 'applications_client_id', key: { clientId: 1 }, unique: true, rule: 'clientId' },
   { collection: C.accessTokens, name: 'access_tokens_token_hash', key: { tokenHash: 1 }, unique: true, rule: 'tokenHash' },
@@ -375,6 +380,12 @@ export const MIGRATIONS: readonly MongoMigration[] = [
     async up(db) {
       // Written before moderation existed: none of it (the field absent reads as null too).
       await db.collection(C.accounts).updateMany({ suspendedAt: { $exists: false } }, { $set: { suspendedAt: null, silencedAt: null, sensitizedAt: null } });
+    },
+  },
+  {
+    description: 'quote posts and the quote policy of each status',
+    async up(db) {
+      await createCollections(db, [C.quotes, C.quotePolicies]);
     },
   },
 ];

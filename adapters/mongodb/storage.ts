@@ -19,6 +19,7 @@ import { jobQueue } from './jobs.ts';
 import { listRepository } from './lists.ts';
 import { endorsementRepository, tagRepository } from './tags.ts';
 import { accountNoteRepository } from './account-notes.ts';
+import { quoteRepository } from './quotes.ts';
 import { notificationRepository } from './notifications.ts';
 import { notificationPolicyRepository } from './notification-policies.ts';
 import { conversationRepository } from './conversations.ts';
@@ -228,6 +229,7 @@ function storageOn(m: Mongo, idempotencyRetentionMs: number): Storage {
     tags: tagRepository(m),
     endorsements: endorsementRepository(m),
     accountNotes: accountNoteRepository(m),
+    quotes: quoteRepository(m, store),
     filters: filterRepository(m),
     markers: markerRepository(m),
     oauth: oauthRepository(m),

@@ -532,6 +532,29 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE accounts ADD COLUMN also_known_as text;
   CREATE INDEX notifications_from ON notifications (from_account_id);
   `,
+  // 17: quote posts (Mastodon 4.5, FEP-044f): one quote per quoting status, and each status's
+  // quote policy.
+  `
+  CREATE TABLE quotes (
+    id bigint PRIMARY KEY,
+    status_id bigint NOT NULL UNIQUE,
+    account_id bigint NOT NULL,
+    quoted_status_id bigint,
+    quoted_account_id bigint,
+    state text NOT NULL,
+    authorization_uri text,
+    request_uri text,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+  );
+  CREATE INDEX quotes_quoted ON quotes (quoted_status_id, id);
+  CREATE INDEX quotes_authorization ON quotes (authorization_uri);
+  CREATE INDEX quotes_request ON quotes (request_uri);
+  CREATE TABLE quote_policies (
+    status_id bigint PRIMARY KEY,
+    policy text NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -16,6 +16,7 @@ import { enqueueIn, jobQueue, writeWithOutbox } from './jobs.ts';
 import { listRepository } from './lists.ts';
 import { endorsementRepository, tagRepository } from './tags.ts';
 import { accountNoteRepository } from './account-notes.ts';
+import { quoteRepository } from './quotes.ts';
 import { notificationRepository } from './notifications.ts';
 import { notificationPolicyRepository } from './notification-policies.ts';
 import { conversationRepository } from './conversations.ts';
@@ -144,6 +145,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     tags: tagRepository(db),
     endorsements: endorsementRepository(db),
     accountNotes: accountNoteRepository(db),
+    quotes: quoteRepository(db, store),
     filters: filterRepository(db),
     markers: markerRepository(db),
     oauth: oauthRepository(db),

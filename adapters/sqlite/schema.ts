@@ -547,6 +547,29 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE accounts ADD COLUMN also_known_as TEXT;
   CREATE INDEX notifications_from ON notifications (from_account_id);
   `,
+  // 17: quote posts (Mastodon 4.5, FEP-044f): one quote per quoting status, and each status's
+  // quote policy.
+  `
+  CREATE TABLE quotes (
+    id INTEGER PRIMARY KEY,
+    status_id INTEGER NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL,
+    quoted_status_id INTEGER,
+    quoted_account_id INTEGER,
+    state TEXT NOT NULL,
+    authorization_uri TEXT,
+    request_uri TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX quotes_quoted ON quotes (quoted_status_id, id);
+  CREATE INDEX quotes_authorization ON quotes (authorization_uri);
+  CREATE INDEX quotes_request ON quotes (request_uri);
+  CREATE TABLE quote_policies (
+    status_id INTEGER PRIMARY KEY,
+    policy TEXT NOT NULL
+  ) STRICT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -16,6 +16,7 @@ import { interactionRepository } from './interactions.ts';
 import { listRepository } from './lists.ts';
 import { endorsementRepository, tagRepository } from './tags.ts';
 import { accountNoteRepository } from './account-notes.ts';
+import { quoteRepository } from './quotes.ts';
 import { notificationRepository } from './notifications.ts';
 import { notificationPolicyRepository } from './notification-policies.ts';
 import { conversationRepository } from './conversations.ts';
@@ -130,6 +131,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     tags: tagRepository(db),
     endorsements: endorsementRepository(db),
     accountNotes: accountNoteRepository(db),
+    quotes: quoteRepository(db, store),
     filters: filterRepository(db),
     markers: markerRepository(db),
     oauth: oauthRepository(db),

@@ -29,6 +29,7 @@ import { probeStorage } from './probe-extension.ts';
 import { inboxContract } from './inbox-contract.ts';
 import { tagsContract } from './tags-contract.ts';
 import { analyticsContract } from './analytics-contract.ts';
+import { quotesContract } from './quotes-contract.ts';
 import type { AccessToken, Account, Id, Report, Status, StatusMark, Visibility } from '../../core/domain/model.ts';
 import {
   IdSeq,
@@ -176,6 +177,7 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
   inboxContract(it, shared);
   tagsContract(it, shared);
   analyticsContract(it);
+  quotesContract(it, shared);
 
   // ---- accounts --------------------------------------------------------------------------------
 
@@ -1538,6 +1540,23 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     await w.s.jobs.complete(jobs.map((j) => j.id));
     return jobs.map((j) => j.name);
   };
+
+  it('quotes: a transition records its jobs with it', async (t, w) => {
+    const [alice, bob] = [await w.account({}, true), await w.account({}, true)];
+    const quoted = await w.post(alice.id);
+    const quoting = await w.post(bob.id);
+    const quote = { id: w.id(), statusId: quoting.id, accountId: bob.id, quotedStatusId: quoted.id, quotedAccountId: alice.id, state: 'accepted' as const, authorizationUri: null, requestUri: null, createdAt: 1000, updatedAt: 1000 };
+    await w.s.quotes.save(quote);
+    const revoked = spy<unknown>('revoked');
+    const moved = await w.s.quotes.transition(quoting.id, ['accepted'], 'revoked', 2000, { outbox: revoked.outbox });
+    t.strictSame(revoked.calls, [moved], 'the outbox is given the moved quote');
+    t.equal(moved?.state, 'revoked');
+    t.strictSame(await queued(w), ['revoked'], 'and its job enqueued');
+    const again = spy<unknown>('again');
+    t.equal(await w.s.quotes.transition(quoting.id, ['accepted'], 'revoked', 3000, { outbox: again.outbox }), null, 'nothing moved');
+    t.strictSame(again.calls, [null], 'the outbox is told so (and decides the jobs)');
+    await queued(w);
+  });
 
   it('reports: create with its outbox, get, list by state and account, update with the audit log', async (t, w) => {
     const reporter = await w.account({}, true);

@@ -65,8 +65,9 @@ export const ROOKERY_VERSION = '0.1.0';
 export function rookeryUserAgent(baseUrl: string): string {
   return `Rookery/${ROOKERY_VERSION} (+${baseUrl})`;
 }
-/** Clients parse the leading semver to decide which Mastodon features to use. */
-export const MASTODON_COMPATIBLE_VERSION = `4.3.0 (compatible; Rookery ${ROOKERY_VERSION})`;
+/** Clients parse the leading semver to decide which Mastodon features to use: 4.5 since quote
+ * posts work (the API version in instance.ts goes with it). */
+export const MASTODON_COMPATIBLE_VERSION = `4.5.0 (compatible; Rookery ${ROOKERY_VERSION})`;
 
 export const defaultLimits: Limits = Object.freeze({
   maxCharacters: 500,

@@ -36,6 +36,9 @@ export const texts = {
   textTooLong: (max: number) => `Validation failed: Text character limit of ${max} exceeded`,
   visibilityInvalid: 'Validation failed: Visibility is not included in the list',
   visibilityReserved: 'Validation failed: Visibility is reserved',
+  quotedMissing: 'The post you are trying to quote does not appear to exist.',
+  quotedNotMentioned: 'Validation failed: Cannot quote a non-mentioned user in a Private Mention post.',
+  recordInvalid: 'Record invalid',
 } as const;
 
 /** One failed validation of a record, as Rails reports it: the attribute (the key of

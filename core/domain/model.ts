@@ -62,6 +62,8 @@ export interface UserSettings {
   expandSpoilers: boolean;
   /** Languages the user reads on public timelines and streams; null: all. */
   chosenLanguages?: string[] | null;
+  /** Who may quote the user's new statuses unless a status says otherwise (absent: public). */
+  defaultQuotePolicy?: 'public' | 'followers' | 'nobody';
 }
 
 /** The sign-in side of a local account. */
@@ -171,6 +173,9 @@ export interface ScheduledParams {
   poll: { options: string[]; expiresIn: number; multiple: boolean; hideTotals: boolean } | null;
   idempotency: string | null;
   applicationId: Id | null;
+  /** The quote asked for (absent in rows written before quotes). */
+  quotedStatusId?: Id | null;
+  quoteApprovalPolicy?: string | null;
 }
 
 export interface ScheduledStatus {
@@ -217,6 +222,8 @@ export const NOTIFICATION_TYPES = [
   'update',
   'admin.sign_up',
   'admin.report',
+  'quote',
+  'quoted_update',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -380,6 +387,38 @@ export interface FeaturedTag {
   tag: string;
   name: string;
   createdAt: Millis;
+}
+
+/** Where a quote stands (Mastodon 4.5, FEP-044f): `pending` until the quoted author's server
+ * authorizes it, `accepted` with the authorization, `rejected` when refused, `revoked` when the
+ * quoted author withdrew it afterwards, `deleted` when the quoting side learned the quoted status
+ * is gone, `unauthorized` when an authorization failed to verify. */
+export const QUOTE_STATES = ['pending', 'accepted', 'rejected', 'revoked', 'deleted', 'unauthorized'] as const;
+export type QuoteState = (typeof QUOTE_STATES)[number];
+
+/** Who may quote a status (Mastodon's `quote_approval_policy`): anyone, the author's followers, or
+ * nobody but the author. */
+export const QUOTE_POLICIES = ['public', 'followers', 'nobody'] as const;
+export type QuotePolicy = (typeof QUOTE_POLICIES)[number];
+
+/** A status quoting another: one per quoting status. */
+export interface Quote {
+  /** Its own id: the quotes list of the quoted status pages by it. */
+  id: Id;
+  /** The quoting status and its author. */
+  statusId: Id;
+  accountId: Id;
+  /** The quoted status and its author (null when it was never resolved). */
+  quotedStatusId: Id | null;
+  quotedAccountId: Id | null;
+  state: QuoteState;
+  /** The QuoteAuthorization that accepted it (FEP-044f): the remote stamp for a quote of a remote
+   * status, the one this server serves for a quote of a local status. */
+  authorizationUri: string | null;
+  /** The QuoteRequest activity asking for it (sent or received). */
+  requestUri: string | null;
+  createdAt: Millis;
+  updatedAt: Millis;
 }
 
 /** An account the owner recommends on their profile (Mastodon's AccountPin). */

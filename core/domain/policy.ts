@@ -3,7 +3,7 @@
 // this file and the matrix can be tested exhaustively.
 
 import { RookeryError, forbidden, notFound, texts, unprocessable } from './errors.ts';
-import type { Account, Id, Millis, Mute, Status, Visibility } from './model.ts';
+import type { Account, Id, Millis, Mute, QuotePolicy, Status, Visibility } from './model.ts';
 
 // ---- what moderation does to an account (Mastodon's suspended?, silenced?, sensitized?) ----
 
@@ -49,6 +49,10 @@ export interface ViewerFacts {
   authorSuspended?: boolean;
   /** The author is silenced (absent: not). */
   authorSilenced?: boolean;
+  /** The viewer mutes the author (a mute in force), or blocks the author's domain: what a quote
+   * of the author's status tells the viewer instead of showing it. Absent: neither. */
+  mutesAuthor?: boolean;
+  blocksDomain?: boolean;
 }
 
 export const anonymousFacts: ViewerFacts = { viewerId: null, followsAuthor: false, blockedByAuthor: false, blocksAuthor: false };
@@ -172,4 +176,29 @@ export function boostVisibility(original: Status, requested: string | undefined,
 /** A mute counts until it expires. */
 export function activeMute(mute: Mute | null, now: Millis): Mute | null {
   return mute !== null && (mute.expiresAt === null || mute.expiresAt > now) ? mute : null;
+}
+
+/** How a status's quote policy applies to a would-be quoter (Mastodon's
+ * quote_policy_for_account): `automatic` (the quote is accepted at once), `manual` (the author
+ * decides), `denied`. Nobody quotes a direct status or a boost; its author quotes anything else;
+ * others only public or unlisted statuses, as the policy says. */
+export type QuoteDecision = 'automatic' | 'manual' | 'denied';
+
+export function quoteDecision(status: Status, policy: QuotePolicy, facts: ViewerFacts): QuoteDecision {
+  if (facts.viewerId === null || status.visibility === 'direct' || status.reblogOfId !== null) return 'denied';
+  if (isAuthor(status, facts)) return 'automatic';
+  if (status.visibility !== 'public' && status.visibility !== 'unlisted') return 'denied';
+  if (policy === 'public') return 'automatic';
+  if (policy === 'followers' && facts.followsAuthor) return 'automatic';
+  return 'denied';
+}
+
+/** May the viewer quote this status? It must see it, and the policy must not deny it. */
+export function canQuote(status: Status, policy: QuotePolicy, facts: ViewerFacts): boolean {
+  return canView(status, facts) && quoteDecision(status, policy, facts) !== 'denied';
+}
+
+/** The policy a local status keeps: a private or direct one is quotable by nobody but its author. */
+export function storedQuotePolicy(visibility: Visibility, requested: QuotePolicy): QuotePolicy {
+  return visibility === 'public' || visibility === 'unlisted' ? requested : 'nobody';
 }

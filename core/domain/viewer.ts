@@ -5,7 +5,7 @@ import type { Core } from './context.ts';
 import { notFound } from './errors.ts';
 import { isId } from './ids.ts';
 import type { Account, Id, Status } from './model.ts';
-import { anonymousFacts, canView, isSilenced, isSuspended, showsSilencedAuthor, type ViewerFacts } from './policy.ts';
+import { activeMute, anonymousFacts, canView, isSilenced, isSuspended, showsSilencedAuthor, type ViewerFacts } from './policy.ts';
 
 /** The authors among `ids` that moderators suspended or silenced (most are neither). */
 async function moderatedAuthors(core: Core, ids: readonly Id[]): Promise<Map<Id, Pick<ViewerFacts, 'authorSuspended' | 'authorSilenced'>>> {
@@ -37,6 +37,8 @@ export async function viewerFacts(core: Core, viewer: Account | null, authorIds:
         followsAuthor: rel.following !== null,
         blockedByAuthor: rel.blockedBy,
         blocksAuthor: rel.blocking,
+        mutesAuthor: activeMute(rel.muting, core.clock.now()) !== null,
+        blocksDomain: rel.domainBlocking,
       });
     }
   }

@@ -22,6 +22,7 @@ import { lookupToken } from './oauth/tokens.ts';
 import type { ServiceKey } from './host/services.ts';
 import type { RookeryPlugin } from './host/types.ts';
 import { NOTIFYING_EVENTS, notificationHandler } from '../domain/notifications/handlers.ts';
+import { quoteDeletionHandler } from '../domain/statuses/quote.ts';
 import { STREAMED_EVENTS, streamHandler } from './streaming/fanout.ts';
 import { concernsConversations, CONVERSATION_EVENTS, conversationHandler } from '../domain/conversations/conversations.ts';
 import { profileHandler } from '../domain/accounts/profile.ts';
@@ -109,6 +110,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   core.jobs.subscribe('conversations', CONVERSATION_EVENTS, conversationHandler(core), {}, concernsConversations);
   core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
   core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
+  core.jobs.subscribe('quotes', ['status.deleted'], quoteDeletionHandler(core));
   registerMailJob(core, options.mailer ?? loggingMailer(core.logger));
   registerPurgeJob(core);
   registerMoveJob(core);

@@ -19,6 +19,7 @@ import {
   Note,
   PropertyValue,
   Question,
+  QuoteRequest,
   Reject,
   Service,
   Undo,
@@ -35,6 +36,8 @@ import type { RemoteAccountInput, RemoteApi } from './remote-api.ts';
 import { hrefOf, millis, statusInputOf, text } from './status-input.ts';
 import { accountTexts, keepAccountEmojis, keepStatusEmojis, remoteEmojisOf, statusTexts, type EmojiRepository } from './remote-emoji.ts';
 import { keepRemoteMedia, remoteMediaOf } from './remote-media.ts';
+import { noteQuoteInput } from './quote-objects.ts';
+import type { QuoteFederation } from './quotes.ts';
 import type { Relays } from './relays.ts';
 
 /** The activity's JSON as it arrived, for what Fedify's vocabulary does not keep (Mastodon's
@@ -100,6 +103,8 @@ export interface IncomingOptions {
   fetchStatus?(uri: string): Promise<Id | null>;
   /** The instance's relays: their answers to its subscription, and what they pass on. */
   relays?: Relays;
+  /** Quote requests, their answers and withdrawn stamps (quotes.ts). */
+  quotes?: QuoteFederation;
 }
 
 export function incoming(host: PluginHost, parts: FederationParts, options: IncomingOptions): void {
@@ -155,6 +160,16 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
     return (await host.system.statuses.findByUri(uri.href))?.id ?? null;
   }
 
+  /** A status by its uri: stored, or fetched when unknown. */
+  async function resolveStatus(uri: URL): Promise<Id | null> {
+    return (await statusIdOf(uri)) ?? (options.fetchStatus ? await options.fetchStatus(uri.href) : null);
+  }
+
+  /** The quote parts of a remote Note, for its input (quote-objects.ts). */
+  async function withQuote<T extends object>(input: T, object: Note | Question, actor: Actor | null): Promise<T> {
+    return { ...input, ...(await noteQuoteInput(host, object, actor, resolveStatus)) };
+  }
+
   /** The object is the sender's: attributed to it, and its id on the sender's server. */
   async function sameAuthor(object: APObject, sender: Account): Promise<boolean> {
     if (sender.uri === null || object.id === null || object.id.origin !== new URL(sender.uri).origin) return false;
@@ -186,12 +201,14 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
     .on(Accept, async (ctx, accept) => {
       if (await options.relays?.answered(accept, true)) return;
       const sender = await senderOf(ctx, accept);
+      if (sender !== null && (await options.quotes?.answered(accept, sender))) return;
       const follower = sender === null ? null : await followerOfAnswer(ctx, accept);
       if (sender !== null && follower !== null) await api.followAccepted(follower.id, sender.id);
     })
     .on(Reject, async (ctx, reject) => {
       if (await options.relays?.answered(reject, false)) return;
       const sender = await senderOf(ctx, reject);
+      if (sender !== null && (await options.quotes?.answered(reject, sender))) return;
       const follower = sender === null ? null : await followerOfAnswer(ctx, reject);
       if (sender !== null && follower !== null) await api.followRejected(follower.id, sender.id);
     })
@@ -209,10 +226,11 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
         if (statusId !== null && polls !== null) await polls.remoteVote(statusId, sender.id, text(object.name));
         return;
       }
-      const input = await statusInputOf(host, object, sender, await create.getActor({ suppressError: true }));
+      const actor = await create.getActor({ suppressError: true });
+      const input = await statusInputOf(host, object, sender, actor);
       if (input === null) return;
       await keepStatusParts(host, { kv: parts.kv, emojis: options.emojis }, object, input.uri, receivedActivity(ctx));
-      await api.receiveRemoteStatus(input);
+      await api.receiveRemoteStatus(await withQuote(input, object, actor));
     })
     .on(Update, async (ctx, update) => {
       const sender = await senderOf(ctx, update);
@@ -220,10 +238,11 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
       const object = await objectOf(update);
       if (object instanceof Note || object instanceof Question) {
         if (!(await sameAuthor(object, sender))) return;
-        const input = await statusInputOf(host, object, sender, await update.getActor({ suppressError: true }));
+        const actor = await update.getActor({ suppressError: true });
+        const input = await statusInputOf(host, object, sender, actor);
         if (input === null) return;
         await keepStatusParts(host, { kv: parts.kv, emojis: options.emojis }, object, input.uri, receivedActivity(ctx));
-        await api.updateRemoteStatus(input);
+        await api.updateRemoteStatus(await withQuote(input, object, actor));
       }
       // An actor's new profile, as sent (the sender's own document, signed by it).
       else if (object !== null && isActor(object) && object.id?.href === sender.uri) {
@@ -247,6 +266,8 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
       }
       const sender = await findByUri(host, actorId.href);
       if (sender === null || sender.domain === null) return;
+      // A stamp withdrawn: the quote it authorized is revoked.
+      if (await options.quotes?.deleted(objectId, sender)) return;
       // What was kept beside the status goes with it (forgetRemoteStatusParts).
       await api.deleteRemoteStatus(objectId.href, sender.id);
     })
@@ -266,6 +287,26 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
       const sender = await senderOf(ctx, like);
       const statusId = await statusIdOf(like.objectId);
       if (sender !== null && statusId !== null) await api.remoteFavourite(sender.id, statusId);
+    })
+    .on(QuoteRequest, async (ctx, request) => {
+      // A quote of a local status asks for approval. The quoting status (the instrument) is
+      // stored first, as any status of the sender's; the core then answers by the policy.
+      const sender = await senderOf(ctx, request);
+      const quotedId = await statusIdOf(request.objectId);
+      if (sender === null || quotedId === null || options.quotes === undefined) return;
+      let quotingId = await statusIdOf(request.instrumentId);
+      if (quotingId === null) {
+        const instrument = await request.getInstrument({ suppressError: true });
+        if ((instrument instanceof Note || instrument instanceof Question) && (await sameAuthor(instrument, sender))) {
+          const actor = await request.getActor({ suppressError: true });
+          const input = await statusInputOf(host, instrument, sender, actor);
+          if (input !== null) {
+            await keepStatusParts(host, { kv: parts.kv, emojis: options.emojis }, instrument, input.uri);
+            quotingId = (await api.receiveRemoteStatus(await withQuote(input, instrument, actor)))?.id ?? null;
+          }
+        }
+      }
+      await options.quotes.requested(ctx, request, sender, quotingId, quotedId);
     })
     .on(Block, async (ctx, block) => {
       const sender = await senderOf(ctx, block);

@@ -25,6 +25,7 @@ import { relays } from './relays.ts';
 import { remoteAccountEmojiDecorator, remoteStatusEmojiDecorator } from './remote-emoji.ts';
 import { remoteMediaDecorator } from './remote-media.ts';
 import { resolver } from './resolve.ts';
+import { quoteFederation } from './quotes.ts';
 import { DEFAULT_FIRST_KNOCK, learnFromInbox, SIGNATURE_SPECS, type SignatureSpec } from './signatures.ts';
 import { federationStores, type FederationStores } from './stores.ts';
 
@@ -112,7 +113,8 @@ export function federationPlugin(options: FederationPluginOptions = {}): Rookery
       host.on('account.created', async (event) => {
         if (event.account.domain === null) await parts.keys.pairsOf(event.account.id);
       });
-      incoming(host, parts, { api: host.system.federation, emojis: stores.repository, isBlocked, fetchStatus, relays: subscriptions });
+      const quotes = quoteFederation(host, parts, isBlocked, mayFetch);
+      incoming(host, parts, { api: host.system.federation, emojis: stores.repository, isBlocked, fetchStatus, relays: subscriptions, quotes });
       host.on('status.deleted', (event) => forgetRemoteStatusParts(parts, stores.repository, event.status));
       host.decorateStatuses(remoteMediaDecorator(parts.kv));
       host.decorateStatuses(remoteStatusEmojiDecorator(stores.repository, host.clock, host.system.statuses));

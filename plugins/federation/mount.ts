@@ -181,6 +181,7 @@ export function federationEndpoints(host: PluginHost, federation: Federation<Plu
     endpoint('GET', '/users/:username/following', toProfile),
     endpoint('GET', '/users/:username/collections/featured', toProfile),
     endpoint('GET', '/users/:username/statuses/:id', toStatus),
+    endpoint('GET', '/users/:username/quote_authorizations/:id'),
     endpoint('POST', '/users/:username/inbox'),
     endpoint('POST', '/inbox'),
     {

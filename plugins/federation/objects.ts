@@ -22,6 +22,7 @@ import {
   Service,
 } from '@fedify/fedify/vocab';
 import { MediaDocument, NoteWithMedia } from './media-terms.ts';
+import { noteQuoteValues } from './quote-objects.ts';
 
 export function instant(ms: number): globalThis.Temporal.Instant {
   return Temporal.Instant.fromEpochMilliseconds(ms) as unknown as globalThis.Temporal.Instant;
@@ -162,6 +163,7 @@ export async function noteOf(ctx: Context<PluginHost>, host: PluginHost, status:
     ccs,
     tags,
     attachments,
+    ...(await noteQuoteValues(ctx, host, status, author)),
   };
   const poll = shown.poll as null | { expires_at: string | null; expired: boolean; multiple: boolean; voters_count: number | null; options: { title: string; votes_count: number | null }[] };
   if (poll === null) return { object: new NoteWithMedia(values), mentioned: mentioned.filter((account) => account.domain !== null) };

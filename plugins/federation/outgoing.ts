@@ -120,6 +120,15 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
 
   host.on('status.created', async (event) => statusActivity(event.status, 'create'));
   host.on('status.updated', async (event) => statusActivity(event.status, 'update'));
+  // A new quote policy goes as the Note again (Mastodon's Update), its interactionPolicy changed.
+  host.on('status.policy_changed', async (event) => statusActivity(event.status, 'update'));
+  // A local quote the quoted author's server accepted: the Note again, now with its
+  // quoteAuthorization, so that every server that has it can verify it (Mastodon's Update).
+  host.on('quote.changed', async (event) => {
+    if (event.quote.state !== 'accepted' || event.from !== 'pending') return;
+    const status = await host.system.statuses.get(event.quote.statusId);
+    if (status !== null && status.local) await statusActivity(status, 'update');
+  });
 
   host.on('status.deleted', async (event) => {
     const { status } = event;

@@ -13,6 +13,7 @@ import { lookupUrl } from './documents.ts';
 import { rememberInbox } from './federation.ts';
 import { actorInput, keepActorEmojis, keepStatusParts } from './incoming.ts';
 import { isPublicAudience, statusInputOf } from './status-input.ts';
+import { noteQuoteInput, storedStatusId } from './quote-objects.ts';
 import type { EmojiRepository } from './remote-emoji.ts';
 import type { RemoteApi } from './remote-api.ts';
 
@@ -108,7 +109,7 @@ export function resolver(
       const input = await statusInputOf(host, object, author.account, author.actor);
       if (input === null) return null;
       await keepStatusParts(host, { kv, emojis }, object, input.uri);
-      const status = await api.receiveRemoteStatus(input);
+      const status = await api.receiveRemoteStatus({ ...input, ...(await noteQuoteInput(host, object, author.actor, (uri) => storedStatusId(host, uri))) });
       return status === null ? null : { status };
     },
   };

@@ -79,6 +79,8 @@ function storedParams(params: Params, idempotency: string | null, applicationId:
     poll: poll && options ? { options, expiresIn: Number.isFinite(expiresIn) ? expiresIn : 0, multiple: bool(poll, 'multiple') ?? false, hideTotals: bool(poll, 'hide_totals') ?? false } : null,
     idempotency,
     applicationId,
+    quotedStatusId: str(params, 'quoted_status_id') ?? null,
+    quoteApprovalPolicy: str(params, 'quote_approval_policy') ?? null,
   };
 }
 
@@ -93,6 +95,8 @@ function paramsOf(p: ScheduledParams): Params {
   if (p.inReplyToId !== null) params['in_reply_to_id'] = p.inReplyToId;
   if (p.language !== null) params['language'] = p.language;
   if (p.poll !== null) params['poll'] = { options: p.poll.options, expires_in: p.poll.expiresIn, multiple: p.poll.multiple, hide_totals: p.poll.hideTotals };
+  if (typeof p.quotedStatusId === 'string') params['quoted_status_id'] = p.quotedStatusId;
+  if (typeof p.quoteApprovalPolicy === 'string') params['quote_approval_policy'] = p.quoteApprovalPolicy;
   return params;
 }
 

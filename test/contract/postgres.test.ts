@@ -145,7 +145,7 @@ t.test('postgres: the core creates only its own tables', async (t) => {
       'access_tokens', 'account_activity', 'account_conversation_statuses', 'account_conversations', 'account_notes', 'accounts', 'admin_actions', 'applications', 'authorization_codes', 'blocks',
       'bookmarks', 'conversation_mutes', 'dead_jobs', 'domain_blocks', 'endorsements', 'extension_migrations', 'favourites', 'featured_tags', 'filters',
       'follows', 'idempotency_keys', 'jobs', 'list_members', 'lists', 'markers', 'mutes', 'notification_permissions', 'notification_policies',
-      'notification_requests', 'notifications', 'pins', 'reports', 'schema_migrations', 'server_blocks', 'status_edits', 'status_mentions', 'status_tags', 'statuses',
+      'notification_requests', 'notifications', 'pins', 'quote_policies', 'quotes', 'reports', 'schema_migrations', 'server_blocks', 'status_edits', 'status_mentions', 'status_tags', 'statuses',
       'suggestion_dismissals', 'tag_follows', 'users', 'web_sessions',
     ],
     'no media, polls, scheduled, cards, push or federation table',

@@ -122,7 +122,7 @@ t.test('the packed tarball ships compiled code and declarations only', async (t)
   t.equal(loaded.trim(), 'function function', 'rookery/testing exports the contracts and loads without tap');
   // rookery/mongodb comes with its driver (a dependency): an app imports it and nothing more.
   const mongo = run(process.execPath, ['--input-type=module', '-e', "const m = await import('rookery/mongodb'); console.log(typeof m.openMongoStorage, m.SCHEMA_VERSION)"], app);
-  t.equal(mongo.trim(), 'function 9', 'rookery/mongodb loads from the tarball with the mongodb driver');
+  t.equal(mongo.trim(), 'function 10', 'rookery/mongodb loads from the tarball with the mongodb driver');
   // rookery/prometheus comes with prom-client.
   const prometheus = run(process.execPath, ['--input-type=module', '-e', "const m = await import('rookery/prometheus'); console.log(typeof m.createRookeryMetrics)"], app);
   t.equal(prometheus.trim(), 'function', 'rookery/prometheus loads from the tarball with prom-client');

@@ -178,7 +178,7 @@ export async function purgeStep(core: Core, account: Account): Promise<boolean> 
 
 /** The account an admin may delete (DELETE /api/v1/admin/accounts/:id): the caller needs the
  * delete_user_data permission (else Mastodon's 403), the account must exist and not be
- * deleted already (404), be suspended first (403, as Mastodon's AccountPolicy#destroy?), and a
+ * deleted already (404), be suspended first (403, as Mastodon's account policy asks), and a
  * staff account is deleted only by a higher role (403, as Mastodon's role overrides). */
 export async function accountAnAdminMayDelete(core: Core, by: Account | null, id: string): Promise<{ admin: Account; account: Account }> {
   if (by === null || !can(by.role, 'delete_user_data')) throw forbidden();

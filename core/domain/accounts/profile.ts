@@ -11,7 +11,7 @@ import type { EventHandler } from '../queue/registry.ts';
 import { unprocessable, validationFailed, type FieldError } from '../errors.ts';
 import type { AccountPatch, ProfileDraft } from '../hooks.ts';
 import { normalizeLanguage } from '../languages.ts';
-import type { Account, ProfileField, User, UserSettings, Visibility } from '../model.ts';
+import { QUOTE_POLICIES, type Account, type ProfileField, type QuotePolicy, type User, type UserSettings, type Visibility } from '../model.ts';
 import { bool, obj, present, str, type Params } from '../params.ts';
 import { countCharacters } from '../text/index.ts';
 
@@ -114,6 +114,11 @@ function readProfile(account: Account, user: User, params: Params): { patch: Acc
     if (privacy !== undefined && privacy !== '') {
       if ((DEFAULT_PRIVACIES as readonly string[]).includes(privacy)) next.defaultVisibility = privacy as Visibility;
       else errors.push({ field: 'source[privacy]', label: 'Source privacy', code: 'ERR_INCLUSION', description: profileTexts.notIncluded });
+    }
+    const quotePolicy = str(source, 'quote_policy');
+    if (quotePolicy !== undefined && quotePolicy !== '') {
+      if ((QUOTE_POLICIES as readonly string[]).includes(quotePolicy)) next.defaultQuotePolicy = quotePolicy as QuotePolicy;
+      else errors.push({ field: 'source[quote_policy]', label: 'Source quote policy', code: 'ERR_INCLUSION', description: profileTexts.notIncluded });
     }
     const sensitive = bool(source, 'sensitive');
     if (sensitive !== undefined) next.defaultSensitive = sensitive;

@@ -3,7 +3,7 @@
 // every handler that subscribed to its type (notifications, streams, plugins, federation), each
 // as its own job with its own retries. Events carry plain data, so a job can be stored anywhere.
 
-import type { Account, Filter, Follow, Id, Notification, Report, Status } from '../model.ts';
+import type { Account, Filter, Follow, Id, Notification, Quote, Report, Status } from '../model.ts';
 
 export type DomainEvent =
   | { type: 'status.created'; status: Status }
@@ -52,7 +52,12 @@ export type DomainEvent =
   | { type: 'account.departed'; account: Account; audience: Id[] }
   /** A local account moved to another (`target`, local or remote): its followers are asked to
    * follow the target (federation sends the `Move` to the remote ones' servers). */
-  | { type: 'account.moved'; account: Account; target: Account };
+  | { type: 'account.moved'; account: Account; target: Account }
+  /** Who may quote a local status changed (its interaction policy): readers and other servers
+   * learn it as they learn of an edit, but it is none. */
+  | { type: 'status.policy_changed'; status: Status }
+  /** A quote's state changed after its status was written (accepted, rejected, revoked). */
+  | { type: 'quote.changed'; quote: Quote; from: Quote['state'] };
 
 export type DomainEventType = DomainEvent['type'];
 
@@ -63,6 +68,7 @@ export function orderingKeyOf(event: DomainEvent): string {
     case 'status.created':
     case 'status.updated':
     case 'status.refreshed':
+    case 'status.policy_changed':
     case 'status.deleted':
       return `status:${event.status.reblogOfId ?? event.status.id}`;
     case 'account.created':
@@ -97,6 +103,8 @@ export function orderingKeyOf(event: DomainEvent): string {
       return `account:${event.accountId}`;
     case 'token.revoked':
       return `token:${event.tokenId}`;
+    case 'quote.changed':
+      return `status:${event.quote.statusId}`;
   }
 }
 

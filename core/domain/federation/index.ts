@@ -2,9 +2,10 @@
 // the rules of the matching local operations. Nothing here speaks ActivityPub or does I/O.
 
 import type { Core } from '../context.ts';
-import type { Account, Id, Millis, Report, Status } from '../model.ts';
+import type { Account, Id, Millis, Quote, Report, Status } from '../model.ts';
 import { receiveRemoteReport, type RemoteReportInput } from '../moderation/reports.ts';
 import { remoteMove } from '../accounts/move.ts';
+import { answerQuoteRequest, authorize, refuse, revokeRemotely } from './quotes.ts';
 import { removeRemoteAccount, upsertRemoteAccount, type RemoteAccountInput } from './accounts.ts';
 import {
   followAccepted,
@@ -37,6 +38,7 @@ export { findAccountByUri, findStatusByUri, httpUrl, MAX_URI } from '../remote/l
 export { resolveAccount, resolveUrl, RESOLVE_TIMEOUT_MS } from '../remote/resolve.ts';
 export { receiveRemoteReport, REMOTE_COMMENT_LIMIT, type RemoteReportInput } from '../moderation/reports.ts';
 export { deleteRemoteStatus, receiveRemoteStatus, REMOTE_STATUS_LIMITS, updateRemoteStatus, type RemoteStatusInput } from './statuses.ts';
+export type { RemoteQuoteInput } from './quotes.ts';
 
 /** The operations above, bound to one core: what the plugin host gives the plugin that speaks
  * to other servers. */
@@ -61,6 +63,12 @@ export interface FederationOperations {
   /** A remote account's Move to `targetId` (refreshed from its server just before): taken when
    * the target lists the origin among its aliases; false otherwise. */
   remoteMove(originId: Id, targetId: Id): Promise<boolean>;
+  /** FEP-044f (quotes.ts): the quoted author's server accepted or refused a local quote, or
+   * withdrew its authorization; a QuoteRequest for a local status, answered by its policy. */
+  quoteAuthorized(quotingStatusId: Id, authorizationUri: string): Promise<Quote | null>;
+  quoteRefused(quotingStatusId: Id): Promise<Quote | null>;
+  quoteRevoked(authorizationUri: string, senderId: Id): Promise<Quote | null>;
+  answerQuoteRequest(quotingStatusId: Id, quotedStatusId: Id, requestUri: string): Promise<Quote | null>;
 }
 
 export function federationOperations(core: Core): FederationOperations {
@@ -82,5 +90,9 @@ export function federationOperations(core: Core): FederationOperations {
     remoteUnblock: (accountId, targetId) => remoteUnblock(core, accountId, targetId),
     receiveFlag: (input) => receiveRemoteReport(core, input),
     remoteMove: (originId, targetId) => remoteMove(core, originId, targetId),
+    quoteAuthorized: (quotingStatusId, authorizationUri) => authorize(core, quotingStatusId, authorizationUri),
+    quoteRefused: (quotingStatusId) => refuse(core, quotingStatusId),
+    quoteRevoked: (authorizationUri, senderId) => revokeRemotely(core, authorizationUri, senderId),
+    answerQuoteRequest: (quotingStatusId, quotedStatusId, requestUri) => answerQuoteRequest(core, quotingStatusId, quotedStatusId, requestUri),
   };
 }

@@ -6,7 +6,7 @@
 import type { Core } from '../context.ts';
 import { forbidden, unprocessable } from '../errors.ts';
 import { normalizeLanguage } from '../languages.ts';
-import { VISIBILITIES, type Account, type Id, type Millis, type Status, type StatusEdit, type Visibility } from '../model.ts';
+import { VISIBILITIES, type Account, type Id, type Millis, type QuotePolicy, type Status, type StatusEdit, type Visibility } from '../model.ts';
 import { countsAsReply, countsForAuthor } from '../policy.ts';
 import type { Outbox } from '../ports/queue.ts';
 import { StorageConflict, type StorageWrite } from '../ports/storage.ts';
@@ -16,6 +16,7 @@ import { newStatus } from '../statuses/new-status.ts';
 import { boundText, htmlToText, sanitizeHtml } from '../text/sanitize.ts';
 import { normalizeTag } from '../text/tags.ts';
 import { findStatusByUri, httpUrl } from '../remote/lookup.ts';
+import { refreshRemoteQuote, remoteQuoteWrites, type RemoteQuoteInput } from './quotes.ts';
 
 export interface RemoteStatusInput {
   uri: string;
@@ -37,6 +38,10 @@ export interface RemoteStatusInput {
   /** A plugin's part of the status (the polls plugin's poll of a Question): given the status's
    * id and the poll it has, the poll id to set and the writes that commit with the status. */
   attach?: (statusId: Id, currentPollId: Id | null) => Promise<Attached>;
+  /** The status it quotes (FEP-044f), and the authorization it carries (quotes.ts). */
+  quote?: RemoteQuoteInput | null;
+  /** Who may quote it, as its interactionPolicy states (absent: not stated). */
+  quotePolicy?: QuotePolicy | null;
 }
 
 export interface Attached {
@@ -120,6 +125,7 @@ export async function receiveRemoteStatus(core: Core, input: RemoteStatusInput):
   const parent = typeof input.inReplyToUri === 'string' ? await findStatusByUri(core, input.inReplyToUri) : null;
   const id = core.ids.next();
   const attached = typeof input.attach === 'function' ? await input.attach(id, null) : { pollId: null, writes: [] };
+  const quoteWrites = await remoteQuoteWrites(core, id, author, input.quote, input.quotePolicy);
   const status = newStatus(core, author, {
     id,
     uri: read.uri,
@@ -144,7 +150,7 @@ export async function receiveRemoteStatus(core: Core, input: RemoteStatusInput):
     const result = await core.storage.statuses.create(
       status,
       { countForAuthor: countsForAuthor(status), countReplyOf: countsAsReply(status) ? status.inReplyToId : null },
-      { writes: attached.writes, outbox: (outcome) => (outcome.created ? core.record({ type: 'status.created', status: outcome.status }) : []) },
+      { writes: [...attached.writes, ...quoteWrites], outbox: (outcome) => (outcome.created ? core.record({ type: 'status.created', status: outcome.status }) : []) },
     );
     return result.created ? result.status : result.existing;
   } catch (err) {
@@ -213,6 +219,7 @@ export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): 
   const status = await core.storage.statuses.findByUri(read.uri);
   if (status === null) return null;
   if (status.accountId !== author.id) throw forbidden();
+  await refreshRemoteQuote(core, status, input.quote, input.quotePolicy);
   const sameText = read.content === status.content && read.spoilerText === status.spoilerText && read.sensitive === status.sensitive && read.language === status.language;
   const attached = typeof input.attach === 'function' ? await input.attach(status.id, status.pollId) : { pollId: status.pollId, writes: [] };
   if (sameText) {

@@ -65,11 +65,13 @@ export interface IpBlockInput {
   expiresIn?: string | undefined;
 }
 
-function expiresAt(core: Core, expiresIn: string): number | null {
+/** `now`: the time the block is written with, so that expires_at − created_at is exactly the
+ * seconds asked for (two clock reads could differ by a millisecond). */
+function expiresAt(now: number, expiresIn: string): number | null {
   if (expiresIn.trim() === '') return null;
   // Ruby's to_i: the leading integer, 0 when there is none.
   const seconds = Math.min(Math.max(Number.parseInt(expiresIn.trim(), 10) || 0, 0), EXPIRES_IN_LIMIT);
-  return core.clock.now() + seconds * 1000;
+  return now + seconds * 1000;
 }
 
 function check(input: IpBlockInput, creating: boolean): { key?: string; severity?: IpSeverity; errors: string[] } {
@@ -100,7 +102,7 @@ export async function createIpBlock(core: Core, by: Account, input: IpBlockInput
     key,
     severity,
     comment: input.comment ?? '',
-    expiresAt: input.expiresIn === undefined ? null : expiresAt(core, input.expiresIn),
+    expiresAt: input.expiresIn === undefined ? null : expiresAt(now, input.expiresIn),
     createdAt: now,
     updatedAt: now,
   };
@@ -113,11 +115,12 @@ export async function updateIpBlock(core: Core, by: Account, id: string, input: 
   await getServerBlock(core, 'ip', id);
   const { key, severity, errors } = check(input, false);
   if (errors.length > 0) throw invalid(errors);
-  const patch: Parameters<Core['storage']['serverBlocks']['update']>[2] = { updatedAt: core.clock.now() };
+  const now = core.clock.now();
+  const patch: Parameters<Core['storage']['serverBlocks']['update']>[2] = { updatedAt: now };
   if (key !== undefined) patch.key = key;
   if (severity !== undefined) patch.severity = severity;
   if (input.comment !== undefined) patch.comment = input.comment;
-  if (input.expiresIn !== undefined) patch.expiresAt = expiresAt(core, input.expiresIn);
+  if (input.expiresIn !== undefined) patch.expiresAt = expiresAt(now, input.expiresIn);
   const updated = isId(id) ? await core.storage.serverBlocks.update('ip', id, patch, adminAction(core, by, 'update', 'IpBlock', id)) : null;
   if (updated === false) throw invalid(['Ip has already been taken']);
   if (updated === null) throw notFound();

@@ -3,7 +3,7 @@
 
 import type { Core } from '../context.ts';
 import type { EventHandler } from '../queue/registry.ts';
-import { notify, notifyAboutNewStatus, notifyBoostersOfEdit, notifyMentioned } from './notify.ts';
+import { notify, notifyAboutNewStatus, notifyBoostersOfEdit, notifyMentioned, notifyQuoted, notifyQuotersOfEdit } from './notify.ts';
 import type { DomainEventType } from '../events/events.ts';
 import { notifyStaff, notifyStaffOfSignUp } from './staff.ts';
 
@@ -12,6 +12,7 @@ export const NOTIFYING_EVENTS: readonly DomainEventType[] = [
   // What was undone takes its notification with it, as on Mastodon (a notification belongs to
   // the follow, favourite or boost it reports).
   'status.unreblogged', 'status.unfavourited', 'account.unfollowed', 'follow_request.authorized', 'follow_request.rejected',
+  'quote.changed',
 ];
 
 export function notificationHandler(core: Core): EventHandler {
@@ -23,6 +24,7 @@ export function notificationHandler(core: Core): EventHandler {
         if (status === null) return;
         const followers = await core.storage.relationships.localFollowers(status.accountId);
         await notifyAboutNewStatus(core, id, status, followers);
+        await notifyQuoted(core, id, status);
         return;
       }
       case 'status.updated': {
@@ -30,6 +32,7 @@ export function notificationHandler(core: Core): EventHandler {
         if (status === null) return;
         await notifyMentioned(core, id, status);
         await notifyBoostersOfEdit(core, id, status);
+        await notifyQuotersOfEdit(core, id, status);
         return;
       }
       case 'status.refreshed': {
@@ -75,6 +78,13 @@ export function notificationHandler(core: Core): EventHandler {
       case 'account.created':
         await notifyStaffOfSignUp(core, id, event.account);
         return;
+      case 'quote.changed': {
+        // A quote accepted later (a remote server's authorization): its quoted author is told.
+        if (event.quote.state !== 'accepted') return;
+        const status = await core.storage.statuses.get(event.quote.statusId);
+        if (status !== null) await notifyQuoted(core, id, status);
+        return;
+      }
       default:
         return;
     }

@@ -116,3 +116,24 @@ export async function notifyBoostersOfEdit(core: Core, eventId: Id, status: Stat
     maxId = boosts[boosts.length - 1]?.id;
   }
 }
+
+/** A status that quotes another, its quote accepted, tells the quoted author (once per status). */
+export async function notifyQuoted(core: Core, eventId: Id, status: Status): Promise<void> {
+  const quote = (await core.storage.quotes.ofStatuses([status.id])).get(status.id);
+  if (quote === undefined || quote.state !== 'accepted' || quote.quotedAccountId === null) return;
+  await notify(core, eventId, { recipientId: quote.quotedAccountId, type: 'quote', fromAccountId: status.accountId, status, sameAs: `quote:${status.id}` });
+}
+
+/** An edit tells the local authors of accepted quotes of the status, about their quote. */
+export async function notifyQuotersOfEdit(core: Core, eventId: Id, status: Status): Promise<void> {
+  let maxId: Id | undefined;
+  for (;;) {
+    const quotes = await core.storage.quotes.quotesOf(status.id, ['accepted'], { maxId, limit: 200 });
+    const quoting = await core.storage.statuses.getMany(quotes.map((q) => q.statusId));
+    for (const q of quoting) {
+      await notify(core, eventId, { recipientId: q.accountId, type: 'quoted_update', fromAccountId: status.accountId, status: q });
+    }
+    if (quotes.length < 200) return;
+    maxId = quotes[quotes.length - 1]?.id;
+  }
+}

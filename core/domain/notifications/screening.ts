@@ -13,7 +13,7 @@ const NEW_FOLLOWER_MS = 3 * DAY;
 const THREAD_DEPTH = 100;
 
 /** The types a policy applies to; the others (a followed account's post, polls, edits) always pass. */
-const FILTERABLE: ReadonlySet<NotificationType> = new Set(['mention', 'reblog', 'follow', 'follow_request', 'favourite']);
+const FILTERABLE: ReadonlySet<NotificationType> = new Set(['mention', 'reblog', 'follow', 'follow_request', 'favourite', 'quote']);
 
 export function defaultPolicy(accountId: Id): NotificationPolicy {
   return { accountId, forNotFollowing: 'accept', forNotFollowers: 'accept', forNewAccounts: 'accept', forPrivateMentions: 'filter', forLimitedAccounts: 'filter' };

@@ -58,6 +58,9 @@ import type {
   Millis,
   Mute,
   Notification,
+  Quote,
+  QuotePolicy,
+  QuoteState,
   NotificationPolicy,
   NotificationRequest,
   NotificationType,
@@ -556,6 +559,46 @@ export interface EndorsementRepository {
   endorsedAmong(accountId: Id, targetIds: readonly Id[]): Promise<Id[]>;
 }
 
+/** Quotes (one per quoting status) and the quote policy of each status (absent: none stored). */
+export interface QuoteRepository {
+  /** A write for statuses.create/update of this store: the status's quote (replacing any it had)
+   * and its policy, committed with the status. */
+  attach(values: { quote?: Quote; policy?: { statusId: Id; policy: QuotePolicy } }): StorageWrite;
+  /** Stores a quote, replacing the quoting status's earlier one (its id included). */
+  save(quote: Quote): Promise<void>;
+  /** Sets the quote policy of a status. */
+  setPolicy(statusId: Id, policy: QuotePolicy): Promise<void>;
+  /** statusId → policy, for those of `statusIds` that have one. */
+  policies(statusIds: readonly Id[]): Promise<Map<Id, QuotePolicy>>;
+  /** Quoting statusId → its quote, for those of `statusIds` that quote something. */
+  ofStatuses(statusIds: readonly Id[]): Promise<Map<Id, Quote>>;
+  /** ATOMIC. Moves the status's quote to `to` when its state is one of `from` (setting the
+   * authorization when given, and updatedAt); the updated quote, or null when there is no quote
+   * or its state was not one of `from`. The outbox records its jobs with the change. */
+  transition(
+    statusId: Id,
+    from: readonly QuoteState[],
+    to: QuoteState,
+    at: Millis,
+    options?: { authorizationUri?: string | null; outbox?: Outbox<Quote | null> },
+  ): Promise<Quote | null>;
+  /** The quote whose authorization or request has this ActivityPub id (exact match). */
+  findByUri(uri: string): Promise<Quote | null>;
+  /** Quotes of a status in one of `states`, paged by quote id. */
+  quotesOf(quotedStatusId: Id, states: readonly QuoteState[], page: Page): Promise<Quote[]>;
+  /** quotedStatusId → how many quotes in one of `states` it has (absent: none). */
+  count(quotedStatusIds: readonly Id[], states: readonly QuoteState[]): Promise<Map<Id, number>>;
+  /** What rendering these statuses needs, in one call: ofStatuses, policies and count of
+   * `countStates` together. */
+  summary(statusIds: readonly Id[], countStates: readonly QuoteState[]): Promise<QuoteSummary>;
+}
+
+export interface QuoteSummary {
+  quotes: Map<Id, Quote>;
+  policies: Map<Id, QuotePolicy>;
+  counts: Map<Id, number>;
+}
+
 /** What an account wrote for itself about other accounts (Mastodon's private notes). */
 export interface AccountNoteRepository {
   /** Sets the account's note about the target; an empty comment removes it. */
@@ -772,6 +815,7 @@ export interface Storage {
   tags: TagRepository;
   endorsements: EndorsementRepository;
   accountNotes: AccountNoteRepository;
+  quotes: QuoteRepository;
   filters: FilterRepository;
   markers: MarkerRepository;
   oauth: OAuthRepository;

@@ -14,6 +14,7 @@ import type { PublishDraft } from '../hooks.ts';
 import { findLive, findVisible } from '../viewer.ts';
 import { checkRawLength, readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
 import { conflictError, type Author } from './publish.ts';
+import { readQuotePolicy, setQuotePolicy } from './quote.ts';
 
 const PLUGIN_PARAMS = ['media_ids', 'poll'] as const;
 
@@ -41,6 +42,7 @@ export async function editStatus(core: Core, author: Author, id: string, params:
   const status = await findLive(core, id);
   if (status.accountId !== author.account.id || status.reblogOfId !== null) throw notFound();
   refuseUnhandledParams(core, params, PLUGIN_PARAMS);
+  const quotePolicy = readQuotePolicy(params);
   const parts = readText(params, status.sensitive, status);
   checkRawLength(core, parts);
   const draft: PublishDraft = {
@@ -63,6 +65,8 @@ export async function editStatus(core: Core, author: Author, id: string, params:
   };
   await runPublishHooks(core, draft, PLUGIN_PARAMS);
   validateText(core, draft, draft.mediaIds.length > 0);
+  // Who may quote it is no part of its text: a change of policy alone makes no revision.
+  if (quotePolicy !== undefined) await setQuotePolicy(core, status, quotePolicy);
 
   const unchanged =
     draft.text === status.text &&

@@ -14,6 +14,7 @@ import { StorageConflict, type StorageWrite } from '../ports/storage.ts';
 import { findVisible } from '../viewer.ts';
 import { checkRawLength, readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
 import { newStatus } from './new-status.ts';
+import { checkDirectQuote, defaultQuotePolicy, newQuote, policyToStore, quoteTarget, quotingVisibility, readQuotePolicy } from './quote.ts';
 
 export interface Author {
   account: Account;
@@ -84,6 +85,7 @@ export async function publish(core: Core, author: Author, params: Params, idempo
   // A deleted account writes nothing more (a status it scheduled before is dropped).
   if (account.deletedAt !== null) throw notFound();
   const inReplyTo = await replyTarget(core, account, params);
+  const quoted = await quoteTarget(core, account, params);
   const notBefore = core.clock.now() - core.config.limits.idempotencySeconds * 1000;
   if (idempotencyKey !== null) {
     const earlier = await core.storage.statuses.findIdempotent(account.id, idempotencyKey, notBefore);
@@ -95,7 +97,8 @@ export async function publish(core: Core, author: Author, params: Params, idempo
   refuseUnhandledParams(core, params, PLUGIN_PARAMS);
 
   const settings = user?.settings;
-  const visibility = visibilityFor(account, readVisibility(params, settings?.defaultVisibility ?? 'public'));
+  const visibility = quotingVisibility(quoted, visibilityFor(account, readVisibility(params, settings?.defaultVisibility ?? 'public')));
+  const quotePolicy = policyToStore(visibility, readQuotePolicy(params) ?? defaultQuotePolicy(user));
   const parts = readText(params, settings?.defaultSensitive ?? false);
   checkRawLength(core, parts);
   const draft: PublishDraft = {
@@ -122,6 +125,7 @@ export async function publish(core: Core, author: Author, params: Params, idempo
 
   const rendered = await renderText(core, draft.text);
   refuseUnexpectedMentions(params, rendered.mentionIds);
+  checkDirectQuote(quoted, account, draft.visibility, rendered.mentionIds);
   const id = draft.statusId;
   const status = newStatus(core, account, {
     id: draft.statusId,
@@ -143,6 +147,15 @@ export async function publish(core: Core, author: Author, params: Params, idempo
   const options: Parameters<Core['storage']['statuses']['create']>[2] = {};
   if (idempotencyKey !== null) options.idempotency = { key: idempotencyKey, notBefore };
   const writes = [...draft.writes, ...(publishOptions.writes ?? [])];
+  // The quote and a policy other than the default commit with the status.
+  if (quoted !== null || quotePolicy !== null) {
+    writes.push(
+      core.storage.quotes.attach({
+        ...(quoted === null ? {} : { quote: newQuote(core, id, account, quoted) }),
+        ...(quotePolicy === null ? {} : { policy: { statusId: id, policy: quotePolicy } }),
+      }),
+    );
+  }
   if (writes.length > 0) options.writes = writes;
   options.outbox = (outcome) => (outcome.created ? core.record({ type: 'status.created', status: outcome.status }) : []);
   let result;

@@ -12,6 +12,7 @@ export function renderPreferences(settings: UserSettings) {
     'posting:default:visibility': settings.defaultVisibility,
     'posting:default:sensitive': settings.defaultSensitive,
     'posting:default:language': settings.defaultLanguage,
+    'posting:default:quote_policy': settings.defaultQuotePolicy ?? 'public',
     'reading:expand:media': settings.expandMedia,
     'reading:expand:spoilers': settings.expandSpoilers,
   };

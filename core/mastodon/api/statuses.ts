@@ -18,6 +18,7 @@ import { pin, unpin } from '../../domain/statuses/pin.ts';
 import { publish, UnexpectedMentionsError, type Author } from '../../domain/statuses/publish.ts';
 import { reblog, unreblog } from '../../domain/statuses/reblog.ts';
 import { viewStatus } from '../../domain/statuses/view.ts';
+import { quotesOf, revokeQuote, setInteractionPolicy } from '../../domain/statuses/quote.ts';
 import { filterVisible } from '../../domain/viewer.ts';
 import { linkHeader } from './links.ts';
 import { json, jsonText, type ApiRequest, type ApiResponse, type Endpoint } from '../endpoint/types.ts';
@@ -192,6 +193,37 @@ export function statusEndpoints(core: AppCore): Endpoint[] {
         const status = await statusSource(core, actorOf(request), id(request));
         return json({ id: status.id, text: status.text, spoiler_text: status.spoilerText });
       },
+    },
+    {
+      // Mastodon 4.5: the accepted quotes of a status, paged by quote (the Link header's ids).
+      method: 'GET',
+      path: '/api/v1/statuses/:id/quotes',
+      auth: 'user',
+      scopes: READ,
+      handle: async (request) => {
+        const viewer = actorOf(request);
+        const result = await quotesOf(core, viewer, id(request), page(paramsOf(request), 20, 40));
+        const link = linkHeader(core.config, request.path, request.query, {
+          next: result.full ? result.oldest : null,
+          prev: result.newest,
+          prevParam: 'since_id',
+        });
+        return jsonText(await presentStatusesText(core, result.statuses, viewer), 200, link ? { link } : undefined);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/statuses/:id/quotes/:quoting_status_id/revoke',
+      auth: 'user',
+      scopes: WRITE,
+      handle: async (request) => render(await revokeQuote(core, actorOf(request), id(request), request.params['quoting_status_id'] ?? ''), request),
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/statuses/:id/interaction_policy',
+      auth: 'user',
+      scopes: WRITE,
+      handle: async (request) => render(await setInteractionPolicy(core, actorOf(request), request.caller.user, id(request), paramsOf(request)), request),
     },
     {
       method: 'GET',

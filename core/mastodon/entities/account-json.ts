@@ -50,6 +50,7 @@ export interface CredentialAccountJson extends AccountJson {
     discoverable: boolean;
     indexable: boolean;
     attribution_domains: never[];
+    quote_policy: string;
   };
   role: { id: string; name: string; permissions: string; color: string; highlighted: boolean };
 }

@@ -38,6 +38,10 @@ export interface StatusJson {
   emojis: CustomEmojiJson[];
   card: CardJson | null;
   poll: PollJson | null;
+  /** Mastodon 4.5's quote posts (present/quote.ts). */
+  quotes_count?: number;
+  quote?: { state: string; quoted_status: StatusJson | null } | { state: string; quoted_status_id: string | null } | null;
+  quote_approval?: { automatic: string[]; manual: string[]; current_user: string };
 }
 
 export interface StatusEditJson {

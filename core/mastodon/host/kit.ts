@@ -34,7 +34,7 @@ export type { Author, PublishResult } from '../../domain/statuses/publish.ts';
 export type { TextParts } from '../../domain/statuses/compose.ts';
 export type { NewLocalAccount } from '../../domain/accounts/create.ts';
 export type { NotificationDraft } from '../../domain/notifications/notify.ts';
-export type { FederationOperations, RemoteAccountInput, RemoteStatusInput } from '../../domain/federation/index.ts';
+export type { FederationOperations, RemoteAccountInput, RemoteQuoteInput, RemoteStatusInput } from '../../domain/federation/index.ts';
 export { REMOTE_ACCOUNT_LIMITS, REMOTE_STATUS_LIMITS } from '../../domain/federation/index.ts';
 export { httpUrl, MAX_URI } from '../../domain/remote/lookup.ts';
 
@@ -83,6 +83,9 @@ export { iso, isoOrNull } from '../entities/time.ts';
 export { accountUri, accountUrl, acct, statusUri, statusUrl, tagUrl } from '../../domain/urls.ts';
 export { countGraphemes, escapeHtml, extractEntities, normalizeTag } from '../../domain/text/index.ts';
 export { compareIds, isId } from '../../domain/ids.ts';
+
+// Quote posts: the policy a status has (a stored one, or the default for its origin and visibility).
+export { effectivePolicy as quotePolicyOf } from '../../domain/statuses/quote.ts';
 
 // A plugin's own options, checked as the core checks its configuration.
 export { checkOptions, ConfigError, option, type OptionRule, type OptionSpec } from '../../domain/options.ts';

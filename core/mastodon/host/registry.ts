@@ -93,6 +93,7 @@ export class HookRegistry implements AppHooks {
       relationships: only(storage.relationships, ['getFollow', 'followersOf', 'followingOf', 'relationships']),
       interactions: only(storage.interactions, ['pinsBy']),
       notifications: only(storage.notifications, ['get']),
+      quotes: only(storage.quotes, ['ofStatuses', 'findByUri', 'policies']),
       tokens: only(storage.oauth, ['findTokenByHash']),
       notify: (key, draft) => notify(core, key, draft),
       federation: federationOperations(core),

@@ -19,7 +19,7 @@ import type { Clock } from '../../domain/ports/clock.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
 import type { NewJob } from '../../domain/ports/queue.ts';
 import type { Secrets } from '../../domain/ports/secrets.ts';
-import type { AccountRepository, InteractionRepository, NotificationRepository, OAuthRepository, RelationshipRepository, StatusRepository, StorageExtension, StorageWrite } from '../../domain/ports/storage.ts';
+import type { AccountRepository, InteractionRepository, NotificationRepository, OAuthRepository, QuoteRepository, RelationshipRepository, StatusRepository, StorageExtension, StorageWrite } from '../../domain/ports/storage.ts';
 import type { JobHandler, JobOptions } from '../../domain/queue/registry.ts';
 import type { NewLocalAccount } from '../../domain/accounts/create.ts';
 import type { TextParts } from '../../domain/statuses/compose.ts';
@@ -171,6 +171,7 @@ export interface PluginSystem {
   readonly relationships: Pick<RelationshipRepository, 'getFollow' | 'followersOf' | 'followingOf' | 'relationships'>;
   readonly interactions: Pick<InteractionRepository, 'pinsBy'>;
   readonly notifications: Pick<NotificationRepository, 'get'>;
+  readonly quotes: Pick<QuoteRepository, 'ofStatuses' | 'findByUri' | 'policies'>;
   readonly tokens: Pick<OAuthRepository, 'findTokenByHash'>;
   /** Creates a notification once per key (a retried job creates it once), as the core's own do. */
   notify(key: string, draft: NotificationDraft): Promise<Notification | null>;

@@ -115,6 +115,7 @@ export function renderCredentialAccount(
       discoverable: account.discoverable,
       indexable: account.discoverable,
       attribution_domains: [],
+      quote_policy: user.settings.defaultQuotePolicy ?? 'public',
     },
     role: renderRole(account.role),
   };

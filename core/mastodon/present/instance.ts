@@ -92,7 +92,8 @@ export function renderInstanceV2(config: RookeryConfig, stats: InstanceStats, pl
       min_age: null,
       url: null,
     },
-    api_versions: { mastodon: 2 },
+    // Mastodon 4.5's: version 7 is quote posts (clients offer quoting from it on).
+    api_versions: { mastodon: 7 },
     contact: { email: config.contactEmail, account: null },
     rules: renderRules(config),
   };

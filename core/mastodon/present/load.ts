@@ -11,6 +11,7 @@ import { renderStatus, type LoadedDecorator, type RenderOptions, type StatusBund
 import { iso } from '../entities/time.ts';
 import { renderReport, type ReportJson } from './report-entity.ts';
 import { filterVisible } from '../../domain/viewer.ts';
+import { loadQuotes } from './quote.ts';
 
 function unique(ids: Iterable<Id>): Id[] {
   return [...new Set(ids)];
@@ -65,7 +66,20 @@ export async function loadStatusBundle(core: AppCore, statuses: readonly Status[
   const missingOriginals = unique(statuses.flatMap((s) => (s.reblogOfId !== null && !known.has(s.reblogOfId) ? [s.reblogOfId] : [])));
   // Every read below starts in one go (a store can check its freshness once for all of them).
   const originals = missingOriginals.length === 0 ? [] : await storage.statuses.getMany(missingOriginals);
-  const all = [...statuses, ...originals];
+  const base = [...statuses, ...originals];
+  // The quotes are read beside the rest; the statuses they show (rarely any) need their own
+  // parts too, and then the rest is read again with them.
+  const [quotes, first] = await Promise.all([loadQuotes(core, base, viewer), loadParts(core, base, viewer, alsoAccounts)]);
+  const baseIds = new Set(base.map((s) => s.id));
+  const shown = quotes.rendered.filter((s) => !baseIds.has(s.id));
+  const parts = shown.length === 0 ? first : await loadParts(core, [...base, ...shown], viewer, alsoAccounts);
+  return { ...parts, quotes: quotes.bundle };
+}
+
+/** Everything but the quotes: accounts (and their plugins' parts), applications, the plugins'
+ * parts of the statuses, the viewer's flags and filters. */
+async function loadParts(core: AppCore, all: readonly Status[], viewer: Account | null, alsoAccounts: readonly Id[]): Promise<Omit<StatusBundle, 'quotes'>> {
+  const { storage } = core;
   const byId = new Map(all.map((s) => [s.id, s]));
   const accountIds = all.flatMap((s) => [s.accountId, ...s.mentionIds]);
   const [accounts, applications, decorators, viewerReads] = await Promise.all([

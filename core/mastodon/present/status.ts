@@ -12,6 +12,7 @@ import type { KeywordMatcher } from '../../domain/text/keywords.ts';
 import { matchFilters } from '../entities/filter.ts';
 import type { StatusJson } from '../entities/status-json.ts';
 import { iso, isoOrNull } from '../entities/time.ts';
+import { decorateQuote, NO_QUOTES, type QuoteBundle } from './quote.ts';
 
 export interface ViewerBundle {
   state: ViewerState;
@@ -38,6 +39,8 @@ export interface StatusBundle {
   /** null for an anonymous viewer: no per-user flags at all. */
   viewer: ViewerBundle | null;
   now: Millis;
+  /** The quotes of the statuses and what the reader may see of them (present/quote.ts). */
+  quotes?: QuoteBundle;
 }
 
 export interface RenderOptions {
@@ -45,6 +48,8 @@ export interface RenderOptions {
   source?: boolean;
   /** Streams: leave `filtered` out; each subscriber's own filters add it at delivery. */
   omitFiltered?: boolean;
+  /** The status is shown as another's quote: its own quote is shallow. */
+  nestedQuote?: boolean;
 }
 
 export type { StatusJson } from '../entities/status-json.ts';
@@ -117,6 +122,9 @@ export function renderStatus(config: RookeryConfig, status: Status, bundle: Stat
     const context = { now: bundle.now, signedIn: viewer !== null };
     for (const { decorator, loaded } of bundle.decorators) decorator.render(status, loaded, json, context);
   }
+  decorateQuote(status, bundle.quotes ?? NO_QUOTES, json, options.nestedQuote === true, (quoted) =>
+    renderStatus(config, quoted, bundle, { ...(options.omitFiltered ? { omitFiltered: true } : {}), nestedQuote: true }),
+  );
   return json;
 }
 

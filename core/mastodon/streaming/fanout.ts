@@ -32,6 +32,8 @@ export const STREAMED_EVENTS: readonly DomainEventType[] = [
   'settings.changed',
   'token.revoked',
   'account.disabled',
+  'quote.changed',
+  'status.policy_changed',
 ];
 
 export function streamHandler(core: AppCore): EventHandler {
@@ -42,10 +44,17 @@ export function streamHandler(core: AppCore): EventHandler {
     switch (event.type) {
       case 'status.created':
       case 'status.updated':
-      case 'status.refreshed': {
+      case 'status.refreshed':
+      case 'status.policy_changed': {
         // Rendered as it is now: an edit or a delete may have happened since.
         const status = await core.storage.statuses.get(event.status.id);
         if (status !== null) await publishStatus(core, status, event.type === 'status.created' ? 'update' : 'status.update');
+        return;
+      }
+      case 'quote.changed': {
+        // Readers see the quoting status's quote in its new state (accepted, revoked …).
+        const status = await core.storage.statuses.get(event.quote.statusId);
+        if (status !== null) await publishStatus(core, status, 'status.update');
         return;
       }
       case 'status.reblogged': {

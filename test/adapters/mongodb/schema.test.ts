@@ -79,6 +79,9 @@ const EXPECTED: Row[] = [
   ['tag_follows', 'tag_follows_tag', { tag: 1, accountId: 1 }],
   ['endorsements', 'endorsements_account', { accountId: 1, num: -1 }],
   ['account_notes', 'account_notes_target', { accountId: 1, targetId: 1 }],
+  ['quotes', 'quotes_quoted', { quotedStatusId: 1, num: -1 }],
+  ['quotes', 'quotes_authorization', { authorizationUri: 1 }],
+  ['quotes', 'quotes_request', { requestUri: 1 }],
   ['applications', 'applications_client_id', { clientId: 1 }, { unique: true, rule: 'clientId' }],
   ['access_tokens', 'access_tokens_token_hash', { tokenHash: 1 }, { unique: true, rule: 'tokenHash' }],
   ['access_tokens', 'access_tokens_refresh_token_hash', { refreshTokenHash: 1 }, { unique: true, partialFilterExpression: { refreshTokenHash: { $type: 'string' } }, rule: 'refreshTokenHash' }],
@@ -114,7 +117,7 @@ const definition = ([collection, name, key, options = {}]: Row) => ({ collection
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 79, 'seventy-nine indexes besides the _id ones');
+  t.equal(INDEXES.length, 82, 'eighty-two indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {
@@ -167,7 +170,7 @@ t.test('what createIndexes is given', async (t) => {
   );
   t.strictSame(indexSpec({ collection: 'a', name: 'a_t', key: { at: 1 }, expireAfterSeconds: 0 }), { key: { at: 1 }, name: 'a_t', expireAfterSeconds: 0 }, 'TTL');
   const grouped = indexesByCollection(INDEXES);
-  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'suggestion_dismissals', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'tag_follows', 'endorsements', 'account_notes', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs', 'reports', 'server_blocks', 'admin_actions', 'account_activity'], 'one createIndexes per collection');
+  t.strictSame([...grouped.keys()], ['accounts', 'statuses', 'status_edits', 'idempotency_keys', 'favourites', 'bookmarks', 'conversation_mutes', 'follows', 'blocks', 'mutes', 'domain_blocks', 'suggestion_dismissals', 'notifications', 'notification_requests', 'account_conversations', 'lists', 'filters', 'tag_follows', 'endorsements', 'account_notes', 'quotes', 'applications', 'access_tokens', 'authorization_codes', 'web_sessions', 'jobs', 'reports', 'server_blocks', 'admin_actions', 'account_activity'], 'one createIndexes per collection');
   t.strictSame(grouped.get('accounts')?.map((s) => s.name), ['accounts_acct', 'accounts_email', 'accounts_uri', 'accounts_pins', 'accounts_domain', 'accounts_pending_jobs']);
 });
 
@@ -334,7 +337,7 @@ t.test('migrations: a failing step records nothing; the next open runs it again'
 
 t.test('the schema version and its migrations', async (t) => {
   t.equal(SCHEMA_VERSION, MIGRATIONS.length);
-  t.equal(SCHEMA_VERSION, 9);
+  t.equal(SCHEMA_VERSION, 10);
   t.equal(MIGRATIONS[0]?.description, 'every collection of the storage port, and the job sequence');
   t.equal(MIGRATIONS[1]?.description, 'notification policies, requests and permissions, and private conversations');
   t.equal(MIGRATIONS[2]?.description, 'follow suggestions an account dismissed');
@@ -344,5 +347,6 @@ t.test('the schema version and its migrations', async (t) => {
   t.equal(MIGRATIONS[6]?.description, "the admin API's blocks and allows, and the audit log of what was done to them");
   t.equal(MIGRATIONS[7]?.description, 'the days each local account was active, for the admin dashboard');
   t.equal(MIGRATIONS[8]?.description, 'what moderators did to an account: suspended, silenced, sensitized');
-  t.strictSame(Object.values(C).length, 36, 'collections created up front (a transaction cannot create one on a sharded cluster)');
+  t.equal(MIGRATIONS[9]?.description, 'quote posts and the quote policy of each status');
+  t.strictSame(Object.values(C).length, 38, 'collections created up front (a transaction cannot create one on a sharded cluster)');
 });

@@ -18,8 +18,8 @@ t.test('v2: the fields clients read', async (t) => {
   const i = res.json;
   t.equal(i.domain, 'rookery.test');
   t.equal(i.title, 'Test Rookery');
-  t.equal(i.version, '4.3.0 (compatible; Rookery 0.1.0)');
-  t.equal(/^(\d+)\.(\d+)\.(\d+)/.exec(i.version)?.[0], '4.3.0', 'the leading semver clients parse');
+  t.equal(i.version, '4.5.0 (compatible; Rookery 0.1.0)');
+  t.equal(/^(\d+)\.(\d+)\.(\d+)/.exec(i.version)?.[0], '4.5.0', 'the leading semver clients parse');
   t.equal(i.usage.users.active_month, 2);
   t.equal(i.configuration.urls.streaming, 'wss://rookery.test');
   t.same(i.configuration.statuses, { max_characters: 1000, max_media_attachments: 4, characters_reserved_per_url: 23 });
@@ -29,7 +29,7 @@ t.test('v2: the fields clients read', async (t) => {
   t.ok(i.configuration.media_attachments.supported_mime_types.includes('image/png'));
   t.equal(i.configuration.translation.enabled, false);
   t.match(i.registrations, { enabled: true, approval_required: false, message: null });
-  t.same(i.api_versions, { mastodon: 2 });
+  t.same(i.api_versions, { mastodon: 7 });
   t.same(i.contact, { email: 'admin@rookery.test', account: null });
   t.same(i.rules, []);
   t.type(i.thumbnail.url, 'string');
@@ -42,7 +42,7 @@ t.test('v1: the fields older clients read', async (t) => {
   const i = res.json;
   t.equal(i.uri, 'rookery.test');
   t.equal(i.title, 'Test Rookery');
-  t.equal(i.version, '4.3.0 (compatible; Rookery 0.1.0)');
+  t.equal(i.version, '4.5.0 (compatible; Rookery 0.1.0)');
   t.same(i.urls, { streaming_api: 'wss://rookery.test' });
   t.same(i.stats, { user_count: 2, status_count: 2, domain_count: 0 });
   t.equal(i.registrations, true);
@@ -121,7 +121,7 @@ t.test('NodeInfo: discovery and the document; megalodon recognises Mastodon upst
     protocols: ['activitypub'],
     usage: { users: { total: 2 }, localPosts: 2 },
     openRegistrations: true,
-    metadata: { upstream: { name: 'mastodon', version: '4.3.0' } },
+    metadata: { upstream: { name: 'mastodon', version: '4.5.0' } },
   });
   t.same(doc.json.software, { name: 'rookery', version: '0.1.0' }, '2.0 has no homepage');
   const v21 = await h.request('GET', '/nodeinfo/2.1');

@@ -18,16 +18,18 @@ t.test('preferences come from the user settings', async (t) => {
     'posting:default:visibility': 'public',
     'posting:default:sensitive': false,
     'posting:default:language': null,
+    'posting:default:quote_policy': 'public',
     'reading:expand:media': 'default',
     'reading:expand:spoilers': false,
   });
   await h.core.storage.accounts.updateUser(bob.account.id, {
-    settings: { defaultVisibility: 'private', defaultSensitive: true, defaultLanguage: 'de', expandMedia: 'show_all', expandSpoilers: true },
+    settings: { defaultVisibility: 'private', defaultSensitive: true, defaultLanguage: 'de', expandMedia: 'show_all', expandSpoilers: true, defaultQuotePolicy: 'followers' },
   });
   t.same((await h.request('GET', '/api/v1/preferences', { token: bob.token })).json, {
     'posting:default:visibility': 'private',
     'posting:default:sensitive': true,
     'posting:default:language': 'de',
+    'posting:default:quote_policy': 'followers',
     'reading:expand:media': 'show_all',
     'reading:expand:spoilers': true,
   });

@@ -107,14 +107,18 @@ t.test('without an account decorator: a status read makes only the storage calls
   calls.length = 0;
   const anonymous = await h.request('GET', `/api/v1/statuses/${posted.json.id}`, { drain: false });
   t.strictSame(anonymous.json.account.emojis, []);
-  t.strictSame(calls, ['statuses.get', 'accounts.getMany', 'oauth.getApplicationsMany'], 'anonymous: the status, its author, its application');
+  t.strictSame(
+    calls,
+    ['statuses.get', 'accounts.getMany', 'quotes.summary', 'accounts.getMany', 'oauth.getApplicationsMany'],
+    "anonymous: the status, its author's moderation state (viewer.ts), its quote parts, its author, its application",
+  );
 
   calls.length = 0;
   const signedIn = await h.request('GET', `/api/v1/statuses/${posted.json.id}`, { token: alice.token, drain: false });
   t.strictSame(signedIn.json.account.emojis, []);
   t.strictSame(
     calls,
-    ['oauth.findTokenByHash', 'oauth.getApplication', 'accounts.get', 'accounts.getUser', 'statuses.get', 'accounts.getMany', 'oauth.getApplicationsMany', 'interactions.viewerState', 'filters.listBy'],
+    ['oauth.findTokenByHash', 'oauth.getApplication', 'accounts.get', 'accounts.getUser', 'statuses.get', 'accounts.getMany', 'quotes.summary', 'accounts.getMany', 'oauth.getApplicationsMany', 'interactions.viewerState', 'filters.listBy'],
     'signed in: the caller, then the same plus the reader\'s own state and filters',
   );
 });

@@ -29,6 +29,7 @@ import { notFound } from '../../../domain/errors.ts';
 import { loadStatusBundle } from '../load.ts';
 import { renderStatus, searchableText, type StatusBundle, type StatusJson } from '../status.ts';
 import { Lru } from './lru.ts';
+import { decorateQuote, NO_QUOTES } from '../quote.ts';
 
 /** Entries per process; a fragment is a status's text (1–3 kB) and the rows it came from. */
 export const STATUS_FRAGMENTS = 10_000;
@@ -58,7 +59,11 @@ interface Kept {
 }
 
 /** What renderStatus fills that is not the core's: left out of the kept text. */
-const NOT_CORE = ['reblog', 'favourited', 'reblogged', 'muted', 'bookmarked', 'pinned', 'filtered', 'media_attachments', 'emojis', 'card', 'poll'] as const;
+const NOT_CORE = [
+  'reblog', 'favourited', 'reblogged', 'muted', 'bookmarked', 'pinned', 'filtered', 'media_attachments', 'emojis', 'card', 'poll',
+  // The quote members depend on the reader and on quote rows no status row reflects (quote.ts).
+  'quote', 'quote_approval', 'quotes_count',
+] as const;
 
 /** The plugin members as they start: a boost's (it has none of its own: clients read them from
  * `reblog`), and those of a status no decorator added to. */
@@ -179,9 +184,21 @@ function nothingAdded(plugins: Record<string, unknown>): boolean {
   return count === 4 && Array.isArray(media) && media.length === 0 && Array.isArray(emojis) && emojis.length === 0 && plugins['card'] === null && plugins['poll'] === null;
 }
 
+/** The quote members (quote, quote_approval, quotes_count) for the bundle's reader, as text
+ * without braces: filled per request by decorateQuote, never kept. A quoted status is rendered
+ * as any other (its own quote shallow). */
+function quoteText(core: AppCore, status: Status, bundle: StatusBundle, nested: boolean): string {
+  const members: Record<string, unknown> = {};
+  decorateQuote(status, bundle.quotes ?? NO_QUOTES, members as unknown as StatusJson, nested, (quoted) => {
+    const text = statusText(core, quoted, bundle, true);
+    return text === null ? null : (JSON.parse(text) as StatusJson);
+  });
+  return JSON.stringify(members).slice(1, -1);
+}
+
 /** One status as JSON text for the bundle's reader: the same members renderStatus gives.
- * null when it cannot be rendered. */
-export function statusText(core: AppCore, status: Status, bundle: StatusBundle): string | null {
+ * null when it cannot be rendered. `nested`: shown as another status's quote. */
+export function statusText(core: AppCore, status: Status, bundle: StatusBundle, nested = false): string | null {
   let reblog = 'null';
   if (status.reblogOfId !== null) {
     const original = bundle.statuses.get(status.reblogOfId);
@@ -203,6 +220,7 @@ export function statusText(core: AppCore, status: Status, bundle: StatusBundle):
     const filtered = isBoost || viewer.filters.length === 0 ? [] : matchFilters(viewer.filters, viewer.keywords, status, searchableText(status, bundle), bundle.now);
     out += `,"filtered":${JSON.stringify(filtered)}`;
   }
+  out += `,${quoteText(core, status, bundle, nested)}`;
   if (isBoost) return `${out},${BOOST_PLUGIN_PART}}`;
   // The plugins' members, rendered from this request's reads: decorators fill
   // media_attachments, emojis, card and poll, which start as [] and null.
