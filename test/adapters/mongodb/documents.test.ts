@@ -175,7 +175,7 @@ t.test('accounts: keys, lookups, updates', async (t) => {
   t.strictSame(usernameFilter('ALICE', null), { usernameKey: 'alice', domainKey: '' });
   t.strictSame(usernameFilter('Alice', 'Remote.EXAMPLE'), { usernameKey: 'alice', domainKey: 'remote.example' });
   t.strictSame(emailFilter('ALICE@example.org'), { 'user.emailKey': 'alice@example.org' });
-  t.strictSame(LOCAL_USERS, { domain: null, 'user.emailKey': { $type: 'string' } }, 'countLocalUsers: local accounts with a user');
+  t.strictSame(LOCAL_USERS, { domain: null, 'user.emailKey': { $type: 'string' }, deletedAt: { $not: { $type: 'number' } } }, 'countLocalUsers: live local accounts with a user');
   t.strictSame(ACCOUNT_PROJECTION, { user: 0, pins: 0, _jobs: 0 });
   // A JavaScript caller may pass undefined for a field it leaves alone: skipped, like SQLite's setClause.
   const settings = { defaultVisibility: 'private' as const, defaultSensitive: false, defaultLanguage: 'en', expandMedia: 'default' as const, expandSpoilers: false };

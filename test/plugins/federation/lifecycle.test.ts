@@ -84,7 +84,7 @@ t.test('a Flag from another server becomes a report, and the moderators are told
   t.equal(reports.json.length, 1);
   t.match(reports.json[0], { category: 'other', comment: 'spam from your user', forwarded: false, target_account: { id: alice.account.id }, account: { domain: peer.host } });
   t.strictSame(reports.json[0].statuses.map((s: { id: string }) => s.id), [bad.id], 'with the named status of hers');
-  const notifications = (await h.request('GET', '/api/v1/notifications', { token: mia.token })).json as { type: string; report?: { id: string } }[];
+  const notifications = (await h.request('GET', '/api/v1/notifications?types[]=admin.report', { token: mia.token })).json as { type: string; report?: { id: string } }[];
   t.strictSame(notifications.map((n) => [n.type, n.report?.id]), [['admin.report', reports.json[0].id]], 'the moderator is told');
 
   // Naming statuses only: the report is about their author.
