@@ -10,7 +10,7 @@ import t from 'tap';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-const READS_AND_WRITES = ['status-anonymous', 'status-signed-in', 'home', 'public', 'hashtag', 'notifications', 'context', 'favourite', 'publish'];
+const READS_AND_WRITES = ['status-anonymous', 'status-signed-in', 'home', 'public', 'hashtag', 'hashtag-rare', 'notifications', 'context', 'favourite', 'publish'];
 const DELIVERIES = ['delivery-stream', 'delivery-federation'];
 
 function runBench(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
