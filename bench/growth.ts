@@ -487,6 +487,7 @@ async function measureSize(server: ChildProcess, port: number, size: number, tok
     const measured = await measure(server.pid ?? 0, base, request, () => store.serverPids(), TIMING);
     points.print(workload, size, measured.cpu);
     if (measured.errors > 0) console.log(`# growth ${workload} ${size}: ${measured.errors} requests failed`);
+    if (measured.requests < 100) console.log(`# growth ${workload} ${size}: only ${measured.requests} requests answered in ${TIMING.duration} s: a rough figure`);
     if (measured.dbCpu > 0) console.log(`# growth ${workload} ${size}: PostgreSQL's processes ${measured.dbCpu.toFixed(1)} µs per request`);
   }
 }

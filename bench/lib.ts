@@ -142,6 +142,8 @@ export interface Measured {
   /** CPU µs per request of the database server's processes (0 for SQLite, in the process). */
   dbCpu: number;
   errors: number;
+  /** Requests answered in the measured window. */
+  requests: number;
 }
 
 /** The CPU time of processes still there (one that exited meanwhile counts as 0). */
@@ -180,6 +182,7 @@ export async function measure(
     cpu: (cpuMicros(pid) - before) / requests,
     dbCpu: dbMicros / requests,
     errors: result.non2xx + result.errors,
+    requests: result.requests.total,
   };
 }
 
