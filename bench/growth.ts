@@ -4,7 +4,7 @@
 // started on it (core 0), and each workload is loaded with autocannon (core 1) while the
 // server's CPU time is read from /proc. Then, on the largest store, one status is published to
 // 100, 10k and 100k followers (local ones: stream fan-out to their home feeds; remote ones:
-// federation delivery) and the server's CPU time until its queue is idle is divided by the
+// federation delivery) and the server's CPU time until its queue is empty is divided by the
 // followers reached. Each point is one line, exactly `growth <workload> <size> <server CPU µs>`;
 // everything else it prints starts with '#'.
 //
