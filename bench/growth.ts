@@ -434,6 +434,9 @@ export async function runGrowth(): Promise<void> {
         measuredId = await loader.thread();
       }
       await loader.growStatuses(size);
+      // PostgreSQL's autovacuum would have analyzed tables that grew this much before long: its
+      // plans depend on those statistics. (SQLite's never does: its adapter runs no ANALYZE.)
+      if (storage.engine === 'postgres') await storage.extend(rawStatements)('ANALYZE', []);
       console.log(`# growth: loaded ${size} statuses, ${loader.accounts.length} accounts in ${seconds(started)} s (this step)`);
       const since = idAt(Date.now());
       const server = await startOnCore0([join(root, 'examples/standalone/server.ts')], env, 'Rookery is up');
@@ -446,6 +449,7 @@ export async function runGrowth(): Promise<void> {
     }
     const started = performance.now();
     const followers = await loadFollowers(loader, storage, authors, sink.port);
+    if (storage.engine === 'postgres') await storage.extend(rawStatements)('ANALYZE', []);
     console.log(`# growth: loaded ${followers} followers of the delivery authors in ${seconds(started)} s`);
     const server = await startOnCore0([join(root, 'examples/standalone/server.ts')], env, 'Rookery is up');
     try {
