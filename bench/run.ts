@@ -13,114 +13,13 @@
 // server processes (the backends of that database, read from /proc) is reported beside the
 // instance's: they run on either core, not pinned.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { join } from 'node:path';
 import { createNodeRookery } from '../adapters/node/index.ts';
-import { openPostgresStorage } from '../adapters/postgres/index.ts';
-import { openSqliteStorage } from '../adapters/sqlite/index.ts';
 import type { Storage } from '../core/domain/ports/storage.ts';
-
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const DURATION = Number(process.env['BENCH_SECONDS'] ?? 5);
-const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
-const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
-// BENCH_ONLY=<part of a scenario's name> runs only the matching scenarios.
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-const pinned = spawnSync('taskset', ['-cp', '1', String(process.pid)]).status === 0;
-const STORE = process.env['BENCH_STORE'] || 'sqlite';
-if (STORE !== 'sqlite' && STORE !== 'postgres') throw new Error(`BENCH_STORE must be sqlite or postgres, got "${STORE}"`);
-
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** utime + stime of a process, in microseconds. */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND;
-}
-
-/** A child on core 0 (when taskset exists), resolved once it prints `ready`. */
-function startOnCore0(args: string[], env: NodeJS.ProcessEnv, ready: string, stdin?: Buffer): Promise<ChildProcess> {
-  const [command, argv] = pinned ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args];
-  const child = spawn(command, argv as string[], { env: { ...env, NODE_OPTIONS: '' }, stdio: ['pipe', 'pipe', 'inherit'] });
-  if (stdin !== undefined) child.stdin?.end(stdin);
-  else child.stdin?.end();
-  return new Promise((up, fail) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-2000);
-      if (output.includes(ready)) up(child);
-    });
-    child.once('exit', (code) => fail(new Error(`exited with ${code}: ${output}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((done) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => done());
-    child.kill('SIGTERM');
-  });
-}
-
-/** Where the instance keeps its data for this run, made before and removed after. */
-interface BenchStore {
-  label: string;
-  /** What the instance's environment gets (DATABASE_URL, or nothing: SQLite in DATA_DIR). */
-  env: Record<string, string>;
-  open(): Promise<Storage>;
-  /** The pids of the database server's processes working for the instance (none for SQLite). */
-  serverPids(): Promise<number[]>;
-  remove(): Promise<void>;
-}
-
-async function benchStore(dataDir: string): Promise<BenchStore> {
-  if (STORE === 'sqlite') {
-    const path = join(dataDir, 'rookery.sqlite3');
-    return { label: 'SQLite synchronous=FULL', env: {}, open: async () => openSqliteStorage({ path }), serverPids: async () => [], remove: async () => {} };
-  }
-  const serverUrl = new URL(process.env['BENCH_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres');
-  const database = `rookery_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl.toString() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
-  const version = (await admin.query('SHOW server_version')).rows[0]?.server_version as string;
-  return {
-    label: `PostgreSQL ${version}, database ${database} on ${url.host}`,
-    env: { DATABASE_URL: url.toString() },
-    open: () => openPostgresStorage({ url: url.toString() }),
-    serverPids: async () => (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows.map((r) => Number(r.pid)),
-    async remove() {
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.end();
-    },
-  };
-}
+import { benchStore, CONNECTIONS, DURATION, freePort, measure, pinned, root, startOnCore0, stop, STORE, WARMUP, type BenchStore, type Measured } from './lib.ts';
 
 async function seed(storage: Storage, port: number) {
   const config = { domain: `localhost:${port}`, baseUrl: `http://localhost:${port}` };
@@ -141,49 +40,6 @@ interface Scenario {
   ratio?: number;
   /** The least requests per second (the server has one core). */
   rate?: number;
-}
-
-interface Measured {
-  rps: number;
-  p50: number;
-  p99: number;
-  cpu: number;
-  /** CPU µs per request of the database server's processes (0 for SQLite, in the process). */
-  dbCpu: number;
-  errors: number;
-}
-
-/** The CPU time of processes still there (one that exited meanwhile counts as 0). */
-function cpuOf(pids: readonly number[]): Map<number, number> {
-  const times = new Map<number, number>();
-  for (const pid of pids) {
-    try {
-      times.set(pid, cpuMicros(pid));
-    } catch {
-      // Gone.
-    }
-  }
-  return times;
-}
-
-async function measure(pid: number, base: string, scenario: Scenario, dbPids: () => Promise<number[]> = async () => []): Promise<Measured> {
-  const options = { url: `${base}${scenario.path}`, method: scenario.method, headers: scenario.headers, body: scenario.body, connections: CONNECTIONS };
-  if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
-  const before = cpuMicros(pid);
-  const dbBefore = cpuOf(await dbPids());
-  const result = await autocannon({ ...options, duration: DURATION });
-  const requests = Math.max(1, result.requests.total);
-  // A backend that started during the run counts from 0.
-  let dbMicros = 0;
-  for (const [dbPid, micros] of cpuOf(await dbPids())) dbMicros += micros - (dbBefore.get(dbPid) ?? 0);
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    cpu: (cpuMicros(pid) - before) / requests,
-    dbCpu: dbMicros / requests,
-    errors: result.non2xx + result.errors,
-  };
 }
 
 async function main(): Promise<void> {
@@ -273,11 +129,16 @@ function report(scenario: Scenario, rookery: Measured, bare: Measured): void {
   );
 }
 
-// BENCH_PARTS=http,fanout (default both): the HTTP scenarios, then the streaming fan-out.
+// BENCH_PARTS=http,fanout,growth (default http,fanout): the HTTP scenarios, then the streaming
+// fan-out, then how cost grows with the data (growth.ts: minutes, so only when asked for).
 const parts = (process.env['BENCH_PARTS'] ?? 'http,fanout').split(',');
 if (parts.includes('http')) await main();
 if (parts.includes('fanout')) {
   console.log('');
   const { runFanout } = await import('./fanout.ts');
   await runFanout();
+}
+if (parts.includes('growth')) {
+  const { runGrowth } = await import('./growth.ts');
+  await runGrowth();
 }
