@@ -164,6 +164,9 @@ class Loader {
       followingCount: 0,
       lastStatusAt: null,
       role: null,
+      deletedAt: null,
+      movedToAccountId: null,
+      alsoKnownAs: [],
     };
     const user: User | undefined = kind.local
       ? {
