@@ -43,6 +43,23 @@ export const POLL_UPDATE_DELAY_MS = 3 * 60_000;
 
 const MAX_FOLLOWER_PAGES = 1000;
 
+/** Inboxes per queued fan-out: Fedify's fan-out message lists every inbox it delivers to, and
+ * the queue refuses a message over MAX_MESSAGE_LENGTH (queue.ts), so an author with 100,000
+ * followers on as many servers is sent in several. */
+export const INBOXES_PER_FANOUT = 2000;
+
+/** One recipient per inbox a delivery goes to (the shared inbox where a server has one): a
+ * server's followers cost one entry, not one each, and deliveries are the same. */
+export function oneRecipientPerInbox(list: readonly Recipient[]): Recipient[] {
+  const byInbox = new Map<string, Recipient>();
+  for (const recipient of list) {
+    const inbox = recipient.endpoints?.sharedInbox ?? recipient.inboxId;
+    if (inbox === null || byInbox.has(inbox.href)) continue;
+    byInbox.set(inbox.href, { id: recipient.id, inboxId: inbox });
+  }
+  return [...byInbox.values()];
+}
+
 async function remoteFollowers(host: PluginHost, accountId: Id): Promise<Account[]> {
   const found: Account[] = [];
   let maxId: Id | undefined;
@@ -69,10 +86,14 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
   async function recipients(ctx: Context<PluginHost>, accounts: readonly Account[]): Promise<Recipient[]> {
     const seen = new Set<Id>();
     const found: Recipient[] = [];
+    // Asked once per domain: many followers share a few servers.
+    const blocked = new Map<string, boolean>();
     for (const account of accounts) {
       if (account.domain === null || seen.has(account.id)) continue;
       seen.add(account.id);
-      if (await options.isBlocked(account.domain)) continue;
+      let refused = blocked.get(account.domain);
+      if (refused === undefined) blocked.set(account.domain, (refused = await options.isBlocked(account.domain)));
+      if (refused) continue;
       const recipient = await recipientOf(parts, ctx, account);
       if (recipient !== null) found.push(recipient);
     }
@@ -84,10 +105,12 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
   async function send(ctx: Context<PluginHost>, sender: Account, to: readonly Account[], activity: Activity, relayed = false): Promise<void> {
     const list = await recipients(ctx, to);
     if (relayed && options.relays) list.push(...(await options.relays.recipients()));
-    if (list.length === 0) return;
+    const inboxes = oneRecipientPerInbox(list);
     // No ordering key: the queue runs the jobs of one key one at a time, so a server that is
     // down would hold back every later delivery of the sender to every other server.
-    await ctx.sendActivity({ identifier: sender.username }, list, activity, { preferSharedInbox: true });
+    for (let i = 0; i < inboxes.length; i += INBOXES_PER_FANOUT) {
+      await ctx.sendActivity({ identifier: sender.username }, inboxes.slice(i, i + INBOXES_PER_FANOUT), activity, { preferSharedInbox: true });
+    }
   }
 
   /** Who must get a status: the author's remote followers (unless direct), the remote accounts
