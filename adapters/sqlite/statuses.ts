@@ -315,6 +315,15 @@ export function statusRepository(db: Db, store: object): StatusRepository {
     },
 
     async query(q, page) {
+      // A hashtag timeline walks the tag's index newest first (CROSS JOIN keeps that order in
+      // SQLite's plan): a rare tag then costs its own rows, where a scan of statuses newest
+      // first would read the whole table before finding 20.
+      if (q.tag !== undefined) {
+        const { tag, ...rest } = q;
+        const c = queryCondition(rest);
+        const select = 'SELECT s.id FROM status_tags t CROSS JOIN statuses s ON s.id = t.status_id';
+        return liveInOrder(paged(db, select, `t.tag = ? AND ${c.sql}`, [tag, ...c.params], 't.status_id', page, (r) => id(r.id)));
+      }
       const c = queryCondition(q);
       return liveInOrder(paged(db, 'SELECT s.id FROM statuses s', c.sql, c.params, 's.id', page, (r) => id(r.id)));
     },
