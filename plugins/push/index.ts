@@ -57,7 +57,7 @@ export interface PushPluginOptions {
 
 /** Notification types a subscription can ask for (Mastodon's, including those Rookery does not
  * create yet, so that clients that send them are understood). */
-export const ALERT_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'admin.sign_up', 'admin.report'] as const;
+export const ALERT_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'quote', 'quoted_update', 'admin.sign_up', 'admin.report'] as const;
 const POLICIES: readonly PushPolicy[] = ['all', 'followed', 'follower', 'none'];
 
 /** How long a push service keeps a message for an offline device, and its urgency. */
@@ -134,7 +134,8 @@ function render(subscription: PushSubscription, keys: VapidKeys) {
     id: subscription.id,
     endpoint: subscription.endpoint,
     standard: true,
-    alerts: { ...subscription.alerts },
+    // Every type, false unless asked for: a subscription made before a type existed has none.
+    alerts: Object.fromEntries(ALERT_TYPES.map((type) => [type, subscription.alerts[type] === true])),
     policy: subscription.policy,
     server_key: keys.publicKey,
   };

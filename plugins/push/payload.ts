@@ -28,6 +28,9 @@ const TITLES: Record<string, (name: string) => string> = {
   favourite: (name) => `${name} favourited your post`,
   poll: (name) => `A poll by ${name} has ended`,
   update: (name) => `${name} edited a post`,
+  quote: (name) => `${name} quoted your post`,
+  quoted_update: (name) => `${name} edited a post you quoted`,
+  'admin.sign_up': (name) => `${name} signed up`,
 };
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };

@@ -45,7 +45,7 @@ function subscribe(user: TestUser, keys: UserAgentKeys, data: Record<string, unk
   });
 }
 
-const ALL_OFF = { mention: false, status: false, reblog: false, follow: false, follow_request: false, favourite: false, poll: false, update: false, 'admin.sign_up': false, 'admin.report': false };
+const ALL_OFF = { mention: false, status: false, reblog: false, follow: false, follow_request: false, favourite: false, poll: false, update: false, quote: false, quoted_update: false, 'admin.sign_up': false, 'admin.report': false };
 
 t.test('without a subscription: GET and PUT are 404 Record not found, DELETE is {}', async (t) => {
   for (const method of ['GET', 'PUT']) {
@@ -192,6 +192,18 @@ t.test('only the alerts asked for, only from whom the policy allows', async (t) 
   await h.request('POST', `/api/v1/statuses/${own.id}/favourite`, { token: alice.token });
   t.equal(service.received.length, 3, 'policy none: nothing more');
   t.ok(fromAlice.id);
+});
+
+t.test('quotes (Mastodon 4.5): a quote of the subscriber\'s post is pushed when asked for', async (t) => {
+  const keys = userAgentKeys();
+  await subscribe(bob, keys, { alerts: { quote: true } });
+  const own = await post(h, bob, 'worth quoting');
+  const quoting = await post(h, alice, 'so true', { quoted_status_id: own.id });
+  t.match(quoting.quote, { state: 'accepted', quoted_status: { id: own.id } });
+  const pushed = service.received.map((m) => JSON.parse(decryptPush(m.body, keys)) as { notification_type: string; title: string });
+  t.strictSame(pushed.map((p) => [p.notification_type, p.title]), [['quote', 'alice quoted your post']]);
+  const shown = await h.request('GET', '/api/v1/push/subscription', { token: bob.token });
+  t.strictSame(shown.json.alerts, { ...ALL_OFF, quote: true }, 'every type shown, quote on');
 });
 
 t.test('a notification whose status the recipient can no longer see is not pushed', async (t) => {
