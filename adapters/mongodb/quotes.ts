@@ -42,6 +42,7 @@ export function quoteRepository(m: Mongo, store: object): QuoteRepository {
         store,
         apply: async (tx) => {
           const { session } = tx as MongoTx;
+          if (values.removeQuoteOf !== undefined) await quotes.deleteOne({ _id: values.removeQuoteOf }, session ? { session } : {});
           if (values.quote !== undefined) await saveQuote(values.quote, session);
           if (values.policy !== undefined) await savePolicy(values.policy.statusId, values.policy.policy, session);
         },

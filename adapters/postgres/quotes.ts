@@ -46,6 +46,7 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
         store,
         apply: async (tx) => {
           const t = tx as Tx;
+          if (values.removeQuoteOf !== undefined) await t.run('DELETE FROM quotes WHERE status_id = $1', [key(values.removeQuoteOf)]);
           if (values.quote !== undefined) await saveQuote(t, values.quote);
           if (values.policy !== undefined) await savePolicy(t, values.policy.statusId, values.policy.policy);
         },

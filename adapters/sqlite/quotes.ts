@@ -43,6 +43,7 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
         store,
         apply: (tx) => {
           const d = tx as Db;
+          if (values.removeQuoteOf !== undefined) d.run('DELETE FROM quotes WHERE status_id = ?', key(values.removeQuoteOf));
           if (values.quote !== undefined) saveQuote(d, values.quote);
           if (values.policy !== undefined) savePolicy(d, values.policy.statusId, values.policy.policy);
         },

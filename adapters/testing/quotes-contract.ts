@@ -100,6 +100,40 @@ export function quotesContract(it: It, shared: Shared): void {
     t.strictSame(await w.s.quotes.policies([id]), new Map(), 'no policy');
   });
 
+  it('quotes: an edit replaces or removes the quote, committed with it (or not at all)', async (t, w) => {
+    const [alice, bob] = [await w.account(), await w.account()];
+    const [first, second] = [await w.post(alice.id), await w.post(alice.id)];
+    const id = w.id();
+    const quoting = status(id, bob.id);
+    await w.s.statuses.create(quoting, POST, { writes: [w.s.quotes.attach({ quote: quoteOf(w, id, bob.id, first) })] });
+    const { content, spoilerText, sensitive, language, mentionIds, tags, mediaIds, pollId } = quoting;
+    const edit = (writes: ReturnType<Storage['quotes']['attach']>[], text: string) =>
+      w.s.statuses.update(id, { text, content, spoilerText, sensitive, language, mentionIds, tags, mediaIds, pollId, editedAt: T0 + 10 }, [], { writes });
+
+    const after = quoteOf(w, id, bob.id, second, { state: 'pending', createdAt: T0 + 10, updatedAt: T0 + 10 });
+    t.equal((await edit([w.s.quotes.attach({ removeQuoteOf: id, quote: after })], 'now quoting the second'))?.text, 'now quoting the second', 'edited');
+    t.strictSame(await w.s.quotes.ofStatuses([id]), new Map([[id, after]]), 'the new quote replaced the old one');
+    t.strictSame(await w.s.quotes.count([first.id, second.id], ['accepted', 'pending']), new Map([[second.id, 1]]), 'the first is no longer quoted');
+    t.strictSame(await w.s.quotes.quotesOf(first.id, ['accepted'], { limit: 10 }), [], 'nor listed');
+
+    const failing = { ...w.s.quotes.attach({}), check: () => { throw new Error('refused'); } };
+    let failed = false;
+    try {
+      await edit([w.s.quotes.attach({ removeQuoteOf: id }), failing], 'refused');
+    } catch {
+      failed = true;
+    }
+    t.equal(failed, true, 'the edit failed');
+    t.strictSame(await w.s.quotes.ofStatuses([id]), new Map([[id, after]]), 'the quote stays');
+    t.equal((await w.s.statuses.get(id))?.text, 'now quoting the second', 'and the text');
+
+    await edit([w.s.quotes.attach({ removeQuoteOf: id })], 'quoting nothing');
+    t.strictSame(await w.s.quotes.ofStatuses([id]), new Map(), 'removed');
+    t.strictSame(await w.s.quotes.count([first.id, second.id], ['accepted', 'pending']), new Map(), 'nothing counted');
+    await edit([w.s.quotes.attach({ removeQuoteOf: id })], 'still nothing');
+    t.strictSame(await w.s.quotes.ofStatuses([id]), new Map(), 'removing no quote does nothing');
+  });
+
   shared('quotes: one transition wins a race', async (t, w, other) => {
     const [alice, bob] = [await w.account(), await w.account()];
     const quoted = await w.post(alice.id);

@@ -562,8 +562,9 @@ export interface EndorsementRepository {
 /** Quotes (one per quoting status) and the quote policy of each status (absent: none stored). */
 export interface QuoteRepository {
   /** A write for statuses.create/update of this store: the status's quote (replacing any it had)
-   * and its policy, committed with the status. */
-  attach(values: { quote?: Quote; policy?: { statusId: Id; policy: QuotePolicy } }): StorageWrite;
+   * and its policy, committed with the status; `removeQuoteOf` deletes the quote that status
+   * makes (an edit dropping it), before a new `quote` is stored. */
+  attach(values: { quote?: Quote; policy?: { statusId: Id; policy: QuotePolicy }; removeQuoteOf?: Id }): StorageWrite;
   /** Stores a quote, replacing the quoting status's earlier one (its id included). */
   save(quote: Quote): Promise<void>;
   /** Sets the quote policy of a status. */
