@@ -38,6 +38,8 @@ export const texts = {
   visibilityReserved: 'Validation failed: Visibility is reserved',
   quotedMissing: 'The post you are trying to quote does not appear to exist.',
   quotedNotMentioned: 'Validation failed: Cannot quote a non-mentioned user in a Private Mention post.',
+  // Rookery's own (an edit cannot lower the visibility as publish does; Mastodon has no such edit).
+  quotedPrivateInPublic: 'Validation failed: Cannot quote a private post in a public or unlisted post.',
   recordInvalid: 'Record invalid',
 } as const;
 

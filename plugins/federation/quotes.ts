@@ -9,7 +9,7 @@
 // authorization verified (the stamp fetched from the quoted author's server must name this very
 // quote); a Delete of a stamp revokes the quote. The decisions are the core's (federation/quotes.ts).
 
-import { accountUri, type Account, type Id, type PluginHost } from 'rookery/plugin-kit';
+import { accountUri, type Account, type Id, type PluginHost, type Status } from 'rookery/plugin-kit';
 import type { Context, RequestContext } from '@fedify/fedify';
 import { Accept, Delete, QuoteAuthorization, QuoteRequest, Reject, type Recipient } from '@fedify/fedify/vocab';
 import { localAccount, recipientOf, type FederationParts } from './federation.ts';
@@ -55,12 +55,13 @@ export function quoteFederation(
     });
   }).authorize((ctx) => mayFetch(ctx));
 
-  // A local quote of a remote status asks the quoted author's server.
-  host.on('status.created', async (event) => {
-    const status = event.status;
+  // A local quote of a remote status asks the quoted author's server: when the status is
+  // published, and when an edit quotes another status (its quote made at the edit's time).
+  async function askForQuote(status: Status, madeAt: number | null): Promise<void> {
     if (!status.local || status.reblogOfId !== null) return;
     const quote = await quoteOf(host, status.id);
     if (quote === null || quote.state !== 'pending') return;
+    if (madeAt !== null && quote.createdAt !== madeAt) return;
     const [quoting, quoted] = await Promise.all([uriOf(host, status.id), uriOf(host, quote.quotedStatusId)]);
     if (quoting === null || quoted === null || quoted.status.local) return;
     const ctx = parts.context();
@@ -71,7 +72,9 @@ export function quoteFederation(
       instrument: new URL(quoting.uri),
     });
     await deliver(ctx, quoting.author, quoted.author, request);
-  });
+  }
+  host.on('status.created', (event) => askForQuote(event.status, null));
+  host.on('status.updated', (event) => askForQuote(event.status, event.status.editedAt));
 
   // A local author withdrew a remote account's quote: the stamp is deleted, for its server.
   host.on('quote.changed', async (event) => {

@@ -33,6 +33,8 @@ export function notificationHandler(core: Core): EventHandler {
         await notifyMentioned(core, id, status);
         await notifyBoostersOfEdit(core, id, status);
         await notifyQuotersOfEdit(core, id, status);
+        // A quote the edit made (quoted_status_id on edit): its quoted author is told, as on publish.
+        await notifyQuoted(core, id, status, status.editedAt);
         return;
       }
       case 'status.refreshed': {

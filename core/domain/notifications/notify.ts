@@ -3,7 +3,7 @@
 // key made of the event's id, its type and its recipient, and a second run creates nothing.
 
 import type { Core } from '../context.ts';
-import type { Follow, Id, Mute, Notification, NotificationType, Status } from '../model.ts';
+import type { Follow, Id, Millis, Mute, Notification, NotificationType, Status } from '../model.ts';
 import { countsForAuthor } from '../policy.ts';
 import { groupKeyFor } from './grouping.ts';
 import { screen } from './screening.ts';
@@ -118,9 +118,11 @@ export async function notifyBoostersOfEdit(core: Core, eventId: Id, status: Stat
 }
 
 /** A status that quotes another, its quote accepted, tells the quoted author (once per status). */
-export async function notifyQuoted(core: Core, eventId: Id, status: Status): Promise<void> {
+export async function notifyQuoted(core: Core, eventId: Id, status: Status, madeAt?: Millis | null): Promise<void> {
   const quote = (await core.storage.quotes.ofStatuses([status.id])).get(status.id);
   if (quote === undefined || quote.state !== 'accepted' || quote.quotedAccountId === null) return;
+  // After an edit, only a quote that edit made.
+  if (madeAt !== undefined && quote.createdAt !== madeAt) return;
   await notify(core, eventId, { recipientId: quote.quotedAccountId, type: 'quote', fromAccountId: status.accountId, status, sameAs: `quote:${status.id}` });
 }
 

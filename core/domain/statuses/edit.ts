@@ -1,5 +1,6 @@
 // Editing a status (PUT /api/v1/statuses/:id), its history and its source. Own statuses
-// only; visibility and reply target never change; publish's validations apply. The first edit
+// only; visibility and reply target never change; publish's validations apply, and
+// `quoted_status_id` removes or replaces the quote (quote.ts, readQuoteEdit). The first edit
 // also records the original, so the history always starts with what was first published.
 // Media and polls belong to plugins: the draft starts from the status's own, and every hook
 // that handles edits keeps, replaces or drops its part (and says what the poll was), with writes
@@ -14,7 +15,7 @@ import type { PublishDraft } from '../hooks.ts';
 import { findLive, findVisible } from '../viewer.ts';
 import { checkRawLength, readText, refuseUnhandledParams, renderText, runPublishHooks, validateText } from './compose.ts';
 import { conflictError, type Author } from './publish.ts';
-import { readQuotePolicy, setQuotePolicy } from './quote.ts';
+import { checkDirectQuote, newQuote, readQuoteEdit, readQuotePolicy, setQuotePolicy } from './quote.ts';
 
 const PLUGIN_PARAMS = ['media_ids', 'poll'] as const;
 
@@ -43,6 +44,7 @@ export async function editStatus(core: Core, author: Author, id: string, params:
   if (status.accountId !== author.account.id || status.reblogOfId !== null) throw notFound();
   refuseUnhandledParams(core, params, PLUGIN_PARAMS);
   const quotePolicy = readQuotePolicy(params);
+  const quoteEdit = await readQuoteEdit(core, author.account, status, params);
   const parts = readText(params, status.sensitive, status);
   checkRawLength(core, parts);
   const draft: PublishDraft = {
@@ -75,11 +77,20 @@ export async function editStatus(core: Core, author: Author, id: string, params:
     draft.language === status.language &&
     draft.mediaIds.join() === status.mediaIds.join() &&
     draft.pollId === status.pollId &&
-    draft.writes.length === 0;
+    draft.writes.length === 0 &&
+    quoteEdit.kind === 'keep';
   if (unchanged) return status;
 
   const rendered = await renderText(core, draft.text);
   const now = core.clock.now();
+  // A quote removed or replaced is part of the edit: written with it, in its revision's time.
+  const writes = [...draft.writes];
+  if (quoteEdit.kind === 'replace') {
+    checkDirectQuote(quoteEdit.quoted, author.account, status.visibility, rendered.mentionIds);
+    writes.push(core.storage.quotes.attach({ removeQuoteOf: status.id, quote: newQuote(core, status.id, author.account, quoteEdit.quoted, now) }));
+  } else if (quoteEdit.kind === 'remove') {
+    writes.push(core.storage.quotes.attach({ removeQuoteOf: status.id }));
+  }
   const revision = (from: Revised, options: string[] | null, at: number): StatusEdit => revisionOf(core, status, from, options, at);
   const revisions: StatusEdit[] = [];
   if (status.editedAt === null) revisions.push(revision(status, draft.previousPollOptions, status.createdAt));
@@ -87,7 +98,7 @@ export async function editStatus(core: Core, author: Author, id: string, params:
   const options: Parameters<Core['storage']['statuses']['update']>[3] & object = {
     outbox: (edited) => (edited === null ? [] : core.record({ type: 'status.updated', status: edited })),
   };
-  if (draft.writes.length > 0) options.writes = draft.writes;
+  if (writes.length > 0) options.writes = writes;
   let updated: Status | null;
   try {
     updated = await core.storage.statuses.update(

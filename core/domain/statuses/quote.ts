@@ -6,7 +6,7 @@
 import type { Core } from '../context.ts';
 import { forbidden, notFound, RookeryError, texts, unprocessable } from '../errors.ts';
 import { isId } from '../ids.ts';
-import { QUOTE_POLICIES, type Account, type Id, type Quote, type QuotePolicy, type Status, type User, type Visibility } from '../model.ts';
+import { QUOTE_POLICIES, type Account, type Id, type Millis, type Quote, type QuotePolicy, type Status, type User, type Visibility } from '../model.ts';
 import type { Page } from '../ports/storage.ts';
 import { str, type Params } from '../params.ts';
 import { canQuote, storedQuotePolicy } from '../policy.ts';
@@ -77,10 +77,11 @@ export function checkDirectQuote(quoted: Status | null, account: Account, visibi
   throw unprocessable(texts.quotedNotMentioned);
 }
 
-/** The quote a new status makes: accepted at once when the quoted status is local (the policy
- * was checked), pending the remote server's authorization otherwise. */
-export function newQuote(core: Core, statusId: Id, account: Account, quoted: Status): Quote {
-  const now = core.clock.now();
+/** The quote a new status makes (or an edited one, `at` the edit's time): accepted at once when
+ * the quoted status is local (the policy was checked), pending the remote server's
+ * authorization otherwise. */
+export function newQuote(core: Core, statusId: Id, account: Account, quoted: Status, at?: Millis): Quote {
+  const now = at ?? core.clock.now();
   return {
     id: core.ids.next(),
     statusId,
@@ -93,6 +94,30 @@ export function newQuote(core: Core, statusId: Id, account: Account, quoted: Sta
     createdAt: now,
     updatedAt: now,
   };
+}
+
+/** What `quoted_status_id` asks of an edit: nothing (absent, or the status quoted now), the
+ * quote removed (empty or null), or another status quoted instead. */
+export type QuoteEdit = { kind: 'keep' } | { kind: 'remove' } | { kind: 'replace'; quoted: Status };
+
+/** Reads `quoted_status_id` on an edit (Rookery's reading of issue 20; Mastodon 4.5 leaves a
+ * status's quote as it was published). A new quoted status passes publish's checks, with the
+ * same 404; the edited status itself cannot be quoted; a private one cannot be quoted by a
+ * public or unlisted status, whose visibility an edit never changes. */
+export async function readQuoteEdit(core: Core, account: Account, status: Status, params: Params): Promise<QuoteEdit> {
+  const raw = params['quoted_status_id'];
+  if (raw === undefined) return { kind: 'keep' };
+  const current = (await core.storage.quotes.ofStatuses([status.id])).get(status.id) ?? null;
+  if (raw === null || raw === '') return current === null ? { kind: 'keep' } : { kind: 'remove' };
+  const id = str(params, 'quoted_status_id');
+  if (id === undefined) return { kind: 'keep' };
+  if (current !== null && id === current.quotedStatusId) return { kind: 'keep' };
+  const quoted = await quoteTarget(core, account, params);
+  if (quoted === null) return { kind: 'keep' };
+  if (current !== null && quoted.id === current.quotedStatusId) return { kind: 'keep' };
+  if (quoted.id === status.id) throw new RookeryError(404, texts.quotedMissing);
+  if (quotingVisibility(quoted, status.visibility) !== status.visibility) throw unprocessable(texts.quotedPrivateInPublic);
+  return { kind: 'replace', quoted };
 }
 
 export interface PagedQuotes {
