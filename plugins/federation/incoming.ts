@@ -36,7 +36,7 @@ import type { RemoteAccountInput, RemoteApi } from './remote-api.ts';
 import { hrefOf, millis, statusInputOf, text } from './status-input.ts';
 import { accountTexts, keepAccountEmojis, keepStatusEmojis, remoteEmojisOf, statusTexts, type EmojiRepository } from './remote-emoji.ts';
 import { keepRemoteMedia, remoteMediaOf } from './remote-media.ts';
-import { noteQuoteInput } from './quote-objects.ts';
+import { noteQuoteInput, quoteOf } from './quote-objects.ts';
 import type { QuoteFederation } from './quotes.ts';
 import type { Relays } from './relays.ts';
 
@@ -295,14 +295,18 @@ export function incoming(host: PluginHost, parts: FederationParts, options: Inco
       const quotedId = await statusIdOf(request.objectId);
       if (sender === null || quotedId === null || options.quotes === undefined) return;
       let quotingId = await statusIdOf(request.instrumentId);
-      if (quotingId === null) {
+      // A stored status that does not quote this one yet was edited to quote it (the Update may
+      // come after the request): its current copy is fetched and applied as the edit.
+      const stale = quotingId !== null && (await quoteOf(host, quotingId))?.quotedStatusId !== quotedId;
+      if (quotingId === null || stale) {
         const instrument = await request.getInstrument({ suppressError: true });
         if ((instrument instanceof Note || instrument instanceof Question) && (await sameAuthor(instrument, sender))) {
           const actor = await request.getActor({ suppressError: true });
           const input = await statusInputOf(host, instrument, sender, actor);
           if (input !== null) {
             await keepStatusParts(host, { kv: parts.kv, emojis: options.emojis }, instrument, input.uri);
-            quotingId = (await api.receiveRemoteStatus(await withQuote(input, instrument, actor)))?.id ?? null;
+            const quoting = await withQuote(input, instrument, actor);
+            quotingId = quotingId === null ? ((await api.receiveRemoteStatus(quoting))?.id ?? null) : ((await api.updateRemoteStatus(quoting))?.id ?? quotingId);
           }
         }
       }

@@ -84,7 +84,8 @@ export async function noteQuoteInput(
   if (target === null || object.id === null) return { quote: null, quotePolicy };
   const quotedStatusId = await resolve(target).catch(() => null);
   const quoted = await uriOf(host, quotedStatusId);
-  if (quoted === null) return { quote: null, quotePolicy };
+  // It quotes something this server could not get: not "no quote" (an edit keeps its quote).
+  if (quoted === null) return { quote: { quotedStatusId: null, authorizationUri: null }, quotePolicy };
   let authorizationUri: string | null = null;
   // A stamp counts only from the quoted author's server, naming this very quote. A local quoted
   // status needs none: the core applies its policy.

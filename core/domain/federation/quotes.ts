@@ -4,7 +4,7 @@
 // and stamps; the decisions (who may quote what, which state a quote moves to) are taken here.
 
 import type { Core } from '../context.ts';
-import { QUOTE_POLICIES, type Account, type Id, type Quote, type QuotePolicy, type QuoteState, type Status } from '../model.ts';
+import { QUOTE_POLICIES, type Account, type Id, type Millis, type Quote, type QuotePolicy, type QuoteState, type Status } from '../model.ts';
 import { isId } from '../ids.ts';
 import { httpUrl } from '../remote/lookup.ts';
 import { canQuote } from '../policy.ts';
@@ -41,14 +41,22 @@ async function initialState(core: Core, quoted: Status, author: Account, input: 
   return httpUrl(input.authorizationUri) !== null ? 'accepted' : 'pending';
 }
 
-/** The writes that store a new remote status's quote and policy with it. */
-export async function remoteQuoteWrites(core: Core, statusId: Id, author: Account, quote: RemoteQuoteInput | null | undefined, stated: QuotePolicy | null | undefined): Promise<StorageWrite[]> {
+/** The writes that store a new remote status's quote and policy with it (`at`: when the quote
+ * was made, now unless an edit made it). */
+export async function remoteQuoteWrites(
+  core: Core,
+  statusId: Id,
+  author: Account,
+  quote: RemoteQuoteInput | null | undefined,
+  stated: QuotePolicy | null | undefined,
+  at?: Millis,
+): Promise<StorageWrite[]> {
   let record: Quote | undefined;
   const policy = validPolicy(stated);
   if (quote && typeof quote.quotedStatusId === 'string' && isId(quote.quotedStatusId)) {
     const quoted = await core.storage.statuses.get(quote.quotedStatusId);
     if (quoted !== null && quoted.reblogOfId === null) {
-      const now = core.clock.now();
+      const now = at ?? core.clock.now();
       record = {
         id: core.ids.next(),
         statusId,
@@ -67,6 +75,18 @@ export async function remoteQuoteWrites(core: Core, statusId: Id, author: Accoun
   if (record !== undefined) values.quote = record;
   if (policy) values.policy = { statusId, policy };
   return record === undefined && !policy ? [] : [core.storage.quotes.attach(values)];
+}
+
+/** What an edit from another server does to its status's quote: the writes that replace it
+ * (another status quoted, stored under the rules a new quote follows) or remove it (the copy
+ * quotes nothing); none when the copy states nothing, the same status, or a status this server
+ * could not resolve (quotedStatusId null: the quote is left as it was). */
+export async function remoteQuoteChange(core: Core, status: Status, author: Account, quote: RemoteQuoteInput | null | undefined, at: Millis): Promise<StorageWrite[]> {
+  if (quote === undefined) return [];
+  const current = (await core.storage.quotes.ofStatuses([status.id])).get(status.id) ?? null;
+  if (quote === null) return current === null ? [] : [core.storage.quotes.attach({ removeQuoteOf: status.id })];
+  if (quote.quotedStatusId === null || quote.quotedStatusId === current?.quotedStatusId) return [];
+  return remoteQuoteWrites(core, status.id, author, quote, null, at);
 }
 
 /** A later copy of a remote status (an Update): a policy it now states is stored, and a quote

@@ -16,7 +16,7 @@ import { newStatus } from '../statuses/new-status.ts';
 import { boundText, htmlToText, sanitizeHtml } from '../text/sanitize.ts';
 import { normalizeTag } from '../text/tags.ts';
 import { findStatusByUri, httpUrl } from '../remote/lookup.ts';
-import { refreshRemoteQuote, remoteQuoteWrites, type RemoteQuoteInput } from './quotes.ts';
+import { refreshRemoteQuote, remoteQuoteChange, remoteQuoteWrites, type RemoteQuoteInput } from './quotes.ts';
 
 export interface RemoteStatusInput {
   uri: string;
@@ -222,7 +222,10 @@ export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): 
   await refreshRemoteQuote(core, status, input.quote, input.quotePolicy);
   const sameText = read.content === status.content && read.spoilerText === status.spoilerText && read.sensitive === status.sensitive && read.language === status.language;
   const attached = typeof input.attach === 'function' ? await input.attach(status.id, status.pollId) : { pollId: status.pollId, writes: [] };
-  if (sameText) {
+  const editedAt = input.editedAt === null || input.editedAt === undefined ? core.clock.now() : remoteTime(core, input.editedAt);
+  // Another status quoted, or none: part of the edit (Mastodon swaps a quote only with an edit).
+  const quoteWrites = await remoteQuoteChange(core, status, author, input.quote, editedAt);
+  if (sameText && quoteWrites.length === 0) {
     const sameRefs = sameReferences(status, read);
     if (sameRefs && attached.writes.length === 0 && attached.pollId === status.pollId) return status;
     // The same text: no edit. Mentions or hashtags an earlier copy lacked are set (Mastodon
@@ -231,7 +234,6 @@ export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): 
     // status.update reads as an edit), so they go without any event; anything else is streamed.
     return refreshReferences(core, status, read, attached, sameRefs && attached.countsOnly === true);
   }
-  const editedAt = input.editedAt === null || input.editedAt === undefined ? core.clock.now() : remoteTime(core, input.editedAt);
   const revision = (from: Revised, at: Millis): StatusEdit => revisionOf(core, status, from, null, at);
   const revisions: StatusEdit[] = [];
   if (status.editedAt === null) revisions.push(revision(status, status.createdAt));
@@ -251,7 +253,7 @@ export async function updateRemoteStatus(core: Core, input: RemoteStatusInput): 
       editedAt,
     },
     revisions,
-    { writes: attached.writes, outbox: (edited) => (edited === null ? [] : core.record({ type: 'status.updated', status: edited })) },
+    { writes: [...attached.writes, ...quoteWrites], outbox: (edited) => (edited === null ? [] : core.record({ type: 'status.updated', status: edited })) },
   );
 }
 

@@ -122,3 +122,58 @@ t.test('a quote across servers: requested, accepted, notified, revoked', async (
   t.equal(updated.quote_approval.current_user, 'denied');
   t.equal(updated.edited_at, null, 'not an edit');
 });
+
+// quoted_status_id on edit (issue 20): bob on A, followed by alice on B, edits a status to quote
+// alice's status on B: the Update carries the quote, A asks B with a QuoteRequest as on publish,
+// B accepts and tells alice; an edit removing the quote takes it off B's copy and list.
+t.test("an edit's Update carries the new quote, or none, to the other server", async (t) => {
+  const instance = () => harness({ listen: true, plugins: [federationPlugin({ allowPrivateAddress: true })] });
+  const a: Harness = await instance();
+  const b: Harness = await instance();
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  const drain = async () => {
+    for (const h of [a, b, a, b]) await h.rookery.drain();
+  };
+  const bob: TestUser = await a.user('bob');
+  const alice: TestUser = await b.user('alice');
+  await followAcross(b, [alice], a, 'bob');
+
+  const original = (await b.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'quote me later' } })).json as StatusJson;
+  const found = await a.request('GET', `/api/v2/search?q=${encodeURIComponent(original.uri)}&resolve=true&type=statuses`, { token: bob.token });
+  const copy = (found.json as { statuses: StatusJson[] }).statuses[0] as StatusJson;
+  const plain = (await a.request('POST', '/api/v1/statuses', { token: bob.token, payload: { status: 'nothing quoted yet' } })).json as StatusJson;
+  const onB = async (): Promise<(StatusJson & { content: string }) | null> => {
+    await drain();
+    const home = (await b.request('GET', '/api/v1/timelines/home', { token: alice.token })).json as (StatusJson & { content: string })[];
+    return home.find((s) => s.uri === plain.uri) ?? null;
+  };
+  t.strictSame((await eventually(onB, (s) => s !== null, "B has bob's status"))?.quote, null, 'quoting nothing');
+
+  const edited = await a.request('PUT', `/api/v1/statuses/${plain.id}`, { token: bob.token, payload: { status: 'now quoting alice', quoted_status_id: copy.id } });
+  t.equal(edited.statusCode, 200);
+  t.strictSame((edited.json as StatusJson).quote, { state: 'pending', quoted_status: null }, 'pending until B answers');
+  const onA = async (): Promise<StatusJson> => {
+    await drain();
+    return (await a.request('GET', `/api/v1/statuses/${plain.id}`, { token: bob.token })).json as StatusJson;
+  };
+  const accepted = await eventually(onA, (s) => s.quote?.state === 'accepted', "B accepts the edit's QuoteRequest");
+  t.equal(accepted.quote?.quoted_status?.id, copy.id);
+
+  const quotedOnB = await eventually(onB, (s) => s?.quote?.state === 'accepted', 'the Update brings the quote to B');
+  t.equal(quotedOnB?.content, '<p>now quoting alice</p>', 'with the edit');
+  t.equal(quotedOnB?.quote?.quoted_status?.id, original.id, "alice's status, quoted");
+  const listed = (await b.request('GET', `/api/v1/statuses/${original.id}/quotes`, { token: alice.token })).json as StatusJson[];
+  t.strictSame(listed.map((s) => s.uri), [plain.uri], "listed among alice's quotes");
+  const notes = (await b.request('GET', '/api/v1/notifications?types[]=quote', { token: alice.token })).json as { status: { uri: string } }[];
+  t.strictSame(notes.map((n) => n.status.uri), [plain.uri], 'alice is told');
+
+  const removed = await a.request('PUT', `/api/v1/statuses/${plain.id}`, { token: bob.token, payload: { status: 'quoting nothing again', quoted_status_id: null } });
+  t.strictSame((removed.json as StatusJson).quote, null, 'removed on A');
+  const bare = await eventually(onB, (s) => s?.quote === null && s.content === '<p>quoting nothing again</p>', 'the Update takes the quote off B');
+  t.strictSame(bare?.quote, null);
+  t.strictSame((await b.request('GET', `/api/v1/statuses/${original.id}/quotes`, { token: alice.token })).json, [], 'no longer listed on B');
+  t.equal(((await b.request('GET', `/api/v1/statuses/${original.id}`, { token: alice.token })).json as { quotes_count: number }).quotes_count, 0, 'nor counted');
+});
