@@ -377,6 +377,35 @@ t.test('statuses from a domain the instance blocks are not stored', async (t) =>
   await t.rejects(receiveRemoteStatus(h.core, note({ uri: 'https://far.example/notes/y', visibility: 'secret' as never })), { status: 422, message: 'Validation failed: Visibility is invalid' });
 });
 
+t.test("a remote edit's quote: another status replaces it, none removes it, an unresolved one keeps it", async (t) => {
+  const first = await post(h, amy, 'first to quote');
+  const second = await post(h, ben, 'second to quote');
+  const uri = 'https://far.example/users/carol/statuses/quote-edit';
+  const quoting = await receiveRemoteStatus(h.core, note({ uri, contentHtml: '<p>quoting</p>', quote: { quotedStatusId: first.id, authorizationUri: null } }));
+  if (quoting === null) throw new Error('not stored');
+  const quoteNow = async () => (await h.core.storage.quotes.ofStatuses([quoting.id])).get(quoting.id) ?? null;
+  t.equal((await quoteNow())?.quotedStatusId, first.id);
+
+  const edit = (n: number, quote: RemoteStatusInput['quote']) =>
+    updateRemoteStatus(h.core, note({ uri, contentHtml: `<p>edit ${n}</p>`, editedAt: T + 2000 + n, ...(quote === undefined ? {} : { quote }) }));
+  await edit(1, { quotedStatusId: second.id, authorizationUri: null });
+  await h.rookery.drain();
+  t.match(await quoteNow(), { quotedStatusId: second.id, state: 'accepted' }, 'replaced: a local status its policy allows, accepted');
+  t.equal((await get(`/api/v1/statuses/${first.id}`, amy.token)).quotes_count, 0, 'the first no longer counts it');
+  t.strictSame(ids(await get(`/api/v1/statuses/${second.id}/quotes`, ben.token)), [quoting.id], 'the second lists it');
+  const notes = await get('/api/v1/notifications?types[]=quote', ben.token);
+  t.strictSame(notes.map((n: { status: { id: string } }) => n.status.id), [quoting.id], "the second's author is told");
+  t.equal((await get(`/api/v1/statuses/${quoting.id}/history`, amy.token)).length, 2, 'one edit');
+
+  await edit(2, { quotedStatusId: null, authorizationUri: null });
+  t.equal((await quoteNow())?.quotedStatusId, second.id, 'a quote this server could not resolve: kept');
+  await edit(3, undefined);
+  t.equal((await quoteNow())?.quotedStatusId, second.id, 'nothing stated: kept');
+  await edit(4, null);
+  t.equal(await quoteNow(), null, 'no quote: removed');
+  t.equal((await get(`/api/v1/statuses/${second.id}`, ben.token)).quotes_count, 0);
+});
+
 t.test('a remote account removed: its statuses gone, follows dropped', async (t) => {
   const gone = await upsertRemoteAccount(h.core, { ...carolInput, uri: 'https://far.example/users/gone', url: null, username: 'gone' });
   await follow(h, ben, { account: gone, token: '', application: ben.application });
