@@ -100,7 +100,7 @@ export function newQuote(core: Core, statusId: Id, account: Account, quoted: Sta
  * quote removed (empty or null), or another status quoted instead. */
 export type QuoteEdit = { kind: 'keep' } | { kind: 'remove' } | { kind: 'replace'; quoted: Status };
 
-/** Reads `quoted_status_id` on an edit (Rookery's reading of issue 20; Mastodon 4.5 leaves a
+/** Reads `quoted_status_id` on an edit (beyond Mastodon 4.5, which leaves a
  * status's quote as it was published). A new quoted status passes publish's checks, with the
  * same 404; the edited status itself cannot be quoted; a private one cannot be quoted by a
  * public or unlisted status, whose visibility an edit never changes. */
