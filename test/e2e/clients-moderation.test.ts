@@ -22,6 +22,8 @@ t.test('masto.js: a report, then a moderator lists, assigns, resolves and reopen
   t.same([violation.category, violation.ruleIds], ['violation', ['1']]);
 
   const moderator = createRestAPIClient({ url, accessToken: mia.token });
+  // The moderators are told by a job: requests over real HTTP do not wait for it.
+  await h.rookery.drain();
   const [note] = await moderator.v1.notifications.list({ types: ['admin.report'] });
   t.same([note?.type, note?.report?.id], ['admin.report', report.id], 'told, with the report');
 
