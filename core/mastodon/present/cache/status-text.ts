@@ -189,11 +189,15 @@ function nothingAdded(plugins: Record<string, unknown>): boolean {
  * as any other (its own quote shallow). */
 function quoteText(core: AppCore, status: Status, bundle: StatusBundle, nested: boolean): string {
   const members: Record<string, unknown> = {};
+  // The quoted status is already text: an empty object stands in for it, replaced after
+  // encoding (the only `quoted_status` in these members), so it is neither parsed nor encoded again.
+  let quotedText: string | null = null;
   decorateQuote(status, bundle.quotes ?? NO_QUOTES, members as unknown as StatusJson, nested, (quoted) => {
-    const text = statusText(core, quoted, bundle, true);
-    return text === null ? null : (JSON.parse(text) as StatusJson);
+    quotedText = statusText(core, quoted, bundle, true);
+    return quotedText === null ? null : ({} as StatusJson);
   });
-  return JSON.stringify(members).slice(1, -1);
+  const text = JSON.stringify(members).slice(1, -1);
+  return quotedText === null ? text : text.replace('"quoted_status":{}', () => `"quoted_status":${quotedText}`);
 }
 
 /** One status as JSON text for the bundle's reader: the same members renderStatus gives.
