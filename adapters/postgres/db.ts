@@ -36,7 +36,38 @@ export interface Db extends Sql {
    * serialization failure runs it again from the start, unless `body` called `tx`'s
    * noRetry() (it has handed out something that must not happen twice, such as an outbox call). */
   transaction<T>(body: (tx: Tx, noRetry: () => void) => Promise<T>): Promise<T>;
+  /** The server's current snapshot as text (Storage.stamp), or null when it cannot be read. */
+  stamp(): Promise<string | null>;
   close(): Promise<void>;
+}
+
+/** A snapshot (xmin:xmax:in-progress xids) changes whenever a transaction that wrote anything
+ * ends, and only then: two equal snapshots see the same committed rows. A commit counts from
+ * the moment it is visible, unlike a WAL position, which moves before the commit is. */
+const SNAPSHOT = 'SELECT pg_current_snapshot()::text AS snapshot';
+
+/** Stamp callers share queries: each waits for the first one sent after it asked (so it sees
+ * every commit made before it asked), and at most one is in flight, however many ask. */
+function sharedStamp(query: () => Promise<string | null>): () => Promise<string | null> {
+  let waiting: ((stamp: string | null) => void)[] = [];
+  let inFlight = false;
+  const send = () => {
+    const batch = waiting;
+    waiting = [];
+    inFlight = true;
+    void query()
+      .catch(() => null)
+      .then((stamp) => {
+        inFlight = false;
+        for (const done of batch) done(stamp);
+        if (waiting.length > 0) send();
+      });
+  };
+  return () =>
+    new Promise((done) => {
+      waiting.push(done);
+      if (!inFlight) send();
+    });
 }
 
 const TEXT_PARSERS: Record<number, (value: string) => unknown> = {
@@ -174,6 +205,10 @@ export function openDb(options: DbOptions): Db {
         }
       }
     },
+    stamp: sharedStamp(async () => {
+      const row = (await pool.query({ name: 'rookery_stamp', text: SNAPSHOT })).rows[0] as Row | undefined;
+      return typeof row?.['snapshot'] === 'string' ? row['snapshot'] : null;
+    }),
     close: () => pool.end(),
   };
 }

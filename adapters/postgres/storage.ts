@@ -150,6 +150,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     markers: markerRepository(db),
     oauth: oauthRepository(db),
     jobs: jobQueue(db),
+    stamp: () => db.stamp(),
     close() {
       closing ??= (async () => {
         await Promise.allSettled(migrations);

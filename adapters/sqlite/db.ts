@@ -41,6 +41,9 @@ export interface Db {
   generation(table: string): number;
   /** The next generation() looks for other connections' commits (Storage.freshen). */
   freshen(): void;
+  /** A number that moves with every commit that changed rows, ours or another connection's,
+   * looked for at every call (Storage.stamp). */
+  stamp(): number;
   /** One read snapshot, for reads that take several statements. */
   read<T>(fn: () => T): T;
   close(): void;
@@ -137,6 +140,14 @@ export function openDb(options: OpenOptions): Db {
   // request waits for spans turns without a freshen() at its start), not once per read.
   let checkedThisTurn = false;
   let endTurn: ReturnType<typeof setImmediate> | null = null;
+  /** Another connection's commit moves every table. */
+  const lookForOthers = () => {
+    const version = (dataVersion.get() as unknown as [number])[0];
+    if (version !== lastDataVersion) {
+      lastDataVersion = version;
+      externalAt = ++tick;
+    }
+  };
   const nextTurn = () => {
     checkedThisTurn = false;
     endTurn = null;
@@ -250,13 +261,13 @@ export function openDb(options: OpenOptions): Db {
       if (!checkedThisTurn) {
         checkedThisTurn = true;
         endTurn ??= setImmediate(nextTurn);
-        const version = (dataVersion.get() as unknown as [number])[0];
-        if (version !== lastDataVersion) {
-          lastDataVersion = version;
-          externalAt = ++tick;
-        }
+        lookForOthers();
       }
       return Math.max(externalAt, changedAt.get(table) ?? 0);
+    },
+    stamp() {
+      lookForOthers();
+      return tick;
     },
     read: (fn) => transaction('BEGIN', fn),
     close() {

@@ -137,6 +137,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     oauth: oauthRepository(db),
     jobs: jobQueue(db),
     freshen: () => db.freshen(),
+    stamp: () => db.stamp(),
     async close() {
       db.close();
     },

@@ -29,6 +29,7 @@ import { probeStorage } from './probe-extension.ts';
 import { inboxContract } from './inbox-contract.ts';
 import { tagsContract } from './tags-contract.ts';
 import { analyticsContract } from './analytics-contract.ts';
+import { stampContract } from './stamp-contract.ts';
 import { quotesContract } from './quotes-contract.ts';
 import type { AccessToken, Account, Id, Report, Status, StatusMark, Visibility } from '../../core/domain/model.ts';
 import {
@@ -178,6 +179,7 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
   tagsContract(it, shared);
   analyticsContract(it);
   quotesContract(it, shared);
+  stampContract(it, shared);
 
   // ---- accounts --------------------------------------------------------------------------------
 

@@ -15,6 +15,10 @@ export interface DecorateContext {
   now: Millis;
   /** A signed-in reader (per-viewer keys such as poll.voted are present), or anonymous. */
   signedIn: boolean;
+  /** A renderer whose output depends on the time (a poll's `expired`) says from when it will
+   * read differently, so that an answer kept ready (http/kept.ts) is not served from then on.
+   * Anything else it renders must come from the store (its load) and the status. */
+  changesAt?(at: Millis): void;
 }
 
 export interface BoundStatusDecorator {

@@ -5,7 +5,7 @@
 import type { RookeryConfig } from '../domain/config.ts';
 import type { Core } from '../domain/context.ts';
 import { parseCidr, type Cidr, type ParsedIp } from '../domain/ip.ts';
-import { ipSeverities } from '../domain/moderation/ip-blocks.ts';
+import { anyIpBlocks, ipSeverities } from '../domain/moderation/ip-blocks.ts';
 import { clientAddress } from './rate-limits.ts';
 
 const trustedOf = new WeakMap<RookeryConfig, Cidr[]>();
@@ -21,5 +21,6 @@ export function clientIp(config: RookeryConfig, remoteAddress: string, forwarded
 
 /** Whether a no_access block holds the request's client. */
 export async function accessRefused(core: Core, remoteAddress: string, forwardedFor: string | undefined): Promise<boolean> {
+  if (!(await anyIpBlocks(core))) return false;
   return (await ipSeverities(core, clientIp(core.config, remoteAddress, forwardedFor))).has('no_access');
 }

@@ -155,6 +155,8 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
       endpoints, lookupToken: lookup, authorize: guard, logger: core.logger, rateLimiter,
       freshen: () => core.storage.freshen?.(),
       accessRefused: (remoteAddress, forwardedFor) => accessRefused(core, remoteAddress, forwardedFor),
+      ...(core.storage.stamp === undefined ? {} : { stamp: () => core.storage.stamp?.() ?? null }),
+      now: () => core.clock.now(),
     }),
     accounts: hostAccounts(core),
     tokens: hostTokens(core),

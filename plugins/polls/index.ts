@@ -157,7 +157,10 @@ export function pollsPlugin(options: Record<string, never> = {}): RookeryPlugin 
         },
         render(status, loaded, json, context) {
           const poll = status.pollId === null ? undefined : loaded.polls.get(status.pollId);
-          if (poll) json.poll = renderPoll(poll, context.now, context.signedIn ? (loaded.votes.get(poll.id) ?? []) : null);
+          if (!poll) return;
+          json.poll = renderPoll(poll, context.now, context.signedIn ? (loaded.votes.get(poll.id) ?? []) : null);
+          // `expired` turns true when the poll closes, with nothing written.
+          if (poll.expiresAt !== null && poll.expiresAt > context.now) context.changesAt?.(poll.expiresAt);
         },
         searchable(status, loaded) {
           const poll = status.pollId === null ? undefined : loaded.polls.get(status.pollId);

@@ -161,6 +161,11 @@ async function ranges(core: Core): Promise<Loaded['ranges']> {
   return all;
 }
 
+/** Whether any IP block is stored (most instances have none: then no address is parsed). */
+export async function anyIpBlocks(core: Core): Promise<boolean> {
+  return (await ranges(core)).length > 0;
+}
+
 /** The severities of the live blocks whose range holds the address; none for loopback (Mastodon
  * never blocks localhost) or something that is no address. */
 export async function ipSeverities(core: Core, ip: ParsedIp | null): Promise<Set<string>> {

@@ -801,6 +801,9 @@ export interface AnalyticsRepository {
   retention(range: TimeRange): Promise<RetentionRow[]>;
 }
 
+/** Storage.stamp's mark: equal marks mean nothing was written in between. */
+export type StoreStamp = string | number;
+
 export interface Storage {
   accounts: AccountRepository;
   reports: ReportRepository;
@@ -834,6 +837,12 @@ export interface Storage {
    * need not have it; one that caches may otherwise reuse its last freshness check for a
    * little while. */
   freshen?(): void;
+  /** A mark of what the store holds, for answers kept ready (core/mastodon/http/kept.ts): it
+   * moves whenever a write committed by any process or connection may have changed anything a
+   * read returns, and stays the same while nothing was written. The mark returned reflects
+   * every write committed before the call. null: the store cannot tell now, and nothing is
+   * kept. A store without it keeps no answers. */
+  stamp?(): StoreStamp | null | Promise<StoreStamp | null>;
   /** Flushes and releases the store; acknowledged writes survive a reopen. */
   close(): Promise<void>;
 }

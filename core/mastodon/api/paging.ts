@@ -21,7 +21,7 @@ export function pagedJson(core: AppCore, request: ApiRequest, body: unknown, cur
 /** Statuses rendered for the caller, with the page's links. */
 export async function pagedStatuses(core: AppCore, request: ApiRequest, statuses: readonly Status[], cursors: Cursors): Promise<ApiResponse> {
   const viewer: Account | null = request.caller.account;
-  const text = await presentStatusesText(core, statuses, viewer);
+  const text = await presentStatusesText(core, statuses, viewer, request.keep);
   const link = linkHeader(core.config, request.path, request.query, { next: cursors.next, prev: cursors.prev, prevParam: 'min_id' });
   return jsonText(text, 200, link === undefined ? undefined : { link });
 }

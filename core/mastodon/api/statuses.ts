@@ -50,7 +50,7 @@ function id(request: ApiRequest): string {
 
 export function statusEndpoints(core: AppCore): Endpoint[] {
   const render = async (status: Status, request: ApiRequest): Promise<ApiResponse> =>
-    jsonText(await presentStatusText(core, status, request.caller.account));
+    jsonText(await presentStatusText(core, status, request.caller.account, request.keep));
 
   /** An operation on one status for the signed-in caller, answered with the status. */
   const action = (path: string, scopes: string[], run: (actor: Account, request: ApiRequest) => Promise<Status>): Endpoint => ({
@@ -100,6 +100,7 @@ export function statusEndpoints(core: AppCore): Endpoint[] {
       path: '/api/v1/statuses/:id',
       auth: 'optional',
       scopes: READ,
+      keep: true,
       handle: async (request) => render(await viewStatus(core, request.caller.account, id(request)), request),
     },
     {
@@ -117,12 +118,13 @@ export function statusEndpoints(core: AppCore): Endpoint[] {
       path: '/api/v1/statuses/:id/context',
       auth: 'optional',
       scopes: READ,
+      keep: true,
       handle: async (request) => {
         const viewer = request.caller.account;
         const context = await statusContext(core, viewer, id(request));
         const [ancestors, descendants] = await Promise.all([
-          presentStatusesText(core, context.ancestors, viewer),
-          presentStatusesText(core, context.descendants, viewer),
+          presentStatusesText(core, context.ancestors, viewer, request.keep),
+          presentStatusesText(core, context.descendants, viewer, request.keep),
         ]);
         return jsonText(`{"ancestors":${ancestors},"descendants":${descendants}}`);
       },

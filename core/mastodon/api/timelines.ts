@@ -35,6 +35,7 @@ export function timelineEndpoints(core: AppCore): Endpoint[] {
       path: '/api/v1/timelines/public',
       auth: 'optional',
       scopes: READ_STATUSES,
+      keep: true,
       handle: async (request) => {
         const params = paramsOf(request);
         const slice = await publicTimeline(core, request.caller.account, page(params, 20, 40), originOf(params));
@@ -46,6 +47,7 @@ export function timelineEndpoints(core: AppCore): Endpoint[] {
       path: '/api/v1/timelines/tag/:hashtag',
       auth: 'optional',
       scopes: READ_STATUSES,
+      keep: true,
       handle: async (request) => {
         const params = paramsOf(request);
         const slice = await tagTimeline(core, request.caller.account, page(params, 20, 40), {

@@ -2,7 +2,7 @@
 // scopes (the rules), and a handler from a plain request to a plain response; core/http serves
 // them and transports only move bytes. Plugins add endpoints through the plugin host.
 
-import type { AccessToken, Account, Application, User } from '../../domain/model.ts';
+import type { AccessToken, Account, Application, Millis, User } from '../../domain/model.ts';
 import type { FileLimit, Params } from '../../domain/params.ts';
 
 export type { FileLimit, Params };
@@ -66,6 +66,15 @@ export interface ApiRequest {
   /** The body's bytes exactly as received, for endpoints that declare `rawBody` (an inbox
    * checks them against a signed digest); `body` is then empty. */
   rawBody?: Uint8Array;
+  /** Present when the answer will be kept ready (an endpoint that declares `keep`, called
+   * anonymously): what renders it notes there when it will read differently by time alone. */
+  keep?: KeepNote;
+}
+
+/** Filled while an answer that will be kept ready is made (http/kept.ts): the time from which
+ * it may read differently though nothing was written (Infinity: never). */
+export interface KeepNote {
+  until: Millis;
 }
 
 export interface ApiResponse {
@@ -120,6 +129,10 @@ export interface Endpoint {
    * transport (a body it cannot read, a limit, another method on its path) comes out as
    * {"error": "invalid_request", "error_description": text}, like the endpoint's own errors. */
   oauthErrors?: boolean;
+  /** Its anonymous answer (200) depends only on what the store holds, and on the time only
+   * through what its renderers note in `request.keep`: it may be kept ready and served again
+   * while nothing is written (http/kept.ts). */
+  keep?: boolean;
   handle(request: ApiRequest): Promise<ApiResponse>;
 }
 

@@ -5,6 +5,7 @@
 // front says so (null) and the transport passes them to the host app.
 
 import type { ApiRequest, ApiResponse, Endpoint, Params, TokenLookup } from '../endpoint/types.ts';
+import type { StoreStamp } from '../../domain/ports/storage.ts';
 import { notFound, RookeryError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
 import { rateLimitTexts } from '../rate-limits.ts';
@@ -15,6 +16,7 @@ import { parseHeaderValue } from './header-params.ts';
 import { MAX_BOUNDARY, MAX_FIELD_BYTES, MAX_FILES } from './multipart.ts';
 import { MAX_PARAMS, nestParams, parseUrlEncoded, rackTexts } from './rack.ts';
 import { errorResponse, oauthBody, render, renderFailure, SERVER_ERROR } from './render.ts';
+import { KeptAnswers } from './kept.ts';
 import { Router, type RouteMatch } from './router.ts';
 import type { BodyLimit, FormRules, FrontDeps, HttpFront, RawHead, RawRequest, RawResponse, RouteInfo } from './types.ts';
 
@@ -119,6 +121,21 @@ function bearerToken(authorization: string | undefined, query: Params, body: Par
   return null;
 }
 
+/** No token anywhere a GET carries one: no Authorization header, and no access_token in a
+ * query string that needs no decoding. (Anything else is looked at the long way.) */
+function plainlyAnonymous(raw: RawRequest, target: Target): boolean {
+  return raw.headers['authorization'] === undefined && (target.search === '' || (!target.search.includes('access') && !target.search.includes('%')));
+}
+
+/** Adds headers the response has none of (an endpoint's own win), their names in lower case
+ * as render() writes them. */
+function addHeaders(response: RawResponse, extra: Readonly<Record<string, string>> = {}): void {
+  for (const [name, value] of Object.entries(extra)) {
+    const lower = name.toLowerCase();
+    if (!(lower in response.headers)) response.headers[lower] = value;
+  }
+}
+
 /** Rails routes a resource's update to both PUT and PATCH, and Mastodon's clients use either
  * (masto.js sends PUT, others PATCH): an endpoint declared PUT answers PATCH too, unless the
  * path has a PATCH of its own. */
@@ -145,8 +162,20 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
   const maxBytes = deps.maxBytes ?? DEFAULT_MAX_BYTES;
   const limitOf = (endpoint: Endpoint) => endpoint.payload?.maxBytes ?? maxBytes;
   const logFailure = (method: string, path: string) => (err: unknown) => deps.logger.error({ err, method, path }, 'request failed');
+  const kept = new KeptAnswers();
+  const now = deps.now ?? Date.now;
+  // A transport asks bodyLimit and then handle for the same request: it is routed once.
+  let lastRoute: { method: string; path: string; match: RouteMatch } | null = null;
+  const route = (method: string, path: string): RouteMatch => {
+    if (lastRoute !== null && lastRoute.method === method && lastRoute.path === path) return lastRoute.match;
+    const match = router.match(method, path);
+    lastRoute = { method, path, match };
+    return match;
+  };
 
-  async function serve(endpoint: Endpoint, rawParams: Record<string, string>, raw: RawRequest, target: Target): Promise<RawResponse> {
+  /** `early`: the stamp handle() took for a request it saw to be anonymous, whose kept answer
+   * it looked for already. */
+  async function serve(endpoint: Endpoint, rawParams: Record<string, string>, raw: RawRequest, target: Target, early?: StoreStamp | null): Promise<RawResponse> {
     try {
       const limit = limitOf(endpoint);
       if (!ignoresBody(endpoint) && raw.body !== null && raw.body.byteLength > limit) throw new RookeryError(413, frontTexts.tooLarge(limit));
@@ -173,6 +202,16 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
               forwardedFor: headers['x-forwarded-for'],
             });
       if (verdict?.limited) throw new RookeryError(429, rateLimitTexts.tooMany, {}, verdict.headers);
+      // An anonymous GET of an endpoint that keeps its answers: served from them when nothing
+      // was written since (kept.ts); else made, and kept.
+      const stamp = early !== undefined ? early : endpoint.keep === true && lookup.kind === 'none' && deps.stamp !== undefined ? await deps.stamp() : null;
+      if (stamp !== null && early === undefined) {
+        const ready = kept.get(raw.url, stamp, now());
+        if (ready !== undefined) {
+          if (verdict != null) addHeaders(ready, await deps.rateLimiter?.after(verdict, ready.status, null));
+          return ready;
+        }
+      }
       const request: ApiRequest = {
         method: endpoint.method,
         path: target.path,
@@ -186,6 +225,7 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         search: target.search,
       };
       if (rawBody) request.rawBody = raw.body ?? new Uint8Array();
+      const note = stamp === null ? undefined : (request.keep = { until: Infinity });
       let response: ApiResponse;
       try {
         // A file the transport stopped reading at its limit: refused now that the caller is known.
@@ -198,8 +238,10 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         }
         throw err;
       }
-      if (verdict != null) response = { ...response, headers: { ...(await deps.rateLimiter?.after(verdict, response.status, response.body)), ...response.headers } };
-      return render(response);
+      // Kept before the rate limits' headers, which are the request's own.
+      const rendered = note !== undefined && stamp !== null && response.status === 200 ? kept.keep(raw.url, stamp, note.until, render(response)) : render(response);
+      if (verdict != null) addHeaders(rendered, await deps.rateLimiter?.after(verdict, response.status, response.body));
+      return rendered;
     } catch (err) {
       return renderFailure(err, logFailure(raw.method.toUpperCase(), target.path), endpoint.oauthErrors === true);
     }
@@ -212,7 +254,7 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
     bodyLimit(method: string, url: string): BodyLimit | null {
       const target = splitUrl(url);
       if (target === null) return null;
-      const match = router.match(routingMethod(method), target.path);
+      const match = route(routingMethod(method), target.path);
       if (match.kind === 'endpoint') return ignoresBody(match.endpoint) ? 'ignore' : limitOf(match.endpoint);
       return match.kind === 'none' && !isApiPath(target.path) ? null : 'ignore';
     },
@@ -220,7 +262,7 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
     formRules(request: RawHead): FormRules | null {
       const target = splitUrl(request.url);
       if (target === null || !isStreamableForm(request.headers)) return null;
-      const match = router.match(routingMethod(request.method), target.path);
+      const match = route(routingMethod(request.method), target.path);
       if (match.kind !== 'endpoint' || ignoresBody(match.endpoint) || match.endpoint.rawBody === true) return null;
       const { endpoint } = match;
       const limit = limitOf(endpoint);
@@ -244,12 +286,19 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         const asked = router.match(routingMethod(requested), target.path);
         if (corsFor(asked, target.path)) return preflight(origin);
       }
-      const match = router.match(method, target.path);
+      const match = route(method, target.path);
       if ((match.kind !== 'none' || isApiPath(target.path)) && (await deps.accessRefused?.(raw.remoteAddress, headerOf(raw.headers, 'x-forwarded-for')))) {
         return { status: 403, headers: { 'content-type': 'text/plain' }, body: 'Forbidden\n' };
       }
       if (match.kind === 'endpoint') {
-        const response = await serve(match.endpoint, match.params, raw, target);
+        // Plainly anonymous, and no limits to count: a kept answer is found before anything
+        // of the request is parsed (its path and query were valid when it was made).
+        const early = match.endpoint.keep === true && deps.rateLimiter == null && plainlyAnonymous(raw, target) ? ((await deps.stamp?.()) ?? null) : undefined;
+        if (early != null) {
+          const ready = kept.get(raw.url, early, now());
+          if (ready !== undefined) return withCors(ready, origin);
+        }
+        const response = await serve(match.endpoint, match.params, raw, target, early);
         return match.endpoint.cors === false ? response : withCors(response, origin);
       }
       if (match.kind === 'none' && !isApiPath(target.path)) return null;

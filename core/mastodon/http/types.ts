@@ -8,6 +8,8 @@
 
 import type { Caller, Endpoint, FileLimit, HttpMethod, TokenLookup, UploadedFile } from '../endpoint/types.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
+import type { Millis } from '../../domain/model.ts';
+import type { StoreStamp } from '../../domain/ports/storage.ts';
 import type { RateLimiter } from '../rate-limits.ts';
 
 export interface RawRequest {
@@ -106,4 +108,9 @@ export interface FrontDeps {
   /** Whether the admins' IP blocks shut this client out (no_access): then every request the
    * front would answer gets Rack::Attack's 403 "Forbidden". */
   accessRefused?: (remoteAddress: string, forwardedFor: string | undefined) => Promise<boolean>;
+  /** The store's stamp (Storage.stamp): with it, anonymous answers of endpoints that declare
+   * `keep` are kept ready (kept.ts); without it, none are. */
+  stamp?: () => StoreStamp | null | Promise<StoreStamp | null>;
+  /** The clock kept answers' time limits are read on (default Date.now). */
+  now?: () => Millis;
 }

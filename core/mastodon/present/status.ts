@@ -3,7 +3,7 @@
 
 import { isSensitized } from '../../domain/policy.ts';
 import type { RookeryConfig } from '../../domain/config.ts';
-import type { BoundStatusDecorator } from '../context.ts';
+import type { BoundStatusDecorator, DecorateContext } from '../context.ts';
 import type { Account, Application, Filter, Id, Millis, Status } from '../../domain/model.ts';
 import type { ViewerState } from '../../domain/ports/storage.ts';
 import { acct, accountUrl, statusUri, statusUrl, tagUrl } from '../../domain/urls.ts';
@@ -41,6 +41,22 @@ export interface StatusBundle {
   now: Millis;
   /** The quotes of the statuses and what the reader may see of them (present/quote.ts). */
   quotes?: QuoteBundle;
+  /** When the answer is kept ready: where renderers note when it reads differently by time. */
+  keep?: { until: Millis };
+}
+
+/** What the plugins' renderers are given for this bundle. */
+export function decorateContext(bundle: StatusBundle): DecorateContext {
+  const signedIn = bundle.viewer !== null;
+  const note = bundle.keep;
+  if (note === undefined) return { now: bundle.now, signedIn };
+  return {
+    now: bundle.now,
+    signedIn,
+    changesAt(at) {
+      if (at < note.until) note.until = at;
+    },
+  };
 }
 
 export interface RenderOptions {
@@ -119,7 +135,7 @@ export function renderStatus(config: RookeryConfig, status: Status, bundle: Stat
   json.tags = status.tags.map((name) => ({ name, url: tagUrl(config, name) }));
   // The plugins' parts; a boost has none of its own (clients read them from `reblog`).
   if (!isBoost) {
-    const context = { now: bundle.now, signedIn: viewer !== null };
+    const context = decorateContext(bundle);
     for (const { decorator, loaded } of bundle.decorators) decorator.render(status, loaded, json, context);
   }
   decorateQuote(status, bundle.quotes ?? NO_QUOTES, json, options.nestedQuote === true, (quoted) =>

@@ -23,11 +23,11 @@
 // afresh each time: that plugin's data is not among the rows compared.
 
 import type { AppCore } from '../../context.ts';
-import type { Account, Id, Status } from '../../../domain/model.ts';
+import type { Account, Id, Millis, Status } from '../../../domain/model.ts';
 import { matchFilters } from '../../entities/filter.ts';
 import { notFound } from '../../../domain/errors.ts';
 import { loadStatusBundle } from '../load.ts';
-import { renderStatus, searchableText, type StatusBundle, type StatusJson } from '../status.ts';
+import { decorateContext, renderStatus, searchableText, type StatusBundle, type StatusJson } from '../status.ts';
 import { Lru } from './lru.ts';
 import { decorateQuote, NO_QUOTES } from '../quote.ts';
 
@@ -229,15 +229,17 @@ export function statusText(core: AppCore, status: Status, bundle: StatusBundle, 
   // The plugins' members, rendered from this request's reads: decorators fill
   // media_attachments, emojis, card and poll, which start as [] and null.
   const plugins: Record<string, unknown> = { media_attachments: [], emojis: [], card: null, poll: null };
-  const context = { now: bundle.now, signedIn: viewer !== null };
+  const context = decorateContext(bundle);
   for (const { decorator, loaded } of bundle.decorators) decorator.render(status, loaded, plugins as unknown as StatusJson, context);
   return `${out},${nothingAdded(plugins) ? BOOST_PLUGIN_PART : JSON.stringify(plugins).slice(1, -1)}}`;
 }
 
-/** Statuses as one JSON array text, in order; those that cannot be rendered are left out. */
-export async function presentStatusesText(core: AppCore, statuses: readonly Status[], viewer: Account | null): Promise<string> {
+/** Statuses as one JSON array text, in order; those that cannot be rendered are left out.
+ * `keep`: the answer is kept ready (http/kept.ts), and renderers note their time limits there. */
+export async function presentStatusesText(core: AppCore, statuses: readonly Status[], viewer: Account | null, keep?: { until: Millis }): Promise<string> {
   if (statuses.length === 0) return '[]';
   const bundle = await loadStatusBundle(core, statuses, viewer);
+  if (keep !== undefined) bundle.keep = keep;
   const parts: string[] = [];
   for (const status of statuses) {
     const text = statusText(core, status, bundle);
@@ -247,8 +249,9 @@ export async function presentStatusesText(core: AppCore, statuses: readonly Stat
 }
 
 /** One status as JSON text; 404 when it cannot be rendered. */
-export async function presentStatusText(core: AppCore, status: Status, viewer: Account | null): Promise<string> {
+export async function presentStatusText(core: AppCore, status: Status, viewer: Account | null, keep?: { until: Millis }): Promise<string> {
   const bundle = await loadStatusBundle(core, [status], viewer);
+  if (keep !== undefined) bundle.keep = keep;
   const text = statusText(core, status, bundle);
   if (text === null) throw notFound();
   return text;

@@ -1,0 +1,76 @@
+// The storage contract of Storage.stamp, run by storageContract on every adapter that has one:
+// answers kept ready (core/mastodon/http/kept.ts) are served only while it stays, so it must
+// move with every committed write, this connection's or another's, and only then.
+
+import { mark } from './fixtures.ts';
+import type { Account, Id, Status } from '../../core/domain/model.ts';
+import type { Storage, StoreStamp } from '../../core/domain/ports/storage.ts';
+
+interface ContractTest {
+  equal(found: unknown, wanted: unknown, ...message: [] | [string]): unknown;
+  pass(message: string): unknown;
+}
+interface World {
+  s: Storage;
+  id(): Id;
+  account(): Promise<Account>;
+  post(accountId: Id, o?: Partial<Status>): Promise<Status>;
+}
+type It = (name: string, body: (t: ContractTest, w: World) => Promise<void>) => void;
+type Shared = (name: string, body: (t: ContractTest, w: World, other: Storage) => Promise<void>) => void;
+
+/** The store's stamp, or null when it has none (it keeps no answers: nothing to check). */
+async function stampOf(storage: Storage): Promise<StoreStamp | null> {
+  return storage.stamp === undefined ? null : await storage.stamp();
+}
+
+export function stampContract(it: It, shared: Shared): void {
+  it('stamp: stays while nothing is written, and moves with each write', async (t, w) => {
+    if (w.s.stamp === undefined) {
+      t.pass('no stamp: this store keeps no answers');
+      return;
+    }
+    const alice = await w.account();
+    const first = await w.post(alice.id);
+    const before = await stampOf(w.s);
+    t.equal(before !== null, true, 'a stamp');
+    await w.s.statuses.get(first.id);
+    await w.s.accounts.get(alice.id);
+    t.equal(await stampOf(w.s), before, 'reads leave it');
+    await w.post(alice.id);
+    const afterPost = await stampOf(w.s);
+    t.equal(afterPost !== before, true, 'a new status moves it');
+    t.equal(await stampOf(w.s), afterPost, 'and it stays again');
+    await w.s.interactions.favourite(mark(w.id(), alice.id, first.id));
+    t.equal(await stampOf(w.s) !== afterPost, true, 'a favourite moves it');
+  });
+
+  it('stamp: callers asking at once each get one that sees what was committed before they asked', async (t, w) => {
+    if (w.s.stamp === undefined) {
+      t.pass('no stamp: this store keeps no answers');
+      return;
+    }
+    const alice = await w.account();
+    const together = await Promise.all(Array.from({ length: 20 }, () => stampOf(w.s)));
+    t.equal(new Set(together).size, 1, 'twenty at once, nothing written: one stamp');
+    await w.post(alice.id);
+    const after = await Promise.all(Array.from({ length: 5 }, () => stampOf(w.s)));
+    t.equal(new Set(after).size, 1, 'asked together after the write: one stamp');
+    t.equal(after[0] !== together[0], true, 'that moved with the write');
+  });
+
+  shared('stamp: another connection\'s write moves it', async (t, w, other) => {
+    if (w.s.stamp === undefined) {
+      t.pass('no stamp: this store keeps no answers');
+      return;
+    }
+    const alice = await w.account();
+    const status = await w.post(alice.id);
+    const before = await stampOf(w.s);
+    await other.interactions.favourite(mark(w.id(), alice.id, status.id));
+    t.equal(await stampOf(w.s) !== before, true, 'the other connection\'s favourite moved it');
+    const seen = await stampOf(w.s);
+    await other.statuses.get(status.id);
+    t.equal(await stampOf(w.s), seen, 'the other connection\'s read did not');
+  });
+}

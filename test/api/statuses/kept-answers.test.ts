@@ -1,0 +1,147 @@
+// Answers kept ready (core/mastodon/http/kept.ts): an anonymous GET of a status, its context, or
+// the public and hashtag timelines is answered again from the kept bytes, without reading the
+// store, while nothing is written; any write, a poll's closing, an IP block, CORS and the rate
+// limits all behave as if it were made afresh. Across processes and restarts:
+// test/e2e/render-cache-processes.test.ts (its anonymous reader goes through kept answers).
+
+import t from 'tap';
+import { pollsPlugin } from '../../../plugins/index.ts';
+import { act, post } from '../../helpers/api.ts';
+import { harness, windowedHarness, type Harness } from '../../helpers/harness.ts';
+
+/** Counts the store's status and account reads from here on. */
+function countReads(h: Harness): { reads: number } {
+  const counter = { reads: 0 };
+  const { statuses, accounts } = h.core.storage;
+  for (const [repository, names] of [
+    [statuses, ['get', 'getMany', 'query']],
+    [accounts, ['get', 'getMany']],
+  ] as const) {
+    for (const name of names) {
+      const target = repository as unknown as Record<string, (...args: unknown[]) => unknown>;
+      const original = target[name] as (...args: unknown[]) => unknown;
+      target[name] = (...args: unknown[]) => {
+        counter.reads++;
+        return original.apply(repository, args);
+      };
+    }
+  }
+  return counter;
+}
+
+t.test('a kept answer is served without reading the store, byte for byte, until something is written', async (t) => {
+  const h = await harness();
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const bob = await h.user('bob');
+  const status = await post(h, alice, 'kept #ready');
+  const reply = await post(h, alice, 'a reply', { in_reply_to_id: status.id });
+  const paths = [`/api/v1/statuses/${status.id}`, `/api/v1/statuses/${reply.id}/context`, '/api/v1/timelines/public?limit=5', '/api/v1/timelines/tag/ready'];
+  const first = await Promise.all(paths.map((path) => h.request('GET', path)));
+  for (const res of first) t.equal(res.statusCode, 200);
+  const counter = countReads(h);
+  const again = await Promise.all(paths.map((path) => h.request('GET', path)));
+  t.equal(counter.reads, 0, 'the second reads read nothing');
+  t.strictSame(
+    again.map((res) => [res.statusCode, res.body, res.headers['link'], res.headers['content-type'], res.headers['cache-control']]),
+    first.map((res) => [res.statusCode, res.body, res.headers['link'], res.headers['content-type'], res.headers['cache-control']]),
+    'the same status, bytes and headers',
+  );
+
+  t.equal((await act(h, bob, status.id, 'favourite')).statusCode, 200);
+  const after = await Promise.all(paths.map((path) => h.request('GET', path)));
+  t.ok(counter.reads > 0, 'after a write, made afresh');
+  t.equal(after[0]?.json.favourites_count, 1, 'the status shows the favourite');
+  t.equal(after[1]?.json.ancestors[0].favourites_count, 1, 'so does the context');
+  t.equal(after[2]?.json.find((s: any) => s.id === status.id).favourites_count, 1, 'and the public timeline');
+  t.equal(after[3]?.json.find((s: any) => s.id === status.id).favourites_count, 1, 'and the hashtag timeline');
+
+  const fresh = await post(h, bob, 'newer #ready');
+  const timelines = await Promise.all(['/api/v1/timelines/public?limit=5', '/api/v1/timelines/tag/ready'].map((path) => h.request('GET', path)));
+  for (const res of timelines) t.equal(res.json[0].id, fresh.id, 'a new status heads the timelines at once');
+
+  t.equal((await h.request('DELETE', `/api/v1/statuses/${status.id}`, { token: alice.token })).statusCode, 200);
+  t.strictSame((await h.request('GET', paths[0] as string)).statusCode, 404, 'a deleted status is gone at once');
+});
+
+t.test('only anonymous answers are kept, and a signed-in reader never gets one', async (t) => {
+  const h = await harness();
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const status = await post(h, alice, 'mine');
+  t.equal((await act(h, alice, status.id, 'favourite')).statusCode, 200);
+  const path = `/api/v1/statuses/${status.id}`;
+  const anonymous = await h.request('GET', path);
+  t.notOk('favourited' in anonymous.json, 'anonymous: no flags');
+  for (const asked of [{ token: alice.token }, { url: `${path}?access_token=${alice.token}` }]) {
+    const res = await h.request('GET', asked.url ?? path, asked.token === undefined ? {} : { token: asked.token });
+    t.equal(res.statusCode, 200);
+    t.equal(res.json.favourited, true, 'the signed-in reader gets their own flags');
+  }
+  // An optional endpoint reads an unknown token as none (docs/behaviour.md): the same answer.
+  const unknown = await h.request('GET', path, { token: 'nonsense' });
+  t.strictSame([unknown.statusCode, unknown.body], [200, anonymous.body], 'an unknown token reads as anonymous');
+});
+
+t.test('a poll that closes with nothing written shows as expired', async (t) => {
+  const h = await harness({ plugins: [pollsPlugin()] });
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const status = await post(h, alice, { status: 'pick one', poll: { options: ['yes', 'no'], expires_in: 3600 } });
+  const path = `/api/v1/statuses/${status.id}`;
+  t.equal((await h.request('GET', path)).json.poll.expired, false);
+  t.equal((await h.request('GET', path)).json.poll.expired, false, 'kept, still open');
+  h.clock.advance(3600 * 1000);
+  t.equal((await h.request('GET', path)).json.poll.expired, true, 'closed at its time');
+  t.equal((await h.request('GET', '/api/v1/timelines/public')).json[0].poll.expired, true, 'in the timeline too');
+});
+
+t.test('CORS headers are each request\'s own', async (t) => {
+  const h = await harness();
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const status = await post(h, alice, 'cross origin');
+  const path = `/api/v1/statuses/${status.id}`;
+  const one = await h.request('GET', path, { headers: { origin: 'https://one.example' } });
+  const two = await h.request('GET', path, { headers: { origin: 'https://two.example' } });
+  const none = await h.request('GET', path);
+  t.strictSame(
+    [one, two, none].map((res) => [res.headers['access-control-allow-origin'], String(res.headers['vary']).split(',')[0]]),
+    [['https://one.example', 'origin'], ['https://two.example', 'origin'], [undefined, 'origin']],
+  );
+});
+
+t.test('rate limits count kept answers, with their headers', async (t) => {
+  const h = await windowedHarness();
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const status = await post(h, alice, 'counted');
+  const from = { 'x-forwarded-for': '203.0.113.9' };
+  const remaining: unknown[] = [];
+  for (let i = 0; i < 3; i++) remaining.push((await h.request('GET', `/api/v1/statuses/${status.id}`, { headers: from })).headers['x-ratelimit-remaining']);
+  t.strictSame(remaining, ['299', '298', '297']);
+});
+
+t.test('an IP block shuts a client out of kept answers at once', async (t) => {
+  const h = await harness();
+  t.teardown(() => h.close());
+  const ada = await h.user('ada', { role: 'Admin', scopes: ['read', 'write', 'admin:read', 'admin:write'] });
+  const status = await post(h, ada, 'blocked soon');
+  const from = { 'x-forwarded-for': '198.51.100.7' };
+  const path = `/api/v1/statuses/${status.id}`;
+  t.equal((await h.request('GET', path, { headers: from })).statusCode, 200);
+  const made = await h.request('POST', '/api/v1/admin/ip_blocks', { token: ada.token, headers: { 'x-forwarded-for': '192.0.2.1' }, payload: { ip: '198.51.100.0/24', severity: 'no_access' } });
+  t.equal(made.statusCode, 200);
+  const refused = await h.request('GET', path, { headers: from });
+  t.strictSame([refused.statusCode, refused.body], [403, 'Forbidden\n']);
+});
+
+t.test('HEAD is answered from the kept answer, without a body', async (t) => {
+  const h = await harness();
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const status = await post(h, alice, 'heads up');
+  const got = await h.request('GET', `/api/v1/statuses/${status.id}`);
+  const head = await h.request('HEAD', `/api/v1/statuses/${status.id}`);
+  t.strictSame([head.statusCode, head.body, head.headers['content-type']], [200, '', got.headers['content-type']]);
+});
