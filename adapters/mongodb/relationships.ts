@@ -290,6 +290,10 @@ export function relationshipRepository(m: Mongo): RelationshipRepository {
     async unmute(accountId, targetId, outbox) {
       return m.deleteOne(C.mutes, { accountId, targetAccountId: targetId }, outbox);
     },
+    async nextMuteEnd(accountId, after) {
+      const [first] = await mutes.find({ accountId, expiresAt: { $gt: after } }).sort({ expiresAt: 1 }).limit(1).toArray();
+      return first === undefined ? null : (first['expiresAt'] as number);
+    },
     async mutesBy(accountId, page) {
       return paged(C.mutes, (p) => withRange({ accountId }, p), page, muteFromDoc);
     },

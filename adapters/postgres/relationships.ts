@@ -247,6 +247,12 @@ export function relationshipRepository(db: Db): RelationshipRepository {
     async unmute(accountId, targetId, outbox) {
       return writeWithOutbox(db, outbox, (sql) => deletePair(sql, 'mutes', accountId, targetId));
     },
+    async nextMuteEnd(accountId, after) {
+      const me = lookupKey(accountId);
+      if (me === null) return null;
+      const r = await db.row('SELECT min(expires_at) AS ends FROM mutes WHERE account_id = $1 AND expires_at > $2', [me, after]);
+      return r === undefined || r['ends'] === null ? null : Number(r['ends']);
+    },
     async mutesBy(accountId, page) {
       const p = new Params();
       return paged(db, p, `SELECT ${MUTE_COLUMNS} FROM mutes`, `account_id = ${p.id(accountId)}`, 'id', page, (r) => muteFromRow(r));

@@ -266,6 +266,9 @@ export function openDb(options: OpenOptions): Db {
       return Math.max(externalAt, changedAt.get(table) ?? 0);
     },
     stamp() {
+      // The look it takes serves the turn's reads too (generation).
+      checkedThisTurn = true;
+      endTurn ??= setImmediate(nextTurn);
       lookForOthers();
       return tick;
     },

@@ -3,6 +3,7 @@
 import type { Quote, QuotePolicy, QuoteState } from '../../core/domain/model.ts';
 import type { QuoteRepository, StorageWrite } from '../../core/domain/ports/storage.ts';
 import { id, idOrNull, int, jsonText, key, keyList, keyOrNull, lookupKey, paged, text, textOrNull, type Db, type Row } from './db.ts';
+import { RowCache } from './cache.ts';
 import { writeWithOutbox } from './jobs.ts';
 
 const QUOTE = 'SELECT id, status_id, account_id, quoted_status_id, quoted_account_id, state, authorization_uri, request_uri, created_at, updated_at FROM quotes';
@@ -35,8 +36,21 @@ function savePolicy(db: Db, statusId: string, policy: QuotePolicy): void {
   db.run('INSERT INTO quote_policies (status_id, policy) VALUES (?, ?) ON CONFLICT (status_id) DO UPDATE SET policy = excluded.policy', key(statusId), policy);
 }
 
+/** What summary() reads of one status: its quote, its policy, how many quote it. */
+interface Summary {
+  statusId: string;
+  quote: Quote | null;
+  policy: QuotePolicy | null;
+  count: number;
+}
+
+const copySummary = (s: Summary): Summary => ({ ...s, quote: s.quote === null ? null : { ...s.quote } });
+
 /** `store`: the identity the StorageWrites of this store carry (storage.ts). */
 export function quoteRepository(db: Db, store: object): QuoteRepository {
+  // Every status read asks for its quote summary, and nearly every answer is "none": kept until
+  // the quote tables change (cache.ts), by states counted.
+  const summaries = new RowCache<string, Summary>(db, ['quotes', 'quote_policies'], 20_000, copySummary);
   const repository: QuoteRepository = {
     attach(values): StorageWrite {
       return {
@@ -97,7 +111,35 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
       return new Map(rows.map((r) => [id(r.quoted_status_id), int(r.n)]));
     },
     async summary(statusIds, countStates) {
-      const [quotes, policies, counts] = await Promise.all([repository.ofStatuses(statusIds), repository.policies(statusIds), repository.count(statusIds, countStates)]);
+      const states = countStates.join(',');
+      const found = summaries.many(
+        statusIds.map((statusId) => `${states} ${statusId}`),
+        (missing) => {
+          const ids = missing.map((k) => k.slice(states.length + 1));
+          const quoteRows = db.all(`${QUOTE} WHERE status_id IN (SELECT value FROM json_each(?))`, keyList(ids));
+          const policyRows = db.all('SELECT status_id, policy FROM quote_policies WHERE status_id IN (SELECT value FROM json_each(?))', keyList(ids));
+          const countRows =
+            countStates.length === 0
+              ? []
+              : db.all(
+                  'SELECT quoted_status_id, count(*) AS n FROM quotes WHERE quoted_status_id IN (SELECT value FROM json_each(?)) AND state IN (SELECT value FROM json_each(?)) GROUP BY quoted_status_id',
+                  keyList(ids), jsonText(countStates),
+                );
+          const quotes = new Map(quoteRows.map((r) => [id(r.status_id), quoteFromRow(r)]));
+          const policies = new Map(policyRows.map((r) => [id(r.status_id), text(r.policy) as QuotePolicy]));
+          const counts = new Map(countRows.map((r) => [id(r.quoted_status_id), int(r.n)]));
+          return ids.map((statusId) => ({ statusId, quote: quotes.get(statusId) ?? null, policy: policies.get(statusId) ?? null, count: counts.get(statusId) ?? 0 }));
+        },
+        (summary) => `${states} ${summary.statusId}`,
+      );
+      const quotes = new Map<string, Quote>();
+      const policies = new Map<string, QuotePolicy>();
+      const counts = new Map<string, number>();
+      for (const s of found) {
+        if (s.quote !== null) quotes.set(s.statusId, s.quote);
+        if (s.policy !== null) policies.set(s.statusId, s.policy);
+        if (s.count > 0) counts.set(s.statusId, s.count);
+      }
       return { quotes, policies, counts };
     },
   };

@@ -269,6 +269,10 @@ export function relationshipRepository(db: Db): RelationshipRepository {
     async unmute(accountId, targetId, outbox) {
       return writeWithOutbox(db, outbox, () => db.run('DELETE FROM mutes WHERE account_id = ? AND target_account_id = ?', key(accountId), key(targetId)) > 0);
     },
+    async nextMuteEnd(accountId, after) {
+      const r = db.get('SELECT min(expires_at) AS ends FROM mutes WHERE account_id = ? AND expires_at > ?', key(accountId), after);
+      return r === undefined || r.ends === null ? null : int(r.ends);
+    },
     async mutesBy(accountId, page) {
       return paged(
         db,

@@ -1,8 +1,9 @@
-// The storage contract of Storage.stamp, run by storageContract on every adapter that has one:
-// answers kept ready (core/mastodon/http/kept.ts) are served only while it stays, so it must
-// move with every committed write, this connection's or another's, and only then.
+// The storage contract of what answers kept ready (core/mastodon/http/kept.ts) rely on, run by
+// storageContract on every adapter: Storage.stamp (where there is one), which must move with
+// every committed write, this connection's or another's, and only then; and
+// relationships.nextMuteEnd, when a reader's view changes with nothing written.
 
-import { mark } from './fixtures.ts';
+import { mark, mute } from './fixtures.ts';
 import type { Account, Id, Status } from '../../core/domain/model.ts';
 import type { Storage, StoreStamp } from '../../core/domain/ports/storage.ts';
 
@@ -25,6 +26,19 @@ async function stampOf(storage: Storage): Promise<StoreStamp | null> {
 }
 
 export function stampContract(it: It, shared: Shared): void {
+  it('relationships.nextMuteEnd: the earliest end of the account\'s mutes after a time', async (t, w) => {
+    const [alice, bob, carol, dave] = [await w.account(), await w.account(), await w.account(), await w.account()];
+    t.equal(await w.s.relationships.nextMuteEnd(alice.id, 0), null, 'no mutes: null');
+    await w.s.relationships.mute(mute(w.id(), alice.id, bob.id, { expiresAt: 5_000 }));
+    await w.s.relationships.mute(mute(w.id(), alice.id, carol.id, { expiresAt: 3_000 }));
+    await w.s.relationships.mute(mute(w.id(), alice.id, dave.id));
+    await w.s.relationships.mute(mute(w.id(), bob.id, carol.id, { expiresAt: 1_000 }));
+    t.equal(await w.s.relationships.nextMuteEnd(alice.id, 0), 3_000, 'the earliest');
+    t.equal(await w.s.relationships.nextMuteEnd(alice.id, 3_000), 5_000, 'after that one ended');
+    t.equal(await w.s.relationships.nextMuteEnd(alice.id, 5_000), null, 'none ends later (the open-ended mute never does)');
+    t.equal(await w.s.relationships.nextMuteEnd(bob.id, 0), 1_000, 'each account its own');
+  });
+
   it('stamp: stays while nothing is written, and moves with each write', async (t, w) => {
     if (w.s.stamp === undefined) {
       t.pass('no stamp: this store keeps no answers');

@@ -4,7 +4,7 @@
 import type { Core } from './context.ts';
 import { notFound } from './errors.ts';
 import { isId } from './ids.ts';
-import type { Account, Id, Status } from './model.ts';
+import type { Account, Id, Millis, Status } from './model.ts';
 import { activeMute, anonymousFacts, canView, isSilenced, isSuspended, showsSilencedAuthor, type ViewerFacts } from './policy.ts';
 
 /** The authors among `ids` that moderators suspended or silenced (most are neither). */
@@ -145,4 +145,14 @@ export async function withoutHiddenAccounts(core: Core, viewer: Account | null, 
     const original = s.reblogOfId === null ? undefined : originals.get(s.reblogOfId);
     return !(original && hidden.has(original.accountId));
   });
+}
+
+/** When what `accountId` is shown next changes with nothing written: the earliest end of one of
+ * their mutes or filters after now (Infinity: never). Answers kept for them live until then. */
+export async function viewerChangesAt(core: Core, accountId: Id): Promise<Millis> {
+  const now = core.clock.now();
+  const [muteEnd, filters] = await Promise.all([core.storage.relationships.nextMuteEnd(accountId, now), core.storage.filters.listBy(accountId)]);
+  let at = muteEnd ?? Infinity;
+  for (const filter of filters) if (filter.expiresAt !== null && filter.expiresAt > now && filter.expiresAt < at) at = filter.expiresAt;
+  return at;
 }

@@ -18,7 +18,8 @@ import { createHttpFront } from './http/front.ts';
 import type { HttpFront } from './http/types.ts';
 import { pruneExpiredSessions, PRUNE_SESSIONS_JOB } from './oauth/sessions.ts';
 import type { SignInPort } from './oauth/sign-in-port.ts';
-import { lookupToken } from './oauth/tokens.ts';
+import { viewerChangesAt } from '../domain/viewer.ts';
+import { keptTokenLookups, lookupToken } from './oauth/tokens.ts';
 import type { ServiceKey } from './host/services.ts';
 import type { RookeryPlugin } from './host/types.ts';
 import { NOTIFYING_EVENTS, notificationHandler } from '../domain/notifications/handlers.ts';
@@ -152,10 +153,11 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
     endpoints,
     streaming,
     http: createHttpFront({
-      endpoints, lookupToken: lookup, authorize: guard, logger: core.logger, rateLimiter,
+      endpoints, lookupToken: keptTokenLookups(core), authorize: guard, logger: core.logger, rateLimiter,
       freshen: () => core.storage.freshen?.(),
       accessRefused: (remoteAddress, forwardedFor) => accessRefused(core, remoteAddress, forwardedFor),
       ...(core.storage.stamp === undefined ? {} : { stamp: () => core.storage.stamp?.() ?? null }),
+      readerChangesAt: (accountId) => viewerChangesAt(core, accountId),
       now: () => core.clock.now(),
     }),
     accounts: hostAccounts(core),

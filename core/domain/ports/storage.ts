@@ -370,6 +370,9 @@ export interface RelationshipRepository {
   mute(mute: Mute, outbox?: Outbox<boolean>): Promise<boolean>;
   unmute(accountId: Id, targetId: Id, outbox?: Outbox<boolean>): Promise<boolean>;
   mutesBy(accountId: Id, page: Page): Promise<Mute[]>;
+  /** The earliest time after `after` at which one of `accountId`'s mutes ends; null when none
+   * of them ends later (what that account sees then changes with nothing written). */
+  nextMuteEnd(accountId: Id, after: Millis): Promise<Millis | null>;
   /** Facts between one account and many others, in the order of targetIds (missing accounts
    * still get a row of falsy facts). */
   relationships(accountId: Id, targetIds: readonly Id[]): Promise<RelationshipFacts[]>;

@@ -6,6 +6,7 @@
 
 import type { ApiRequest, ApiResponse, Endpoint, Params, TokenLookup } from '../endpoint/types.ts';
 import type { StoreStamp } from '../../domain/ports/storage.ts';
+import type { Millis } from '../../domain/model.ts';
 import { notFound, RookeryError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
 import { rateLimitTexts } from '../rate-limits.ts';
@@ -164,6 +165,16 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
   const logFailure = (method: string, path: string) => (err: unknown) => deps.logger.error({ err, method, path }, 'request failed');
   const kept = new KeptAnswers();
   const now = deps.now ?? Date.now;
+  /** Whose answer it is: anonymous ones under their URL, a person's under their account too
+   * (a token for an application alone keeps nothing); null when none is kept. */
+  const keyOf = (url: string, lookup: TokenLookup): string | null => {
+    if (lookup.kind === 'none') return url;
+    if (lookup.kind !== 'valid' || lookup.account === null || deps.readerChangesAt === undefined) return null;
+    return `${lookup.account.id}\n${url}`;
+  };
+  /** How long an answer made now may live, by time alone. */
+  const untilFor = async (lookup: TokenLookup): Promise<Millis> =>
+    lookup.kind === 'valid' && lookup.account !== null && deps.readerChangesAt !== undefined ? deps.readerChangesAt(lookup.account.id) : Infinity;
   // A transport asks bodyLimit and then handle for the same request: it is routed once.
   let lastRoute: { method: string; path: string; match: RouteMatch } | null = null;
   const route = (method: string, path: string): RouteMatch => {
@@ -187,7 +198,11 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
       if (readsParams) body = raw.form === undefined ? parseBody(raw.body, raw.headers['content-type'], raw.headers['content-encoding']) : nestParams(raw.form.parts);
       const headers = flattenHeaders(raw.headers);
       // A public endpoint does not look at tokens, so none is looked up.
-      const lookup = endpoint.auth === 'public' ? NO_TOKEN : await deps.lookupToken(bearerToken(headers['authorization'], query, body));
+      const token = endpoint.auth === 'public' ? null : bearerToken(headers['authorization'], query, body);
+      // The store's stamp, taken before anything is read: kept token lookups and kept answers
+      // are served only at it.
+      const stamp = early !== undefined ? early : deps.stamp !== undefined && (token !== null || endpoint.keep === true) ? await deps.stamp() : null;
+      const lookup = endpoint.auth === 'public' ? NO_TOKEN : await deps.lookupToken(token, stamp);
       // Counted before the endpoint runs or refuses, as Mastodon's Rack::Attack counts.
       const verdict =
         deps.rateLimiter == null
@@ -202,11 +217,12 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
               forwardedFor: headers['x-forwarded-for'],
             });
       if (verdict?.limited) throw new RookeryError(429, rateLimitTexts.tooMany, {}, verdict.headers);
-      // An anonymous GET of an endpoint that keeps its answers: served from them when nothing
-      // was written since (kept.ts); else made, and kept.
-      const stamp = early !== undefined ? early : endpoint.keep === true && lookup.kind === 'none' && deps.stamp !== undefined ? await deps.stamp() : null;
-      if (stamp !== null && early === undefined) {
-        const ready = kept.get(raw.url, stamp, now());
+      const caller = deps.authorize(endpoint, lookup);
+      // A GET of an endpoint that keeps its answers, anonymous or by a person: served from them
+      // when nothing was written since (kept.ts); else made, and kept.
+      const keptKey = stamp === null || endpoint.keep !== true ? null : keyOf(raw.url, lookup);
+      if (keptKey !== null && early === undefined) {
+        const ready = kept.get(keptKey, stamp as StoreStamp, now());
         if (ready !== undefined) {
           if (verdict != null) addHeaders(ready, await deps.rateLimiter?.after(verdict, ready.status, null));
           return ready;
@@ -220,12 +236,12 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         body,
         headers,
         cookies: parseCookies(raw.headers['cookie']),
-        caller: deps.authorize(endpoint, lookup),
+        caller,
         remoteAddress: raw.remoteAddress,
         search: target.search,
       };
       if (rawBody) request.rawBody = raw.body ?? new Uint8Array();
-      const note = stamp === null ? undefined : (request.keep = { until: Infinity });
+      const note = keptKey === null ? undefined : (request.keep = { until: await untilFor(lookup) });
       let response: ApiResponse;
       try {
         // A file the transport stopped reading at its limit: refused now that the caller is known.
@@ -239,7 +255,7 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         throw err;
       }
       // Kept before the rate limits' headers, which are the request's own.
-      const rendered = note !== undefined && stamp !== null && response.status === 200 ? kept.keep(raw.url, stamp, note.until, render(response)) : render(response);
+      const rendered = note !== undefined && keptKey !== null && stamp !== null && response.status === 200 ? kept.keep(keptKey, stamp, note.until, render(response)) : render(response);
       if (verdict != null) addHeaders(rendered, await deps.rateLimiter?.after(verdict, response.status, response.body));
       return rendered;
     } catch (err) {

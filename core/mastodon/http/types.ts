@@ -95,7 +95,8 @@ export interface HttpFront {
 /** What the front needs from a Rookery (built by core/rookery.ts, which core/http never imports). */
 export interface FrontDeps {
   endpoints: readonly Endpoint[];
-  lookupToken(raw: string | null): Promise<TokenLookup>;
+  /** `stamp`: the store's stamp taken for this request (a lookup kept at it may be served). */
+  lookupToken(raw: string | null, stamp?: StoreStamp | null): Promise<TokenLookup>;
   authorize(endpoint: Endpoint, lookup: TokenLookup): Caller;
   logger: Logger;
   /** Default 16 MiB. */
@@ -111,6 +112,9 @@ export interface FrontDeps {
   /** The store's stamp (Storage.stamp): with it, anonymous answers of endpoints that declare
    * `keep` are kept ready (kept.ts); without it, none are. */
   stamp?: () => StoreStamp | null | Promise<StoreStamp | null>;
+  /** When what a signed-in account is shown changes with nothing written (a mute or a filter
+   * that ends): the life of the answers kept for it. Without it, only anonymous answers are kept. */
+  readerChangesAt?: (accountId: string) => Promise<Millis>;
   /** The clock kept answers' time limits are read on (default Date.now). */
   now?: () => Millis;
 }

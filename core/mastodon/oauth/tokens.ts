@@ -3,11 +3,16 @@
 import type { TokenLookup } from '../endpoint/types.ts';
 import type { AppCore } from '../context.ts';
 import type { AccessToken, Id } from '../../domain/model.ts';
+import type { StoreStamp } from '../../domain/ports/storage.ts';
 import { noteActivity } from '../../domain/moderation/activity.ts';
 
 export async function lookupToken(core: AppCore, raw: string | null | undefined): Promise<TokenLookup> {
   if (raw === null || raw === undefined || raw === '') return { kind: 'none' };
-  const token = await core.storage.oauth.findTokenByHash(core.secrets.sha256(raw));
+  return lookupTokenHash(core, core.secrets.sha256(raw));
+}
+
+async function lookupTokenHash(core: AppCore, hash: string): Promise<TokenLookup> {
+  const token = await core.storage.oauth.findTokenByHash(hash);
   if (token === null) return { kind: 'unknown' };
   if (token.revokedAt !== null) return { kind: 'revoked' };
   // The three reads start together (a store may serve them from one snapshot check).
@@ -24,6 +29,39 @@ export async function lookupToken(core: AppCore, raw: string | null | undefined)
   // A local user using the API is active today (the admin dashboard's figures).
   if (user !== null) await noteActivity(core, account.id);
   return { kind: 'valid', token, application, account, user };
+}
+
+/** Lookups kept per process (by digest), and served while the store's stamp stays: what a
+ * token names (token, application, account, user) is read again only after a write, so a
+ * revocation, a suspension or a deletion counts at once. */
+const KEPT_LOOKUPS = 10_000;
+
+export type KeptTokenLookup = (raw: string | null | undefined, stamp?: StoreStamp | null) => Promise<TokenLookup>;
+
+export function keptTokenLookups(core: AppCore): KeptTokenLookup {
+  const kept = new Map<string, { stamp: StoreStamp; found: TokenLookup }>();
+  return async (raw, stamp = null) => {
+    if (raw === null || raw === undefined || raw === '') return { kind: 'none' };
+    if (stamp === null) return lookupToken(core, raw);
+    const hash = core.secrets.sha256(raw);
+    const hit = kept.get(hash);
+    if (hit !== undefined && hit.stamp === stamp) {
+      // Still today's activity, as a lookup from the store would note it.
+      if (hit.found.kind === 'valid' && hit.found.user !== null && hit.found.account !== null) await noteActivity(core, hit.found.account.id);
+      return hit.found;
+    }
+    const found = frozen(await lookupTokenHash(core, hash));
+    if (kept.size >= KEPT_LOOKUPS && hit === undefined) kept.delete(kept.keys().next().value as string);
+    kept.set(hash, { stamp, found });
+    return found;
+  };
+}
+
+/** A lookup shared by requests: nothing may change it. */
+function frozen(found: TokenLookup): TokenLookup {
+  if (found.kind !== 'valid') return Object.freeze(found);
+  for (const part of [found.token, found.application, found.account, found.user]) if (part !== null) Object.freeze(part);
+  return Object.freeze(found);
 }
 
 export interface IssuedToken {

@@ -1,7 +1,8 @@
-// Answers kept ready (core/mastodon/http/kept.ts): an anonymous GET of a status, its context, or
-// the public and hashtag timelines is answered again from the kept bytes, without reading the
-// store, while nothing is written; any write, a poll's closing, an IP block, CORS and the rate
-// limits all behave as if it were made afresh. Across processes and restarts:
+// Answers kept ready (core/mastodon/http/kept.ts): a GET of a status, its context, or the public
+// and hashtag timelines, anonymous or by a person, is answered again from the kept bytes,
+// without reading the store, while nothing is written; any write, a poll's closing, the end of a
+// reader's mute or filter, an IP block, CORS and the rate limits all behave as if it were made
+// afresh. Across processes and restarts:
 // test/e2e/render-cache-processes.test.ts (its anonymous reader goes through kept answers).
 
 import t from 'tap';
@@ -64,23 +65,48 @@ t.test('a kept answer is served without reading the store, byte for byte, until 
   t.strictSame((await h.request('GET', paths[0] as string)).statusCode, 404, 'a deleted status is gone at once');
 });
 
-t.test('only anonymous answers are kept, and a signed-in reader never gets one', async (t) => {
+t.test('each reader has kept answers of their own: flags, mutes and filters', async (t) => {
   const h = await harness();
   t.teardown(() => h.close());
   const alice = await h.user('alice');
-  const status = await post(h, alice, 'mine');
-  t.equal((await act(h, alice, status.id, 'favourite')).statusCode, 200);
+  const bob = await h.user('bob');
+  const carol = await h.user('carol');
+  const status = await post(h, alice, 'a dragon of mine');
+  t.equal((await act(h, bob, status.id, 'favourite')).statusCode, 200);
   const path = `/api/v1/statuses/${status.id}`;
-  const anonymous = await h.request('GET', path);
-  t.notOk('favourited' in anonymous.json, 'anonymous: no flags');
-  for (const asked of [{ token: alice.token }, { url: `${path}?access_token=${alice.token}` }]) {
-    const res = await h.request('GET', asked.url ?? path, asked.token === undefined ? {} : { token: asked.token });
-    t.equal(res.statusCode, 200);
-    t.equal(res.json.favourited, true, 'the signed-in reader gets their own flags');
-  }
+  const read = async (token?: string, url = path) => h.request('GET', url, token === undefined ? {} : { token });
+  // A reader's first request of the day records their activity: a write, which the next round's
+  // answers are made after.
+  await Promise.all([read(bob.token), read(carol.token)]);
+  const first = [await read(), await read(bob.token), await read(carol.token)];
+  const counter = countReads(h);
+  const again = [await read(), await read(bob.token), await read(carol.token)];
+  t.equal(counter.reads, 0, 'kept for each reader: the second reads read nothing, the token lookups included');
+  t.strictSame(again.map((res) => res.body), first.map((res) => res.body), 'each the same bytes');
+  t.strictSame(again.map((res) => res.json.favourited), [undefined, true, false], 'and each their own flags');
+  t.equal((await read(undefined, `${path}?access_token=${bob.token}`)).json.favourited, true, 'a token in the query is bob\'s too');
   // An optional endpoint reads an unknown token as none (docs/behaviour.md): the same answer.
-  const unknown = await h.request('GET', path, { token: 'nonsense' });
-  t.strictSame([unknown.statusCode, unknown.body], [200, anonymous.body], 'an unknown token reads as anonymous');
+  const unknown = await read('nonsense');
+  t.strictSame([unknown.statusCode, unknown.body], [200, first[0]?.body], 'an unknown token reads as anonymous');
+
+  // Time alone ends carol's kept answers when her mute or her filter ends.
+  const filter = await h.request('POST', '/api/v2/filters', { token: carol.token, payload: { title: 'Dragons', context: ['public', 'thread'], filter_action: 'warn', expires_in: 600, keywords_attributes: [{ keyword: 'dragon' }] } });
+  t.equal(filter.statusCode, 200);
+  t.equal((await h.request('POST', `/api/v1/accounts/${alice.account.id}/mute`, { token: carol.token, payload: { duration: 60 } })).statusCode, 200);
+  const timeline = async () => (await read(carol.token, '/api/v1/timelines/public')).json.map((s: any) => s.id);
+  t.strictSame(await timeline(), [], 'carol muted alice');
+  t.strictSame(await timeline(), [], 'kept');
+  t.strictSame((await read(carol.token)).json.filtered.map((f: any) => f.filter.title), ['Dragons'], 'and her filter matches');
+  h.clock.advance(61_000);
+  t.strictSame(await timeline(), [status.id], 'the mute ended: alice is back with nothing written');
+  t.strictSame((await read(carol.token)).json.filtered.map((f: any) => f.filter.title), ['Dragons'], 'the filter still matches');
+  h.clock.advance(600_000);
+  t.strictSame((await read(carol.token)).json.filtered, [], 'the filter ended');
+
+  // A revoked token is refused at once.
+  const bobsToken = await h.core.storage.oauth.findTokenByHash(h.core.secrets.sha256(bob.token));
+  t.equal(await h.core.storage.oauth.revokeToken(bobsToken?.id ?? '', h.clock.now()), true);
+  t.strictSame([(await read(bob.token)).statusCode, (await read(bob.token)).json], [401, { error: 'The access token is invalid' }], 'revoked');
 });
 
 t.test('a poll that closes with nothing written shows as expired', async (t) => {

@@ -118,8 +118,8 @@ t.test('without an account decorator: a status read makes only the storage calls
   t.strictSame(signedIn.json.account.emojis, []);
   t.strictSame(
     calls,
-    ['oauth.findTokenByHash', 'oauth.getApplication', 'accounts.get', 'accounts.getUser', 'statuses.get', 'accounts.getMany', 'quotes.summary', 'accounts.getMany', 'oauth.getApplicationsMany', 'interactions.viewerState', 'filters.listBy'],
-    'signed in: the caller, then the same plus the reader\'s own state and filters',
+    ['oauth.findTokenByHash', 'oauth.getApplication', 'accounts.get', 'accounts.getUser', 'relationships.nextMuteEnd', 'filters.listBy', 'statuses.get', 'accounts.getMany', 'quotes.summary', 'accounts.getMany', 'oauth.getApplicationsMany', 'interactions.viewerState', 'filters.listBy'],
+    'signed in: the caller, when the reader\'s mutes and filters end (the kept answer\'s life), then the same plus the reader\'s own state and filters',
   );
 });
 
