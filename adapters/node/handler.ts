@@ -67,6 +67,11 @@ function write(req: IncomingMessage, res: ServerResponse, raw: RawResponse, limi
   }
   const headers: Record<string, string | string[]> = { ...raw.headers, 'content-length': String(body.byteLength) };
   if (close) headers['connection'] = 'close';
+  res.writeHead(raw.status, headers);
+  res.end(body);
+  // Most responses are handed to the OS as they are written: then nothing is owed, and there is
+  // nothing to time. (A response waiting behind a pipelined one holds its bytes itself: counted.)
+  if (res.writableLength === 0) return;
   owed.set(socket, owing + body.byteLength);
   let settled = false;
   const timer = setTimeout(() => {
@@ -81,8 +86,6 @@ function write(req: IncomingMessage, res: ServerResponse, raw: RawResponse, limi
     owed.set(socket, Math.max(0, (owed.get(socket) ?? 0) - body.byteLength));
   };
   res.once('finish', settle).once('close', settle);
-  res.writeHead(raw.status, headers);
-  res.end(body);
 }
 
 async function serve(http: HttpFront, head: RawHead, limit: number | 'ignore', req: IncomingMessage, res: ServerResponse, limits: Limits): Promise<void> {
