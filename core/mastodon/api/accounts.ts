@@ -9,14 +9,15 @@ import type { AppCore } from '../context.ts';
 import { unprocessable } from '../../domain/errors.ts';
 import { listsWithMember } from '../../domain/lists.ts';
 import { bool, int, page, str, strArray } from '../../domain/params.ts';
-import { presentAccounts, presentStatuses } from '../present/load.ts';
+import { presentAccounts } from '../present/load.ts';
 import { renderList } from '../present/list.ts';
 import { search } from '../../domain/search.ts';
 import { accountStatuses, pinnedStatuses } from '../../domain/timelines/account.ts';
 import { pagedJson, pagedStatuses } from './paging.ts';
 import { relationshipEndpoints } from './relationships.ts';
 import { actorOf, paramsOf } from './statuses.ts';
-import { json, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
+import { json, jsonText, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
+import { presentStatusesText } from '../present/cache/status-text.ts';
 
 const READ_ACCOUNTS = ['read', 'read:accounts'];
 
@@ -95,6 +96,7 @@ export function accountEndpoints(core: AppCore): Endpoint[] {
       path: '/api/v1/accounts/:id',
       auth: 'optional',
       scopes: READ_ACCOUNTS,
+      keep: true,
       handle: async (request) => {
         const account = await findAccount(core, id(request));
         const [rendered] = await presentAccounts(core, [account.id]);
@@ -117,6 +119,7 @@ export function accountEndpoints(core: AppCore): Endpoint[] {
       path: '/api/v1/accounts/:id/statuses',
       auth: 'optional',
       scopes: ['read', 'read:statuses'],
+      keep: true,
       handle: async (request) => {
         const params = paramsOf(request);
         const author = await findAccount(core, id(request));
@@ -124,7 +127,7 @@ export function accountEndpoints(core: AppCore): Endpoint[] {
         const paging = page(params, 20, 40);
         if (bool(params, 'pinned') === true) {
           // All pins fit in one page (at most limits.maxPinnedStatuses): no Link header.
-          return json(await presentStatuses(core, await pinnedStatuses(core, viewer, author, paging), viewer));
+          return jsonText(await presentStatusesText(core, await pinnedStatuses(core, viewer, author, paging), viewer, request.keep));
         }
         const slice = await accountStatuses(core, viewer, author, paging, {
           onlyMedia: bool(params, 'only_media'),

@@ -1,14 +1,15 @@
-// Answers kept ready: the whole answer to an anonymous GET of an endpoint that declares `keep`
-// (a status, its context, the public and hashtag timelines), kept per process and served again,
-// byte for byte, while the store's stamp (Storage.stamp) is the one it was made at and its
-// time has not run out.
+// Answers kept ready: the whole answer to a GET of an endpoint that declares `keep` (a status,
+// its context, the public and hashtag timelines, an account and its statuses), anonymous or by
+// a person (kept under their account), kept per process and served again, byte for byte, while
+// the store's stamp (Storage.stamp) is the one it was made at and its time has not run out.
 //
 // Why it cannot be stale: the stamp is taken before the endpoint reads anything, and it moves
 // with every commit, by any process, that may change what a read returns. An answer kept at
 // stamp S is served only while the stamp taken for the new request, after it arrived, is still
 // S: nothing was committed since the answer's reads, so reading again would read the same rows.
-// What an answer shows that depends on the time alone (a poll that closes) is reported by its
-// renderers (KeepNote.until) and ends the answer's life then. A new process keeps nothing yet.
+// What an answer shows that depends on the time alone (a poll that closes; for a person, one of
+// their mutes or filters that ends) is noted while it is made (KeepNote.until) and ends the
+// answer's life then. A new process keeps nothing yet.
 //
 // It is coarse on purpose: any commit ends every kept answer of the process (a busy instance
 // serves fewer from here), which needs no list of what each write touches and so cannot miss

@@ -1,5 +1,5 @@
-// Answers kept ready (core/mastodon/http/kept.ts): a GET of a status, its context, or the public
-// and hashtag timelines, anonymous or by a person, is answered again from the kept bytes,
+// Answers kept ready (core/mastodon/http/kept.ts): a GET of a status, its context, the public
+// and hashtag timelines, an account or its statuses, anonymous or by a person, is answered again from the kept bytes,
 // without reading the store, while nothing is written; any write, a poll's closing, the end of a
 // reader's mute or filter, an IP block, CORS and the rate limits all behave as if it were made
 // afresh. Across processes and restarts:
@@ -37,7 +37,10 @@ t.test('a kept answer is served without reading the store, byte for byte, until 
   const bob = await h.user('bob');
   const status = await post(h, alice, 'kept #ready');
   const reply = await post(h, alice, 'a reply', { in_reply_to_id: status.id });
-  const paths = [`/api/v1/statuses/${status.id}`, `/api/v1/statuses/${reply.id}/context`, '/api/v1/timelines/public?limit=5', '/api/v1/timelines/tag/ready'];
+  const paths = [
+    `/api/v1/statuses/${status.id}`, `/api/v1/statuses/${reply.id}/context`, '/api/v1/timelines/public?limit=5', '/api/v1/timelines/tag/ready',
+    `/api/v1/accounts/${alice.account.id}/statuses`, `/api/v1/accounts/${alice.account.id}`,
+  ];
   const first = await Promise.all(paths.map((path) => h.request('GET', path)));
   for (const res of first) t.equal(res.statusCode, 200);
   const counter = countReads(h);
@@ -56,6 +59,10 @@ t.test('a kept answer is served without reading the store, byte for byte, until 
   t.equal(after[1]?.json.ancestors[0].favourites_count, 1, 'so does the context');
   t.equal(after[2]?.json.find((s: any) => s.id === status.id).favourites_count, 1, 'and the public timeline');
   t.equal(after[3]?.json.find((s: any) => s.id === status.id).favourites_count, 1, 'and the hashtag timeline');
+  t.equal(after[4]?.json.find((s: any) => s.id === status.id).favourites_count, 1, 'and the account\'s statuses');
+
+  t.equal((await h.request('PATCH', '/api/v1/accounts/update_credentials', { token: alice.token, payload: { display_name: 'Alice Renamed' } })).statusCode, 200);
+  t.equal((await h.request('GET', paths[5] as string)).json.display_name, 'Alice Renamed', 'the account as it is now');
 
   const fresh = await post(h, bob, 'newer #ready');
   const timelines = await Promise.all(['/api/v1/timelines/public?limit=5', '/api/v1/timelines/tag/ready'].map((path) => h.request('GET', path)));
