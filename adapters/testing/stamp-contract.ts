@@ -25,6 +25,18 @@ async function stampOf(storage: Storage): Promise<StoreStamp | null> {
   return storage.stamp === undefined ? null : await storage.stamp();
 }
 
+/** Whether some attempt at `action` leaves the stamp as it was. A server's stamp may be moved by
+ * other work on that server (PostgreSQL's snapshot counts every database's commits: the
+ * contract's other files run beside this one), so a quiet moment is waited for, a few times. */
+async function unmovedBy(storage: Storage, action: () => Promise<void>): Promise<boolean> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const before = await stampOf(storage);
+    await action();
+    if ((await stampOf(storage)) === before) return true;
+  }
+  return false;
+}
+
 export function stampContract(it: It, shared: Shared): void {
   it('relationships.nextMuteEnd: the earliest end of the account\'s mutes after a time', async (t, w) => {
     const [alice, bob, carol, dave] = [await w.account(), await w.account(), await w.account(), await w.account()];
@@ -46,17 +58,14 @@ export function stampContract(it: It, shared: Shared): void {
     }
     const alice = await w.account();
     const first = await w.post(alice.id);
-    const before = await stampOf(w.s);
-    t.equal(before !== null, true, 'a stamp');
-    await w.s.statuses.get(first.id);
-    await w.s.accounts.get(alice.id);
-    t.equal(await stampOf(w.s), before, 'reads leave it');
+    t.equal((await stampOf(w.s)) !== null, true, 'a stamp');
+    t.equal(await unmovedBy(w.s, async () => void (await Promise.all([w.s.statuses.get(first.id), w.s.accounts.get(alice.id)]))), true, 'reads leave it');
+    const beforePost = await stampOf(w.s);
     await w.post(alice.id);
-    const afterPost = await stampOf(w.s);
-    t.equal(afterPost !== before, true, 'a new status moves it');
-    t.equal(await stampOf(w.s), afterPost, 'and it stays again');
+    t.equal((await stampOf(w.s)) !== beforePost, true, 'a new status moves it');
+    const beforeFavourite = await stampOf(w.s);
     await w.s.interactions.favourite(mark(w.id(), alice.id, first.id));
-    t.equal(await stampOf(w.s) !== afterPost, true, 'a favourite moves it');
+    t.equal((await stampOf(w.s)) !== beforeFavourite, true, 'a favourite moves it');
   });
 
   it('stamp: callers asking at once each get one that sees what was committed before they asked', async (t, w) => {
@@ -65,12 +74,13 @@ export function stampContract(it: It, shared: Shared): void {
       return;
     }
     const alice = await w.account();
+    // Twenty asked at once: the first query goes out with the first, the others wait for one
+    // sent after they asked. (On a server, other databases' commits may tell those two apart.)
     const together = await Promise.all(Array.from({ length: 20 }, () => stampOf(w.s)));
-    t.equal(new Set(together).size, 1, 'twenty at once, nothing written: one stamp');
+    t.equal(new Set(together).size <= 2, true, 'twenty at once share at most two stamps');
     await w.post(alice.id);
     const after = await Promise.all(Array.from({ length: 5 }, () => stampOf(w.s)));
-    t.equal(new Set(after).size, 1, 'asked together after the write: one stamp');
-    t.equal(after[0] !== together[0], true, 'that moved with the write');
+    t.equal(after.every((stamp) => !together.includes(stamp)), true, 'each asked after the write sees it');
   });
 
   shared('stamp: another connection\'s write moves it', async (t, w, other) => {
@@ -83,8 +93,6 @@ export function stampContract(it: It, shared: Shared): void {
     const before = await stampOf(w.s);
     await other.interactions.favourite(mark(w.id(), alice.id, status.id));
     t.equal(await stampOf(w.s) !== before, true, 'the other connection\'s favourite moved it');
-    const seen = await stampOf(w.s);
-    await other.statuses.get(status.id);
-    t.equal(await stampOf(w.s), seen, 'the other connection\'s read did not');
+    t.equal(await unmovedBy(w.s, async () => void (await other.statuses.get(status.id))), true, 'the other connection\'s read did not');
   });
 }
