@@ -1,7 +1,8 @@
 // Quotes (one row per quoting status) and each status's quote policy.
 
-import type { Quote, QuotePolicy, QuoteState } from '../../core/domain/model.ts';
-import type { QuoteRepository, StorageWrite } from '../../core/domain/ports/storage.ts';
+import type { Id, Quote, QuotePolicy, QuoteState } from '../../core/domain/model.ts';
+import type { QuoteRepository, QuoteSummary, StorageWrite } from '../../core/domain/ports/storage.ts';
+import { RowCache } from './cache.ts';
 import { id, idOrNull, int, jsonText, key, keyList, keyOrNull, lookupKey, paged, text, textOrNull, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 
@@ -35,8 +36,37 @@ function savePolicy(db: Db, statusId: string, policy: QuotePolicy): void {
   db.run('INSERT INTO quote_policies (status_id, policy) VALUES (?, ?) ON CONFLICT (status_id) DO UPDATE SET policy = excluded.policy', key(statusId), policy);
 }
 
+function copySummary(summary: QuoteSummary): QuoteSummary {
+  return {
+    quotes: new Map([...summary.quotes].map(([statusId, quote]) => [statusId, { ...quote }])),
+    policies: new Map(summary.policies),
+    counts: new Map(summary.counts),
+  };
+}
+
 /** `store`: the identity the StorageWrites of this store carry (storage.ts). */
 export function quoteRepository(db: Db, store: object): QuoteRepository {
+  // Every status rendered reads its summary (three statements), and quotes and policies change
+  // far less often than statuses are read: kept until either table changes (cache.ts).
+  const summaries = new RowCache<string, QuoteSummary>(db, ['quotes', 'quote_policies'], 5_000, copySummary);
+  const policiesOf = (statusIds: readonly Id[]): Map<Id, QuotePolicy> => {
+    if (statusIds.length === 0) return new Map();
+    const rows = db.all('SELECT status_id, policy FROM quote_policies WHERE status_id IN (SELECT value FROM json_each(?))', keyList(statusIds));
+    return new Map(rows.map((r) => [id(r.status_id), text(r.policy) as QuotePolicy]));
+  };
+  const quotesOf = (statusIds: readonly Id[]): Map<Id, Quote> => {
+    if (statusIds.length === 0) return new Map();
+    const rows = db.all(`${QUOTE} WHERE status_id IN (SELECT value FROM json_each(?))`, keyList(statusIds));
+    return new Map(rows.map((r) => [id(r.status_id), quoteFromRow(r)]));
+  };
+  const countOf = (quotedStatusIds: readonly Id[], states: readonly QuoteState[]): Map<Id, number> => {
+    if (quotedStatusIds.length === 0 || states.length === 0) return new Map();
+    const rows = db.all(
+      'SELECT quoted_status_id, count(*) AS n FROM quotes WHERE quoted_status_id IN (SELECT value FROM json_each(?)) AND state IN (SELECT value FROM json_each(?)) GROUP BY quoted_status_id',
+      keyList(quotedStatusIds), jsonText(states),
+    );
+    return new Map(rows.map((r) => [id(r.quoted_status_id), int(r.n)]));
+  };
   const repository: QuoteRepository = {
     attach(values): StorageWrite {
       return {
@@ -56,14 +86,10 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
       await db.write(() => savePolicy(db, statusId, policy));
     },
     async policies(statusIds) {
-      if (statusIds.length === 0) return new Map();
-      const rows = db.all('SELECT status_id, policy FROM quote_policies WHERE status_id IN (SELECT value FROM json_each(?))', keyList(statusIds));
-      return new Map(rows.map((r) => [id(r.status_id), text(r.policy) as QuotePolicy]));
+      return policiesOf(statusIds);
     },
     async ofStatuses(statusIds) {
-      if (statusIds.length === 0) return new Map();
-      const rows = db.all(`${QUOTE} WHERE status_id IN (SELECT value FROM json_each(?))`, keyList(statusIds));
-      return new Map(rows.map((r) => [id(r.status_id), quoteFromRow(r)]));
+      return quotesOf(statusIds);
     },
     async transition(statusId, from, to, at, options = {}) {
       const k = lookupKey(statusId);
@@ -89,16 +115,17 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
       return paged(db, QUOTE, 'quoted_status_id = ? AND state IN (SELECT value FROM json_each(?))', [k, jsonText(states)], 'id', page, quoteFromRow);
     },
     async count(quotedStatusIds, states) {
-      if (quotedStatusIds.length === 0 || states.length === 0) return new Map();
-      const rows = db.all(
-        'SELECT quoted_status_id, count(*) AS n FROM quotes WHERE quoted_status_id IN (SELECT value FROM json_each(?)) AND state IN (SELECT value FROM json_each(?)) GROUP BY quoted_status_id',
-        keyList(quotedStatusIds), jsonText(states),
-      );
-      return new Map(rows.map((r) => [id(r.quoted_status_id), int(r.n)]));
+      return countOf(quotedStatusIds, states);
     },
     async summary(statusIds, countStates) {
-      const [quotes, policies, counts] = await Promise.all([repository.ofStatuses(statusIds), repository.policies(statusIds), repository.count(statusIds, countStates)]);
-      return { quotes, policies, counts };
+      const cacheKey = `${statusIds.join(',')}|${countStates.join(',')}`;
+      const kept = summaries.get(cacheKey);
+      if (kept !== undefined) return kept;
+      // Read and kept in one go, with no await between: a commit in between would leave the
+      // older rows kept under the newer generation.
+      const summary = { quotes: quotesOf(statusIds), policies: policiesOf(statusIds), counts: countOf(statusIds, countStates) };
+      summaries.set(cacheKey, summary);
+      return summary;
     },
   };
   return repository;
