@@ -24,10 +24,18 @@ function jobFromRow(r: Row): Job {
 
 /** Inserts jobs inside the caller's transaction. Without runAt a job is due at once. */
 export function enqueueIn(db: Db, jobs: readonly NewJob[], now: Millis): void {
+  // The jobs of one event (one per handler) share its payload, the whole status: encoded once.
+  const encoded = new Map<unknown, string>();
   for (const job of jobs) {
+    const payload = job.payload ?? null;
+    let text = encoded.get(payload);
+    if (text === undefined) {
+      text = JSON.stringify(payload);
+      encoded.set(payload, text);
+    }
     db.run(
       'INSERT INTO jobs (name, payload, ordering_key, run_at, attempts, created_at) VALUES (?, ?, ?, ?, 0, ?)',
-      job.name, JSON.stringify(job.payload ?? null), job.orderingKey ?? null, job.runAt ?? now, now,
+      job.name, text, job.orderingKey ?? null, job.runAt ?? now, now,
     );
   }
 }

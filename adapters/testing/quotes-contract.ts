@@ -134,6 +134,29 @@ export function quotesContract(it: It, shared: Shared): void {
     t.strictSame(await w.s.quotes.ofStatuses([id]), new Map(), 'removing no quote does nothing');
   });
 
+  shared('quotes: a summary read again shows every change since, made here or elsewhere', async (t, w, other) => {
+    const [alice, bob] = [await w.account(), await w.account()];
+    const quoted = await w.post(alice.id);
+    const quoting = await w.post(bob.id);
+    const ids = [quoted.id, quoting.id];
+    const read = () => w.s.quotes.summary(ids, ['accepted']);
+    t.strictSame(await read(), { quotes: new Map(), policies: new Map(), counts: new Map() }, 'nothing yet');
+    const quote = quoteOf(w, quoting.id, bob.id, quoted, { state: 'pending' });
+    await w.s.quotes.save(quote);
+    t.strictSame((await read()).quotes, new Map([[quoting.id, quote]]), 'a quote saved here');
+    const moved = await other.quotes.transition(quoting.id, ['pending'], 'accepted', T0 + 1);
+    const after = await read();
+    t.strictSame([after.quotes, after.counts], [new Map([[quoting.id, moved]]), new Map([[quoted.id, 1]])], 'a transition on another connection');
+    await other.quotes.setPolicy(quoted.id, 'followers');
+    t.strictSame((await read()).policies, new Map([[quoted.id, 'followers']]), 'a policy set on another connection');
+    await w.s.quotes.setPolicy(quoted.id, 'nobody');
+    t.strictSame((await read()).policies, new Map([[quoted.id, 'nobody']]), 'a policy set here');
+    const kept = await read();
+    kept.quotes.clear();
+    kept.counts.set(quoted.id, 99);
+    t.strictSame((await read()).counts, new Map([[quoted.id, 1]]), 'changing what a read returned changes no later read');
+  });
+
   shared('quotes: one transition wins a race', async (t, w, other) => {
     const [alice, bob] = [await w.account(), await w.account()];
     const quoted = await w.post(alice.id);

@@ -97,8 +97,11 @@ export function cardsPlugin(options: CardsPluginOptions = {}): RookeryPlugin {
         if (current?.id === card.id && current.fetchedAt === card.fetchedAt) return;
         await cards.attach(status.id, card.id, () => host.record({ type: 'status.refreshed', status }));
       };
-      host.on('status.created', fetchCard, { maxAttempts: 3 });
-      host.on('status.updated', fetchCard, { maxAttempts: 3 });
+      // Most statuses link to nothing: they queue no job. An edit that adds a link is an
+      // event of its own, so the text as the event has it is the one to look at.
+      const linksOut = (event: { status: Status }) => event.status.reblogOfId === null && firstEligibleUrl(host.config, event.status) !== null;
+      host.on('status.created', fetchCard, { maxAttempts: 3, when: linksOut });
+      host.on('status.updated', fetchCard, { maxAttempts: 3, when: linksOut });
 
       host.decorateStatuses<Map<Id, PreviewCard>>({
         load: (statuses) => (statuses.length === 0 ? Promise.resolve(new Map()) : cards.forStatuses(statuses.map((s) => s.id))),

@@ -100,11 +100,16 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     return found;
   }
 
+  /** The relays a status goes to besides its audience: those subscribed, when it is public. */
+  async function relaysFor(relayed: boolean): Promise<Recipient[]> {
+    return relayed && options.relays ? options.relays.recipients() : [];
+  }
+
   /** Sends `activity` to the remote accounts `to`, and to the relays when it is about a public
-   * status (`relayed`), as Mastodon does. */
-  async function send(ctx: Context<PluginHost>, sender: Account, to: readonly Account[], activity: Activity, relayed = false): Promise<void> {
+   * status (`relayed`), as Mastodon does. `relayInboxes`: the relays, when already read. */
+  async function send(ctx: Context<PluginHost>, sender: Account, to: readonly Account[], activity: Activity, relayed = false, relayInboxes?: Recipient[]): Promise<void> {
     const list = await recipients(ctx, to);
-    if (relayed && options.relays) list.push(...(await options.relays.recipients()));
+    list.push(...(relayInboxes ?? (await relaysFor(relayed))));
     const inboxes = oneRecipientPerInbox(list);
     // No ordering key: the queue runs the jobs of one key one at a time, so a server that is
     // down would hold back every later delivery of the sender to every other server.
@@ -130,15 +135,23 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
     if (!status.local || status.reblogOfId !== null) return;
     const author = await localOrNull(status.accountId);
     if (author === null) return;
+    // Who gets it is known before the Note is: an author with no remote follower who mentions
+    // no remote account, on an instance with no relay, sends nothing, and then neither the
+    // Note nor Fedify's context (costly next to a local publish) is made for nobody.
+    const mentioned = (await host.system.accounts.getMany(status.mentionIds)).filter((account) => account.domain !== null);
+    const to = await audience(status, author, mentioned);
+    const relayed = status.visibility === 'public';
+    const relayInboxes = await relaysFor(relayed);
+    if (relayInboxes.length === 0 && !to.some((account) => account.domain !== null)) return;
     const ctx = parts.context();
-    const { object, mentioned } = await noteOf(ctx, host, status, author);
+    const { object } = await noteOf(ctx, host, status, author);
     const id = object.id?.href ?? statusUri(host.config, status, author);
     const values = { actor: ctx.getActorUri(author.username), object, tos: object.toIds, ccs: object.ccIds };
     const activity =
       kind === 'create'
         ? new CreateWithMedia({ ...values, id: new URL(`${id}/activity`), published: instant(status.createdAt) })
         : new UpdateWithMedia({ ...values, id: new URL(`${id}#updates/${status.editedAt ?? host.clock.now()}`), updated: instant(status.editedAt ?? host.clock.now()) });
-    await send(ctx, author, await audience(status, author, mentioned), activity, status.visibility === 'public');
+    await send(ctx, author, to, activity, relayed, relayInboxes);
   }
 
   host.on('status.created', async (event) => statusActivity(event.status, 'create'));

@@ -10,6 +10,7 @@ export type {
   AccountPatch,
   DecorateContext,
   EventListener,
+  ListenerOptions,
   PluginAccounts,
   PluginPresent,
   PluginStatuses,

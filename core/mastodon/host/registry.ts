@@ -5,7 +5,7 @@ import { outsideAllowList } from '../../domain/moderation/email-blocks.ts';
 import { can } from '../../domain/moderation/roles.ts';
 import { clientIp } from '../ip-access.ts';
 import { createLocalAccount } from '../../domain/accounts/create.ts';
-import type { DomainEventType } from '../../domain/events/events.ts';
+import type { DomainEvent, DomainEventType } from '../../domain/events/events.ts';
 import { federationOperations } from '../../domain/federation/index.ts';
 import type { BoundJob, BoundProfileHook, BoundPublishHook, RemoteResolver } from '../../domain/hooks.ts';
 import { notify } from '../../domain/notifications/notify.ts';
@@ -24,7 +24,17 @@ import { formPosted, formToken } from '../oauth/web-flow.ts';
 import type { RateLimiter } from '../rate-limits.ts';
 import { pluginParts, presentAccounts, presentNotifications, presentStatus, presentStatuses } from '../present/load.ts';
 import type { ServiceKey } from './services.ts';
-import type { AccountDecorator, EventListener, PluginSystem, PluginHost, StatusDecorator } from './types.ts';
+import type { AccountDecorator, EventListener, ListenerOptions, PluginSystem, PluginHost, StatusDecorator } from './types.ts';
+
+/** A listener's `when` for one event; one that throws is taken as yes (the listener's job then
+ * decides), never as a failure of the write recording the event. */
+function concerns(when: (event: DomainEvent) => boolean, event: DomainEvent): boolean {
+  try {
+    return when(event);
+  } catch {
+    return true;
+  }
+}
 
 /** The named methods of `repository`, bound, and nothing else: a plugin is handed these reads,
  * not the repository (whose writes would go around the core's rules). */
@@ -138,11 +148,13 @@ export class HookRegistry implements AppHooks {
           prepare: (draft) => hook.prepare(draft),
         }),
       configureInstance: (key, value) => void (this.instanceConfiguration[key] = value),
-      on: <T extends DomainEventType>(type: T, listener: EventListener<T>, options?: Parameters<PluginHost['on']>[2]) => {
+      on: <T extends DomainEventType>(type: T, listener: EventListener<T>, options?: ListenerOptions<T>) => {
         listeners += 1;
         // The name is stable across processes: same plugins, same order, same names.
         const name = `${plugin}:${type}:${listeners}`;
-        core.jobs.subscribe(name, [type], (recorded) => (listener as unknown as EventListener)(recorded.event), options);
+        const { when, ...jobOptions } = options ?? {};
+        const wants = when === undefined ? undefined : (event: DomainEvent) => concerns(when as (event: DomainEvent) => boolean, event);
+        core.jobs.subscribe(name, [type], (recorded) => (listener as unknown as EventListener)(recorded.event), jobOptions, wants);
       },
       handleJob: (name, handler, options) => {
         const full = `${plugin}:${name}`;

@@ -92,6 +92,15 @@ export interface ProfileHook {
 
 export type EventListener<T extends DomainEventType = DomainEventType> = (event: Extract<DomainEvent, { type: T }>) => Promise<void>;
 
+/** How a listener runs (JobOptions), and `when`: whether an event concerns it at all, decided
+ * from the event alone as it is recorded, in the transaction of the write that records it (so
+ * quick, and reading nothing). An event it answers false for queues no job for the listener:
+ * a listener that acts on few events of its type then costs the others nothing. A `when` that
+ * throws counts as true. */
+export interface ListenerOptions<T extends DomainEventType = DomainEventType> extends JobOptions {
+  when?: (event: Extract<DomainEvent, { type: T }>) => boolean;
+}
+
 export interface Job {
   name: string;
   intervalMs: number;
@@ -207,7 +216,7 @@ export interface PluginHost {
   /** States a key of the instance's `configuration` (e.g. media_attachments): what it enforces. */
   configureInstance(key: string, value: unknown): void;
   /** Runs `listener` for every event of this type, as a job of its own (retried on failure). */
-  on<T extends DomainEventType>(type: T, listener: EventListener<T>, options?: JobOptions): void;
+  on<T extends DomainEventType>(type: T, listener: EventListener<T>, options?: ListenerOptions<T>): void;
   /** A queue job handler, under a name of the plugin's (`<plugin>:<name>`); returns that name
    * for enqueue and for outboxes. */
   handleJob(name: string, handler: JobHandler, options?: JobOptions): string;

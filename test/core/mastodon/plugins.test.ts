@@ -130,6 +130,29 @@ t.test('event listeners run after the write committed; their failures do not fai
   await h.close();
 });
 
+t.test("a listener's `when` keeps the events it answers false for from queuing its job", async (t) => {
+  const seen: string[] = [];
+  const picky: RookeryPlugin = {
+    name: 'test-picky',
+    register(host) {
+      host.on('status.created', async (event) => void seen.push(`picked ${event.status.text}`), { when: (event) => event.status.text.startsWith('pick') });
+      host.on('status.created', async (event) => void seen.push(`asked anyway ${event.status.text}`), {
+        when: () => {
+          throw new Error('a broken test');
+        },
+      });
+    },
+  };
+  const h = await harness({ plugins: [picky] });
+  const alice = await h.user('alice');
+  for (const status of ['pick me', 'leave me']) {
+    const res = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status } });
+    t.equal(res.statusCode, 200, `${status}: published`);
+  }
+  t.same(seen.sort(), ['asked anyway leave me', 'asked anyway pick me', 'picked pick me'], 'the picky listener ran for its event only; a `when` that throws counts as yes');
+  await h.close();
+});
+
 t.test('jobs run on their interval until stopped, and close stops them', async (t) => {
   // A plugin whose 5 ms job counts its runs and wakes whoever waits for a given count.
   const counter = () => {
