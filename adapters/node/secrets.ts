@@ -1,7 +1,7 @@
 // The Secrets port on node:crypto: CSPRNG tokens, SHA-256 digests, constant-time equality and
 // scrypt password hashes (run on libuv's thread pool, so hashing does not block the loop).
 
-import { createHash, createHmac, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, createHmac, hash, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Secrets } from '../../core/domain/ports/secrets.ts';
 import { checkOptions, option, type OptionSpec } from '../../core/domain/options.ts';
 
@@ -41,7 +41,8 @@ export function createNodeSecrets(options: NodeSecretsOptions = {}): Secrets {
     sign: (value) => createHmac('sha256', key).update(value, 'utf8').digest('base64url'),
     randomToken: (bytes = 32) => randomBytes(bytes).toString('base64url'),
     random16: () => randomInt(0, 0x10000),
-    sha256: (value) => createHash('sha256').update(value, 'utf8').digest('base64url'),
+    // The one-shot form: a token is hashed on every request that carries one.
+    sha256: (value) => hash('sha256', value, 'base64url'),
     equal(a, b) {
       // Compare digests so that neither the lengths nor the contents leak through timing.
       const da = createHash('sha256').update(a, 'utf8').digest();
