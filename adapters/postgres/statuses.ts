@@ -6,7 +6,7 @@
 // plugins' checks, the status statement, their applies, and the outbox's jobs. A delete or an
 // edit locks the status first (see there).
 
-import type { CreateStatusResult, DeletedStatus, StatusQuery, StatusRepository, StorageWrite } from '../../core/domain/ports/storage.ts';
+import type { CreateStatusResult, DeletedStatus, Page, StatusQuery, StatusRepository, StorageWrite } from '../../core/domain/ports/storage.ts';
 import type { Id, Status, StatusEdit } from '../../core/domain/model.ts';
 import type { Db, Row, Sql, Tx } from './db.ts';
 import { recordOutbox, writeWithOutbox } from './jobs.ts';
@@ -23,6 +23,7 @@ import {
   key,
   keyOrNull,
   keys,
+  limitOf,
   lookupKey,
   paged,
   pageSql,
@@ -126,6 +127,42 @@ function queryCondition(p: Params, q: StatusQuery): string {
   if (q.excludeReblogs) parts.push('s.reblog_of_id IS NULL');
   if (q.excludeRepliesToOthers) parts.push('(s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)');
   return parts.join(' AND ');
+}
+
+/** A page of the statuses of `homeOf` and the accounts it follows that meet the rest of `q`.
+ * A scan of statuses newest first, testing each author, reads past every status of the
+ * accounts not followed, more as the store grows. Reading each author's statuses through
+ * statuses_account instead costs what the page needs, whatever the store's size: first each
+ * author's newest status on the page (one index probe each); the page's last status can be no
+ * older than the limit-th newest of those (`cut`: those authors alone fill the page down to it),
+ * so only the authors whose newest reaches it are read further, and only down to it. (Oldest
+ * first and the other way round for a minId page.) */
+async function homeQuery(db: Db, homeOf: Id, rest: StatusQuery, page: Page): Promise<Status[]> {
+  const limit = limitOf(page.limit);
+  if (limit === 0) return [];
+  const p = new Params();
+  const home = p.id(homeOf);
+  const condition = queryCondition(p, rest);
+  const ps = pageSql(p, 's.id', page);
+  const order = ps.reverse ? 'ASC' : 'DESC';
+  const reaches = ps.reverse ? '<=' : '>=';
+  const cut = `coalesce((SELECT id FROM cut), ${ps.reverse ? '9223372036854775807' : '0'})`;
+  const count = p.add(limit);
+  /** One author's statuses on the page, in the page's order. */
+  const ofAuthor = (author: string, more: string, rows: string) =>
+    `SELECT s.id FROM statuses s WHERE s.account_id = ${author} AND ${condition}${ps.where}${more} ORDER BY s.id ${order} LIMIT ${rows}`;
+  const rows = await db.rows(
+    `WITH home AS (SELECT ${home} AS account_id UNION SELECT f.target_account_id FROM follows f WHERE f.account_id = ${home} AND NOT f.pending),
+       first AS (SELECT home.account_id, x.id FROM home CROSS JOIN LATERAL (${ofAuthor('home.account_id', '', '1')}) x),
+       cut AS (SELECT id FROM first ORDER BY id ${order} OFFSET ${p.add(limit - 1)} LIMIT 1),
+       picked AS (
+         SELECT s.id FROM first CROSS JOIN LATERAL (${ofAuthor('first.account_id', ` AND s.id ${reaches} ${cut}`, count)}) s
+         WHERE first.id ${reaches} ${cut}${ps.tail})
+     SELECT ${S_COLUMNS} FROM picked JOIN statuses s ON s.id = picked.id ORDER BY s.id ${order}`,
+    p.values,
+  );
+  const statuses = rows.map(statusFromRow);
+  return ps.reverse ? statuses.reverse() : statuses;
 }
 
 /** Refuses, before anything runs, a write prepared for another store. */
@@ -387,6 +424,10 @@ export function statusRepository(db: Db, store: object): StatusRepository {
     },
 
     async query(q, page) {
+      if (q.homeOf !== undefined) {
+        const { homeOf, ...rest } = q;
+        return homeQuery(db, homeOf, rest, page);
+      }
       const p = new Params();
       const condition = queryCondition(p, q);
       const ps = pageSql(p, 's.id', page);

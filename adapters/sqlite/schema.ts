@@ -570,6 +570,13 @@ export const MIGRATIONS: readonly string[] = [
     policy TEXT NOT NULL
   ) STRICT;
   `,
+  // 18: statuses_account carries the visibility too, so that the home timeline, which walks
+  // every followed account's statuses through it, tests each status's visibility without
+  // reading its row (statuses.ts, query).
+  `
+  DROP INDEX statuses_account;
+  CREATE INDEX statuses_account ON statuses (account_id, id, visibility) WHERE deleted_at IS NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -750,6 +750,52 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.equal(await w.s.statuses.countLocal(), 7, 'countLocal: live local statuses (a1-a4, b1, b2, d1)');
   });
 
+  it('statuses.query homeOf: the authors\' statuses merged newest first, on every kind of page', async (t, w) => {
+    const alice = await w.account();
+    const bob = await w.account();
+    const carol = await w.account({ domain: 'remote.example', username: 'carol' });
+    const dave = await w.account();
+    const eve = await w.account();
+    await w.s.relationships.follow(follow(w.id(), alice.id, bob.id));
+    await w.s.relationships.follow(follow(w.id(), alice.id, carol.id));
+    await w.s.relationships.requestFollow(follow(w.id(), alice.id, dave.id));
+    await w.s.relationships.follow(follow(w.id(), eve.id, alice.id));
+
+    const b1 = await w.post(bob.id);
+    const c1 = await w.post(carol.id, { local: false, uri: 'https://remote.example/s/1' });
+    const a1 = await w.post(alice.id);
+    await w.post(dave.id);
+    const e1 = await w.post(eve.id);
+    const b2 = await w.post(bob.id, { visibility: 'private' });
+    await w.post(bob.id, { visibility: 'direct', mentionIds: [alice.id] });
+    const c2 = boost(w.id(), carol.id, b1, { local: false });
+    await w.s.statuses.reblog(c2);
+    const gone = await w.post(bob.id);
+    await w.s.statuses.delete(gone.id, T0 + 9000, POST);
+    const a2 = await w.post(alice.id, { visibility: 'unlisted' });
+    const a3 = await w.post(alice.id);
+    const e2 = await w.post(eve.id);
+    const b3 = await w.post(bob.id);
+    const c3 = await w.post(carol.id, { local: false, uri: 'https://remote.example/s/3' });
+
+    const home = { visibilities: ['public', 'unlisted', 'private'] as Visibility[], homeOf: alice.id };
+    const q = async (page: Page): Promise<Id[]> => idsOf(await w.s.statuses.query(home, page));
+    t.strictSame(await q({ limit: 20 }), idsOf([c3, b3, a3, a2, c2, b2, a1, c1, b1]), 'own and followed, newest first: not direct, deleted, requested or unfollowed');
+    t.strictSame(await q({ limit: 3 }), idsOf([c3, b3, a3]), 'limit');
+    t.strictSame(await q({ limit: 3, maxId: b3.id }), idsOf([a3, a2, c2]), 'maxId: strictly older (two of one author before the others)');
+    t.strictSame(await q({ limit: 5, maxId: a2.id }), idsOf([c2, b2, a1, c1, b1]), 'maxId: more than one of each author');
+    t.strictSame(await q({ limit: 2, sinceId: b2.id }), idsOf([c3, b3]), 'sinceId: the newest, strictly newer');
+    t.strictSame(await q({ limit: 2, minId: b2.id }), idsOf([a2, c2]), 'minId: immediately newer, newest first');
+    t.strictSame(await q({ limit: 10, minId: a1.id, maxId: b3.id }), idsOf([a3, a2, c2, b2]), 'minId + maxId');
+    t.strictSame(await q({ limit: 10, sinceId: c1.id, maxId: c2.id }), idsOf([b2, a1]), 'sinceId + maxId');
+    t.strictSame(await q({ limit: 0 }), [], 'limit 0: nothing');
+    t.strictSame(
+      idsOf(await w.s.statuses.query({ ...home, homeOf: eve.id }, { limit: 20 })),
+      idsOf([e2, a3, a2, e1, a1]),
+      'another reader: their own and those of whom they follow',
+    );
+  });
+
   it('statuses.reblogs: visibilities and pages', async (t, w) => {
     const alice = await w.account();
     const orig = await w.post(alice.id);
