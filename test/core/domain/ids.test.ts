@@ -47,6 +47,13 @@ t.test('isId accepts positive 64-bit decimals only', async (t) => {
   t.notOk(isId('012'));
   t.notOk(isId('abc'));
   t.notOk(isId('-5'));
+  t.notOk(isId(''), 'empty');
+  t.notOk(isId('12345678901234567890'), 'twenty digits');
+  t.ok(isId('1000000000000000000'), 'nineteen digits below the largest');
+  t.notOk(isId('9999999999999999999'), 'nineteen digits above it');
+  t.notOk(isId('12a'));
+  t.notOk(isId('1 2'));
+  t.notOk(isId('١٢'), 'digits of another script');
   t.notOk(isId(12));
   t.notOk(isId(''));
 });
