@@ -2,21 +2,9 @@
 // QuoteRepository), run by storageContract on every adapter.
 
 import { POST, T0, status } from './fixtures.ts';
-import type { Account, Id, Quote, Status } from '../../core/domain/model.ts';
+import type { Id, Quote, Status } from '../../core/domain/model.ts';
 import type { Storage } from '../../core/domain/ports/storage.ts';
-
-interface ContractTest {
-  equal(found: unknown, wanted: unknown, ...message: [] | [string]): unknown;
-  strictSame(found: unknown, wanted: unknown, ...message: [] | [string]): unknown;
-}
-interface World {
-  s: Storage;
-  id(): Id;
-  account(): Promise<Account>;
-  post(accountId: Id, o?: Partial<Status>): Promise<Status>;
-}
-type It = (name: string, body: (t: ContractTest, w: World) => Promise<void>) => void;
-type Shared = (name: string, body: (t: ContractTest, w: World, other: Storage) => Promise<void>) => void;
+import type { It, SectionWorld as World, Shared } from './section.ts';
 
 const idsOf = (items: readonly { id: Id }[]): Id[] => items.map((i) => i.id);
 

@@ -4,21 +4,8 @@
 // relationships.nextMuteEnd, when a reader's view changes with nothing written.
 
 import { mark, mute } from './fixtures.ts';
-import type { Account, Id, Status } from '../../core/domain/model.ts';
 import type { Storage, StoreStamp } from '../../core/domain/ports/storage.ts';
-
-interface ContractTest {
-  equal(found: unknown, wanted: unknown, ...message: [] | [string]): unknown;
-  pass(message: string): unknown;
-}
-interface World {
-  s: Storage;
-  id(): Id;
-  account(): Promise<Account>;
-  post(accountId: Id, o?: Partial<Status>): Promise<Status>;
-}
-type It = (name: string, body: (t: ContractTest, w: World) => Promise<void>) => void;
-type Shared = (name: string, body: (t: ContractTest, w: World, other: Storage) => Promise<void>) => void;
+import type { It, Shared } from './section.ts';
 
 /** The store's stamp, or null when it has none (it keeps no answers: nothing to check). */
 async function stampOf(storage: Storage): Promise<StoreStamp | null> {

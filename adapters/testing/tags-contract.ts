@@ -2,21 +2,8 @@
 // (core/domain/ports/storage.ts), run by storageContract on every adapter.
 
 import { NO_EFFECTS, T0 } from './fixtures.ts';
-import type { Account, Id, Status } from '../../core/domain/model.ts';
-import type { Storage } from '../../core/domain/ports/storage.ts';
-
-interface ContractTest {
-  equal(found: unknown, wanted: unknown, ...message: [] | [string]): unknown;
-  strictSame(found: unknown, wanted: unknown, ...message: [] | [string]): unknown;
-}
-interface World {
-  s: Storage;
-  id(): Id;
-  account(): Promise<Account>;
-  post(accountId: Id, o?: Partial<Status>): Promise<Status>;
-}
-type It = (name: string, body: (t: ContractTest, w: World) => Promise<void>) => void;
-type Shared = (name: string, body: (t: ContractTest, w: World, other: Storage) => Promise<void>) => void;
+import type { Id } from '../../core/domain/model.ts';
+import type { It, Shared } from './section.ts';
 
 const idsOf = (items: readonly { id: Id }[]): Id[] => items.map((i) => i.id);
 const sorted = <T>(values: readonly T[]): T[] => [...values].sort();
