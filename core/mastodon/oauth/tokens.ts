@@ -5,6 +5,7 @@ import type { AppCore } from '../context.ts';
 import type { AccessToken, Id } from '../../domain/model.ts';
 import type { StoreStamp } from '../../domain/ports/storage.ts';
 import { noteActivity } from '../../domain/moderation/activity.ts';
+import { forgetOldest } from '../present/cache/lru.ts';
 
 export async function lookupToken(core: AppCore, raw: string | null | undefined): Promise<TokenLookup> {
   if (raw === null || raw === undefined || raw === '') return { kind: 'none' };
@@ -51,7 +52,7 @@ export function keptTokenLookups(core: AppCore): KeptTokenLookup {
       return hit.found;
     }
     const found = frozen(await lookupTokenHash(core, hash));
-    if (kept.size >= KEPT_LOOKUPS && hit === undefined) kept.delete(kept.keys().next().value as string);
+    if (kept.size >= KEPT_LOOKUPS && hit === undefined) forgetOldest(kept, KEPT_LOOKUPS);
     kept.set(hash, { stamp, found });
     return found;
   };

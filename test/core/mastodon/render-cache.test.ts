@@ -21,7 +21,12 @@ t.test('Lru: bounded in entries, the least recently used goes first', async (t) 
   t.throws(() => new Lru(0), /at least one entry/);
   const big = new Lru<number, number>(1000);
   for (let i = 0; i < 5000; i++) big.set(i, i);
-  t.equal(big.size, 1000, 'never more than its bound');
+  t.ok(big.size <= 1000, 'never more than its bound');
+  const full = new Lru<number, number>(16);
+  for (let i = 0; i < 16; i++) full.set(i, i);
+  full.get(0);
+  full.set(16, 16);
+  t.same([full.size, full.get(0), full.get(1), full.get(2), full.get(3)], [15, 0, undefined, undefined, 3], 'full, it forgets its oldest eighth at once (0 was used: 1 and 2 go)');
 });
 
 t.test('sameData: equal rows only, nested arrays and objects included', async (t) => {

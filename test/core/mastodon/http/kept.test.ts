@@ -31,16 +31,20 @@ t.test('a caller changing its response changes nothing kept', async (t) => {
 
 t.test('bounded in count, in bytes, and in the size of one answer', async (t) => {
   const kept = new KeptAnswers();
-  for (let i = 0; i <= KEPT_ANSWERS; i++) kept.keep(`/${i}`, 1, Infinity, answer('{}'));
-  t.equal(kept.size, KEPT_ANSWERS, 'no more than its count');
-  t.equal(kept.get('/0', 1, 0), undefined, 'the least recently used went first');
-  t.ok(kept.get('/1', 1, 0), 'the others stay');
+  for (let i = 0; i < KEPT_ANSWERS; i++) kept.keep(`/${i}`, 1, Infinity, answer('{}'));
+  t.ok(kept.get('/0', 1, 0), 'full: the first is used again');
+  kept.keep('/more', 1, Infinity, answer('{}'));
+  t.equal(kept.size, KEPT_ANSWERS - KEPT_ANSWERS / 8 + 1, 'one more: its oldest eighth forgotten at once');
+  t.equal(kept.get('/1', 1, 0), undefined, 'the least recently used went first');
+  t.ok(kept.get('/0', 1, 0), 'not the one used again');
+  t.ok(kept.get('/more', 1, 0), 'and the new one is kept');
 
   const big = new KeptAnswers();
   const large = 'x'.repeat(KEPT_ANSWER_MAX_BYTES);
   const count = Math.floor(KEPT_BYTES / KEPT_ANSWER_MAX_BYTES);
   for (let i = 0; i <= count; i++) big.keep(`/${i}`, 1, Infinity, answer(large));
-  t.equal(big.size, count, 'no more bytes than its bound');
+  t.equal(big.size, count, 'no more bytes than its bound: the oldest went to make room');
+  t.equal(big.get('/0', 1, 0), undefined, 'the oldest');
   const given = big.keep('/huge', 1, Infinity, answer(`${large}x`));
   t.equal(text(given.body)?.length, KEPT_ANSWER_MAX_BYTES + 1, 'a larger answer is sent');
   t.equal(big.get('/huge', 1, 0), undefined, 'but not kept');
