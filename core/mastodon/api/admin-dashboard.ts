@@ -16,7 +16,7 @@ import { presentStatuses } from '../present/load.ts';
 import { presentTags } from '../present/tag.ts';
 import { offsetPagedJson, offsetWindow } from './offset-paging.ts';
 import { paramsOf } from './statuses.ts';
-import { json, type Endpoint } from '../endpoint/types.ts';
+import { json, type ApiRequest, type Endpoint } from '../endpoint/types.ts';
 
 const READ = ['admin:read'];
 const LANGUAGE_NAMES = new Map(LANGUAGE_LIST.map((l) => [l.code, l.name]));
@@ -75,6 +75,12 @@ export function adminDashboardEndpoints(core: AppCore): Endpoint[] {
       return offsetPagedJson(core.config, request.path, params, admin, window);
     },
   });
+  /** What a measures or dimensions request asks for, once the caller may see the dashboard. */
+  const askedFor = (request: ApiRequest) => {
+    staffWith(request.caller.account, 'view_dashboard');
+    const params = paramsOf(request);
+    return { params, keys: keysOf(strArray(params, 'keys')), period: periodOf(core.clock.now(), str(params, 'start_at'), str(params, 'end_at')) };
+  };
   return [
     {
       method: 'POST',
@@ -82,10 +88,7 @@ export function adminDashboardEndpoints(core: AppCore): Endpoint[] {
       auth: 'optional',
       scopes: READ,
       handle: async (request) => {
-        staffWith(request.caller.account, 'view_dashboard');
-        const params = paramsOf(request);
-        const keys = keysOf(strArray(params, 'keys'));
-        const period = periodOf(core.clock.now(), str(params, 'start_at'), str(params, 'end_at'));
+        const { params, keys, period } = askedFor(request);
         const found = await measures(core, keys, period, keyParams(params));
         return json(
           found.map((m) => ({
@@ -104,10 +107,7 @@ export function adminDashboardEndpoints(core: AppCore): Endpoint[] {
       auth: 'optional',
       scopes: READ,
       handle: async (request) => {
-        staffWith(request.caller.account, 'view_dashboard');
-        const params = paramsOf(request);
-        const keys = keysOf(strArray(params, 'keys'));
-        const period = periodOf(core.clock.now(), str(params, 'start_at'), str(params, 'end_at'));
+        const { params, keys, period } = askedFor(request);
         const found = await dimensions(core, keys, period, limitOf(int(params, 'limit')), keyParams(params));
         return json(found.map((d) => ({ key: d.key, data: d.data === null ? software() : d.data.map((e) => entry(d.key, e.key, e.value)) })));
       },
