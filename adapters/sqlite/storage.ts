@@ -138,6 +138,9 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     jobs: jobQueue(db),
     freshen: () => db.freshen(),
     stamp: () => db.stamp(),
+    // Every write runs and commits within the one callback that started it (db.ts), and an
+    // immediate runs only after the callback that queued it returned: after the COMMIT.
+    afterCommit: (fn) => void setImmediate(fn),
     async close() {
       db.close();
     },

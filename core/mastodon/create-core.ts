@@ -53,9 +53,11 @@ export function createCore(deps: CoreDeps): CoreParts {
   const queue = deps.queue ?? deps.storage.jobs;
   const listeners: (() => void)[] = [];
   // Deferred: the write that records the jobs commits before a worker looks for them.
-  const signal = () => {
-    for (const listener of listeners) setTimeout(listener, 0);
+  const wakeListeners = () => {
+    for (const listener of listeners) listener();
   };
+  const afterCommit = deps.storage.afterCommit?.bind(deps.storage) ?? ((fn: () => void) => void setTimeout(fn, 0));
+  const signal = () => afterCommit(wakeListeners);
   const core: AppCore = {
     config: deps.config,
     storage: deps.storage,

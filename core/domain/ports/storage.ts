@@ -846,6 +846,10 @@ export interface Storage {
    * every write committed before the call. null: the store cannot tell now, and nothing is
    * kept. A store without it keeps no answers. */
   stamp?(): StoreStamp | null | Promise<StoreStamp | null>;
+  /** Calls `fn` once the write transaction running now, if any, has committed, so that a
+   * worker woken by it finds the jobs that write recorded. A store without it: the core waits
+   * one timer tick, which most commits beat but none is held to. */
+  afterCommit?(fn: () => void): void;
   /** Flushes and releases the store; acknowledged writes survive a reopen. */
   close(): Promise<void>;
 }

@@ -101,7 +101,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const pollMs = options.pollMs ?? 200;
   const relay = options.relay ?? null;
   let running = false;
-  let timer: ReturnType<typeof setTimeout> | null = null;
+  /** The next pass, when one is scheduled. */
+  let next: { cancel(): void } | null = null;
   let chain: Promise<unknown> = Promise.resolve();
 
   async function runOne(job: Job): Promise<boolean> {
@@ -168,13 +169,21 @@ export function createWorker(options: WorkerOptions): Worker {
    * process alive on its own; work known to be due keeps it alive until it ran. */
   function schedule(delay: number, idle: boolean): void {
     if (!running) return;
-    if (timer !== null) clearTimeout(timer);
-    timer = setTimeout(loop, delay);
+    next?.cancel();
+    if (delay === 0 && !idle) {
+      // Woken for jobs just committed: a timer would wait a whole millisecond first, and every
+      // live stream's delivery waits with it.
+      const immediate = setImmediate(loop);
+      next = { cancel: () => clearImmediate(immediate) };
+      return;
+    }
+    const timer = setTimeout(loop, delay);
     if (idle) (timer as { unref?: () => void }).unref?.();
+    next = { cancel: () => clearTimeout(timer) };
   }
 
   async function loop(): Promise<void> {
-    timer = null;
+    next = null;
     if (!running) return;
     try {
       while (running && (await serialPass()) > 0);
@@ -200,8 +209,8 @@ export function createWorker(options: WorkerOptions): Worker {
     },
     async stop() {
       running = false;
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
+      next?.cancel();
+      next = null;
       await chain;
     },
   };

@@ -159,6 +159,28 @@ t.test('the background loop runs jobs without drain, and stop() ends it', async 
   t.equal(await queue.size(), 0);
 });
 
+t.test('woken, the worker runs the jobs on the next turns of the loop, without waiting for a timer', async (t) => {
+  const { queue, registry, clock, worker } = setup();
+  let ran = false;
+  registry.register('ping', async () => {
+    ran = true;
+  });
+  worker.start();
+  await worker.drain();
+  await queue.enqueue([{ name: 'ping', payload: null }], clock.now());
+  // Timers never fire while the worker is woken: only what needs none can run the job.
+  const realSetTimeout = globalThis.setTimeout;
+  globalThis.setTimeout = ((() => ({ unref() {}, ref() {} })) as unknown) as typeof setTimeout;
+  try {
+    worker.wake();
+    for (let turn = 0; turn < 50 && !ran; turn++) await new Promise((next) => setImmediate(next));
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+  }
+  t.ok(ran, 'the job ran with every timer held back');
+  await worker.stop();
+});
+
 t.test('a run that never ends is given up on after its time limit: the pass goes on, the job is retried', async (t) => {
   const { queue, registry, clock, worker, logged } = setup();
   let runs = 0;
