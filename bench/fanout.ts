@@ -234,11 +234,21 @@ class Publisher {
   }
 
   async publish(text: string): Promise<void> {
-    const socket = this.#idle.pop() ?? (await this.#connect());
+    const kept = this.#idle.pop();
+    if (kept !== undefined) {
+      // A kept connection the server is closing just now: once more, on a new one.
+      const sent = await this.#request(kept, text).then(() => true, () => false);
+      if (sent) return;
+    }
+    await this.#request(await this.#connect(), text);
+  }
+
+  async #request(socket: Socket, text: string): Promise<void> {
     const body = Buffer.from(JSON.stringify({ status: text }));
     const head = `POST /api/v1/statuses HTTP/1.1\r\nHost: 127.0.0.1:${this.#port}\r\nAuthorization: Bearer ${this.#token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     await new Promise<void>((done, fail) => {
       let received = Buffer.alloc(0);
+      const onClose = () => fail(new Error('the server closed the connection before answering'));
       const onData = (chunk: Buffer) => {
         received = Buffer.concat([received, chunk]);
         const end = received.indexOf('\r\n\r\n');
@@ -249,11 +259,13 @@ class Publisher {
         if (!complete) return;
         socket.off('data', onData);
         socket.off('error', fail);
+        socket.off('close', onClose);
         if (!headers.startsWith('HTTP/1.1 200')) fail(new Error(`publish refused: ${headers.split('\r\n')[0]}`));
         else done();
       };
       socket.on('data', onData);
       socket.once('error', fail);
+      socket.once('close', onClose);
       socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
     });
     this.#idle.push(socket);
@@ -268,6 +280,11 @@ class Publisher {
       const socket = connect(this.#port, '127.0.0.1', () => ready(socket));
       socket.setNoDelay(true);
       socket.once('error', fail);
+      // The server ends connections idle past its keep-alive time: a closed one is not reused.
+      socket.once('close', () => {
+        const at = this.#idle.indexOf(socket);
+        if (at >= 0) this.#idle.splice(at, 1);
+      });
     });
   }
 }

@@ -9,7 +9,7 @@ import type { Rookery } from '../../core/mastodon/rookery.ts';
 import { queryOf } from './http.ts';
 import { loadUws } from './load.ts';
 import { SseStream } from './sse.ts';
-import { websocketBehavior, type WsClient, type WsContext } from './websocket.ts';
+import { noneUnsent, websocketBehavior, type WsClient, type WsContext } from './websocket.ts';
 import { checkOptions, option, type OptionSpec } from '../../core/domain/options.ts';
 
 export interface StreamingServerOptions {
@@ -89,7 +89,7 @@ export async function startStreamingServer(rookery: Rookery, options: StreamingS
     compression: uws.DISABLED,
     sse,
     ws: new Set<WsClient>(),
-    unsent: new Set<WsClient>(),
+    unsent: noneUnsent(),
     track(promise) {
       const tracked = promise.catch((err: unknown) => logger.error({ err }, 'closing a stream failed')).finally(() => closing.delete(tracked));
       closing.add(tracked);

@@ -30,6 +30,7 @@ import type { FilterResultJson } from '../entities/filter.ts';
 import { sseFrame, wsFrame } from './encode.ts';
 import { isRefusal, readsStatuses, resolveStream, streamForPath, streamTexts, type ResolvedStream, type StreamParams, type StreamRefusal } from './streams.ts';
 import { loadSubscriberState, screen, type SubscriberState } from './subscriber.ts';
+import { SharedKeywords } from './shared-keywords.ts';
 
 /** One event for one kind of subscription, in both wire formats, each encoded on first use. */
 export interface StreamEvent {
@@ -134,7 +135,7 @@ export function tokenFrom(credentials: StreamCredentials): string | null {
 }
 
 /** The payload with the subscriber's filter results as `filtered` (the rendering left it out). */
-function withFiltered(payload: string, results: FilterResultJson[]): string {
+function withFiltered(payload: string, results: readonly FilterResultJson[]): string {
   return `${payload.slice(0, -1)},"filtered":${JSON.stringify(results)}}`;
 }
 
@@ -217,6 +218,7 @@ class Hub implements StreamHub {
   readonly #shared = new Map<string, ResolvedStream>();
   #control: Promise<() => Promise<void>> | null = null;
   readonly #stopWatchingReconnects: (() => void) | undefined;
+  readonly #keywords = new SharedKeywords(() => this.#liveStates());
 
   constructor(core: AppCore) {
     this.#core = core;
@@ -289,6 +291,10 @@ class Hub implements StreamHub {
     for (const run of waiting ?? []) run();
   }
 
+  *#liveStates(): Iterable<SubscriberState> {
+    for (const entry of this.#accounts.values()) if (entry.state !== null) yield entry.state;
+  }
+
   #invalidate(accountId: Id): void {
     const entry = this.#accounts.get(accountId);
     if (entry === undefined) return;
@@ -334,10 +340,11 @@ class Hub implements StreamHub {
   /** One bus message to every subscription of a channel; frames shared across subscriptions. */
   #dispatch(entry: ChannelEntry, message: StreamMessage): void {
     const frames = new FrameCache(message);
-    for (const subscription of [...entry.subscriptions]) this.#deliver(subscription, message, frames);
+    const now = this.#core.clock.now();
+    for (const subscription of [...entry.subscriptions]) this.#deliver(subscription, message, frames, now);
   }
 
-  #deliver(subscription: Subscription, message: StreamMessage, frames: FrameCache): void {
+  #deliver(subscription: Subscription, message: StreamMessage, frames: FrameCache, now: number): void {
     const { stream, connection } = subscription;
     if (connection.closed) return;
     if (stream.events !== null && !stream.events.has(message.event)) return;
@@ -357,10 +364,10 @@ class Hub implements StreamHub {
         void connection.close();
         return;
       }
-      waiting.push(() => this.#deliver(subscription, message, frames));
+      waiting.push(() => this.#deliver(subscription, message, frames, this.#core.clock.now()));
       return;
     }
-    const results = screen(entry.state, message.status as NonNullable<StreamMessage['status']>, stream.context, this.#core.clock.now());
+    const results = screen(entry.state, message.status as NonNullable<StreamMessage['status']>, stream.context, now, this.#keywords);
     if (results === null) return;
     connection.output.deliver(frames.get(stream, message.signedIn || results.length > 0 ? results : null));
   }
@@ -488,16 +495,34 @@ class FrameCache {
   readonly #message: StreamMessage;
   readonly #payloads = new Map<string, { payload: string | undefined; sse: Uint8Array | null }>();
   readonly #events = new Map<string, StreamEvent>();
+  /** By stream key, the events without results and with none matched: what nearly every
+   * subscriber gets, found without building a key for each. */
+  readonly #plain = new Map<string, StreamEvent>();
+  readonly #unmatched = new Map<string, StreamEvent>();
 
   constructor(message: StreamMessage) {
     this.#message = message;
   }
 
-  get(stream: ResolvedStream, results: FilterResultJson[] | null): StreamEvent {
-    const resultsJson = results === null ? '' : JSON.stringify(results);
+  get(stream: ResolvedStream, results: readonly FilterResultJson[] | null): StreamEvent {
+    if (results === null || results.length === 0) {
+      const byStream = results === null ? this.#plain : this.#unmatched;
+      const known = byStream.get(stream.keyJson);
+      if (known !== undefined) return known;
+      const built = this.#build(stream, results, results === null ? '' : '[]');
+      byStream.set(stream.keyJson, built);
+      return built;
+    }
+    const resultsJson = JSON.stringify(results);
     const eventKey = `${stream.keyJson}\u0000${resultsJson}`;
     const known = this.#events.get(eventKey);
     if (known !== undefined) return known;
+    const built = this.#build(stream, results, resultsJson);
+    this.#events.set(eventKey, built);
+    return built;
+  }
+
+  #build(stream: ResolvedStream, results: readonly FilterResultJson[] | null, resultsJson: string): StreamEvent {
     let variant = this.#payloads.get(resultsJson);
     if (variant === undefined) {
       const payload = this.#message.payload;
@@ -513,7 +538,6 @@ class FrameCache {
       sse: () => (shared.sse ??= sseFrame(event, shared.payload)),
       ws: () => (ws ??= wsFrame(key, event, shared.payload)),
     };
-    this.#events.set(eventKey, built);
     return built;
   }
 }

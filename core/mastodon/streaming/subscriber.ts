@@ -9,6 +9,7 @@ import type { StatusFacts } from '../../domain/ports/bus.ts';
 import { isActive, keywordMatcher, renderFilter, type FilterResultJson } from '../entities/filter.ts';
 import type { KeywordMatcher } from '../../domain/text/keywords.ts';
 import type { StreamContext } from './streams.ts';
+import type { SharedKeywords } from './shared-keywords.ts';
 
 export interface SubscriberState {
   blocking: ReadonlySet<Id>;
@@ -53,9 +54,12 @@ export async function loadSubscriberState(core: AppCore, accountId: Id): Promise
  * - on public streams, not in a language the subscriber did not choose (when they chose);
  * - not when a keyword or status filter of the stream's context says `hide`;
  * - otherwise with the `warn` (and `blur`) filters that match, for `filtered`.
- * Returns null to drop it.
+ * Returns null to drop it. `shared`: the process's automaton, which scans each text once for
+ * every subscriber (shared-keywords.ts); without it, the state's own.
+ * It runs for every subscriber of every event, so it allocates nothing for a status that
+ * matches no filter (the empty result is shared: callers must not change it).
  */
-export function screen(state: SubscriberState, facts: StatusFacts, context: StreamContext, now: Millis): FilterResultJson[] | null {
+export function screen(state: SubscriberState, facts: StatusFacts, context: StreamContext, now: Millis, shared?: SharedKeywords): readonly FilterResultJson[] | null {
   for (const id of facts.accountIds) {
     if (state.blocking.has(id)) return null;
     if (state.muting.has(id)) {
@@ -66,17 +70,20 @@ export function screen(state: SubscriberState, facts: StatusFacts, context: Stre
   for (const id of facts.authorIds) if (state.blockedBy.has(id)) return null;
   for (const domain of facts.domains) if (state.domains.has(domain)) return null;
   if (context === 'public' && state.chosenLanguages !== null && (facts.language === null || !state.chosenLanguages.has(facts.language))) return null;
-  if (context === null || state.filters.length === 0) return [];
-  const byKeyword = state.keywords.size === 0 ? null : state.keywords.match(facts.text);
-  const results: FilterResultJson[] = [];
+  if (context === null || state.filters.length === 0) return NO_RESULTS;
+  const byKeyword = state.keywords.size === 0 ? null : shared === undefined ? state.keywords.match(facts.text) : shared.match(state, facts.text, now);
+  let results: FilterResultJson[] | null = null;
   for (const filter of state.filters) {
     if (!isActive(filter, now) || !filter.context.includes(context)) continue;
-    const keywords = byKeyword?.get(filter.id) ?? [];
+    const keywords = byKeyword?.get(filter.id);
     // The matched statuses' ids, as Mastodon reports them (not the FilterStatus rows').
-    const statuses = filter.statuses.filter((s) => facts.statusIds.includes(s.statusId)).map((s) => s.statusId);
-    if (keywords.length === 0 && statuses.length === 0) continue;
+    const statuses = filter.statuses.length === 0 ? null : filter.statuses.filter((s) => facts.statusIds.includes(s.statusId)).map((s) => s.statusId);
+    const byStatus = statuses !== null && statuses.length > 0;
+    if (keywords === undefined && !byStatus) continue;
     if (filter.action === 'hide') return null;
-    results.push({ filter: renderFilter(filter), keyword_matches: keywords.length > 0 ? keywords : null, status_matches: statuses.length > 0 ? statuses : null });
+    (results ??= []).push({ filter: renderFilter(filter), keyword_matches: keywords === undefined ? null : [...keywords], status_matches: byStatus ? statuses : null });
   }
-  return results;
+  return results ?? NO_RESULTS;
 }
+
+const NO_RESULTS: readonly FilterResultJson[] = Object.freeze([]);
