@@ -19,7 +19,9 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
+// 20 rounds: the p99 of 5 was the tail of a single round, and the bare server's alone moved
+// from 10 to 15 ms between identical runs.
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 20);
 const SIZES = (process.env['BENCH_FANOUT_SIZES'] ?? '1000,5000').split(',').map(Number);
 const STEP_SECONDS = Number(process.env['BENCH_STEP_SECONDS'] ?? 4);
 const pinned = spawnSync('taskset', ['-cp', '1', String(process.pid)]).status === 0;

@@ -204,12 +204,17 @@ export class WsClient implements StreamOutput {
     const ws = this.#ws;
     if (frames === null || this.#closed || ws === null) return;
     let status = 0;
-    ws.cork(() => {
-      for (const frame of frames) {
-        status = ws.send(frame, false);
-        if (status === DROPPED) return;
-      }
-    });
+    // One frame is one write either way; several share one under a cork.
+    if (frames.length === 1) {
+      status = ws.send(frames[0] as Uint8Array, false);
+    } else {
+      ws.cork(() => {
+        for (const frame of frames) {
+          status = ws.send(frame, false);
+          if (status === DROPPED) return;
+        }
+      });
+    }
     if (status === DROPPED) this.#tooSlow();
   }
 

@@ -186,7 +186,9 @@ export function createWorker(options: WorkerOptions): Worker {
     next = null;
     if (!running) return;
     try {
-      while (running && (await serialPass()) > 0);
+      // Between passes the loop lets a turn go by: what the jobs just did queued for it (a live
+      // stream's write-out) and waiting requests come before the next claim.
+      while (running && (await serialPass()) > 0) await new Promise((turn) => setImmediate(turn));
       const due = await nextDue();
       schedule(due === null ? pollMs : Math.max(0, Math.min(pollMs, due - clock.now())), true);
     } catch (err) {
