@@ -1,102 +1,22 @@
-// The admin dashboard's figures (AnalyticsRepository): every count and dimension is one SELECT of
-// (at, subject[, key]) rows, which daily, total and top then group by UTC day, over the range, or
-// by key, counting distinct subjects.
+// The admin dashboard's figures (AnalyticsRepository): the rows of the shared sources
+// (../sql/analytics-sources.ts) grouped by UTC day, over the range, or by key, counting distinct
+// subjects.
 
-import type { AnalyticsCount, AnalyticsDimension, AnalyticsRepository } from '../../core/domain/ports/storage.ts';
-import { int, intOrNull, lookupKey, textOrNull, type Db, type Param } from './db.ts';
+import type { AnalyticsRepository } from '../../core/domain/ports/storage.ts';
+import { analyticsSources } from '../sql/analytics-sources.ts';
+import { int, intOrNull, lookupKey, textOrNull, type Db } from './db.ts';
 
 const DAY = 86_400_000;
 
-interface Source {
-  sql: string;
-  params: Param[];
-}
-
-/** `column` is the count's domain, or with `subdomains` also one of its subdomains. */
-function domainIs(column: string, count: { domain: string; subdomains?: boolean }): Source {
-  if (count.subdomains !== true) return { sql: `${column} = ?`, params: [count.domain] };
-  const pattern = `%.${count.domain.replace(/[\\%_]/g, (c) => `\\${c}`)}`;
-  return { sql: `(${column} = ? OR ${column} LIKE ? ESCAPE '\\')`, params: [count.domain, pattern] };
-}
-
-const LIVE_STATUS_OF_ACCOUNT = 'statuses s JOIN accounts a ON a.id = s.account_id';
-
-function countSource(count: AnalyticsCount): Source {
-  switch (count.what) {
-    case 'activeUsers':
-      return { sql: 'SELECT day AS at, account_id AS subject FROM account_activity', params: [] };
-    case 'newUsers':
-      return { sql: 'SELECT created_at AS at, account_id AS subject FROM users', params: [] };
-    case 'openedReports':
-      return { sql: 'SELECT created_at AS at, id AS subject FROM reports', params: [] };
-    case 'resolvedReports':
-      return { sql: 'SELECT action_taken_at AS at, id AS subject FROM reports WHERE action_taken_at IS NOT NULL', params: [] };
-    case 'interactions':
-      return {
-        sql: `SELECT f.created_at AS at, 'f' || f.id AS subject FROM favourites f JOIN accounts a ON a.id = f.account_id WHERE a.domain IS NULL
-          UNION ALL
-          SELECT s.created_at AS at, 's' || s.id AS subject FROM statuses s
-          WHERE s.local = 1 AND s.deleted_at IS NULL
-            AND (s.reblog_of_id IS NOT NULL OR (s.in_reply_to_id IS NOT NULL AND s.in_reply_to_account_id IS NOT s.account_id))`,
-        params: [],
-      };
-    case 'tagUses':
-    case 'tagAccounts':
-    case 'tagServers': {
-      const subject = count.what === 'tagUses' ? 's.id' : count.what === 'tagAccounts' ? 's.account_id' : 'a.domain';
-      return {
-        sql: `SELECT s.created_at AS at, ${subject} AS subject FROM status_tags t JOIN statuses s ON s.id = t.status_id JOIN accounts a ON a.id = s.account_id
-          WHERE t.tag = ? AND s.deleted_at IS NULL${count.what === 'tagServers' ? ' AND a.domain IS NOT NULL' : ''}`,
-        params: [count.tag],
-      };
-    }
-    case 'domainAccounts': {
-      const where = domainIs('domain', count);
-      return { sql: `SELECT created_at AS at, id AS subject FROM accounts WHERE ${where.sql}`, params: where.params };
-    }
-    case 'domainStatuses': {
-      const where = domainIs('a.domain', count);
-      return { sql: `SELECT s.created_at AS at, s.id AS subject FROM ${LIVE_STATUS_OF_ACCOUNT} WHERE ${where.sql} AND s.deleted_at IS NULL`, params: where.params };
-    }
-    case 'domainReports': {
-      const where = domainIs('a.domain', count);
-      return { sql: `SELECT r.created_at AS at, r.id AS subject FROM reports r JOIN accounts a ON a.id = r.target_account_id WHERE ${where.sql}`, params: where.params };
-    }
-    case 'domainFollows':
-    case 'domainFollowers': {
-      const side = count.what === 'domainFollows' ? 'f.target_account_id' : 'f.account_id';
-      const where = domainIs('a.domain', count);
-      return { sql: `SELECT f.created_at AS at, f.id AS subject FROM follows f JOIN accounts a ON a.id = ${side} WHERE ${where.sql}`, params: where.params };
-    }
-  }
-}
-
-/** (at, key, subject) rows; `timeless` when the range does not apply. */
-function dimensionSource(dimension: AnalyticsDimension): Source & { timeless?: true } {
-  switch (dimension.what) {
-    case 'languages':
-      return { sql: 'SELECT aa.day AS at, u.locale AS key, u.account_id AS subject FROM account_activity aa JOIN users u ON u.account_id = aa.account_id', params: [] };
-    case 'sources':
-      return { sql: 'SELECT u.created_at AS at, ap.name AS key, u.account_id AS subject FROM users u LEFT JOIN applications ap ON ap.id = u.created_by_application_id', params: [] };
-    case 'servers':
-      return { sql: `SELECT s.created_at AS at, a.domain AS key, s.id AS subject FROM ${LIVE_STATUS_OF_ACCOUNT} WHERE s.deleted_at IS NULL`, params: [] };
-    case 'tagServers':
-    case 'tagLanguages':
-      return {
-        sql: `SELECT s.created_at AS at, ${dimension.what === 'tagServers' ? 'a.domain' : 's.language'} AS key, s.id AS subject
-          FROM status_tags t JOIN statuses s ON s.id = t.status_id JOIN accounts a ON a.id = s.account_id WHERE t.tag = ? AND s.deleted_at IS NULL`,
-        params: [dimension.tag],
-      };
-    case 'domainLanguages':
-      return { sql: `SELECT s.created_at AS at, s.language AS key, s.id AS subject FROM ${LIVE_STATUS_OF_ACCOUNT} WHERE a.domain = ? AND s.deleted_at IS NULL`, params: [dimension.domain] };
-    case 'domainAccounts':
-      return {
-        sql: 'SELECT 0 AS at, a.username AS key, f.id AS subject FROM accounts a LEFT JOIN follows f ON f.target_account_id = a.id WHERE a.domain = ?',
-        params: [dimension.domain],
-        timeless: true,
-      };
-  }
-}
+// SQLite: ids are integers joined to text as they are, booleans 0 or 1, follow requests in a table of
+// their own.
+const sources = analyticsSources({
+  text: (column) => column,
+  isTrue: (column) => `${column} = 1`,
+  differs: (a, b) => `${a} IS NOT ${b}`,
+  accepted: () => '',
+  zero: '0',
+});
 
 /** A whole number, bound as an INTEGER (a JS number binds as a REAL). */
 const whole = (n: number): bigint => BigInt(Number.isFinite(n) ? Math.trunc(n) : 0);
@@ -113,7 +33,7 @@ export function analyticsRepository(db: Db): AnalyticsRepository {
       const out = new Array<number>(n).fill(0);
       if (n === 0) return out;
       const start = whole(from);
-      const source = countSource(count);
+      const source = sources.count(count);
       const rows = db.all(
         `SELECT (at - ?) / ${DAY} AS d, count(DISTINCT subject) AS n FROM (${source.sql}) AS src WHERE at >= ? AND at < ? GROUP BY d`,
         start, ...source.params, start, start + BigInt(n * DAY),
@@ -125,7 +45,7 @@ export function analyticsRepository(db: Db): AnalyticsRepository {
       return out;
     },
     async total(count, range) {
-      const source = countSource(count);
+      const source = sources.count(count);
       const where = range === null ? '' : ' WHERE at >= ? AND at < ?';
       const bounds = range === null ? [] : [whole(range.from), whole(range.to)];
       return int(db.get(`SELECT count(DISTINCT subject) AS n FROM (${source.sql}) AS src${where}`, ...source.params, ...bounds)?.n ?? 0);
@@ -133,7 +53,7 @@ export function analyticsRepository(db: Db): AnalyticsRepository {
     async top(dimension, range, limit) {
       const cap = Math.max(0, Number(whole(limit)));
       if (cap === 0) return [];
-      const source = dimensionSource(dimension);
+      const source = sources.dimension(dimension);
       const where = source.timeless === true ? '' : ' WHERE at >= ? AND at < ?';
       const bounds = source.timeless === true ? [] : [whole(range.from), whole(range.to)];
       const rows = db.all(
