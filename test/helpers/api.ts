@@ -5,6 +5,14 @@ import type { Account, Status } from '../../core/domain/model.ts';
 import { account, status } from './fixtures.ts';
 import type { Harness, TestUser } from './harness.ts';
 
+/** Asks to publish `payload` and returns the answer as it is, refusals included. */
+export function publish(h: Harness, user: TestUser, payload: Record<string, unknown>) {
+  return h.request('POST', '/api/v1/statuses', { token: user.token, payload });
+}
+
+/** The refusal of a quote of a status that does not exist or that its quoter may not see. */
+export const QUOTE_MISSING = { error: 'The post you are trying to quote does not appear to exist.' };
+
 /** Publishes through the API (a text, or a whole body) and returns the rendered status; fails loudly otherwise. */
 export async function post(h: Harness, user: TestUser, status: string | Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<any> {
   const payload = typeof status === 'string' ? { status, ...extra } : { ...status, ...extra };

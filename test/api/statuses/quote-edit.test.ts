@@ -5,7 +5,7 @@
 
 import t from 'tap';
 import { harness, type Harness, type TestUser } from '../../helpers/harness.ts';
-import { follow, ids, post, remoteAccount, remoteStatus, view } from '../../helpers/api.ts';
+import { follow, ids, post, publish as publishAs, QUOTE_MISSING, remoteAccount, remoteStatus, view } from '../../helpers/api.ts';
 
 let h: Harness;
 let alice: TestUser;
@@ -22,11 +22,7 @@ t.afterEach(async () => {
   await h.close();
 });
 
-const QUOTE_MISSING = { error: 'The post you are trying to quote does not appear to exist.' };
-
-function publish(user: TestUser, payload: Record<string, unknown>) {
-  return h.request('POST', '/api/v1/statuses', { token: user.token, payload });
-}
+const publish = (user: TestUser, payload: Record<string, unknown>) => publishAs(h, user, payload);
 function edit(user: TestUser, id: string, payload: Record<string, unknown>) {
   return h.request('PUT', `/api/v1/statuses/${id}`, { token: user.token, payload });
 }

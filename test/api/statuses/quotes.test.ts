@@ -6,7 +6,7 @@ import t from 'tap';
 import { harness, record, type Harness, type TestUser } from '../../helpers/harness.ts';
 import { channels } from '../../../core/domain/routing/channels.ts';
 import { pollsPlugin, scheduledPlugin } from '../../../plugins/index.ts';
-import { act, follow, ids, links, post, view } from '../../helpers/api.ts';
+import { act, follow, ids, links, post, publish as publishAs, QUOTE_MISSING, view } from '../../helpers/api.ts';
 
 let h: Harness;
 let alice: TestUser;
@@ -23,11 +23,7 @@ t.afterEach(async () => {
   await h.close();
 });
 
-const QUOTE_MISSING = { error: 'The post you are trying to quote does not appear to exist.' };
-
-function publish(user: TestUser, payload: Record<string, unknown>) {
-  return h.request('POST', '/api/v1/statuses', { token: user.token, payload });
-}
+const publish = (user: TestUser, payload: Record<string, unknown>) => publishAs(h, user, payload);
 
 t.test('a quote of a public status: accepted at once, rendered with the quoted status', async (t) => {
   const original = await post(h, alice, 'worth quoting');

@@ -5,7 +5,7 @@
 // applies to its own users. alice revokes: B deletes the stamp and the quote is revoked on A.
 // A status whose policy refuses is refused by B too when A's user quotes it anyway.
 
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { federationPlugin } from '../../../plugins/index.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { followAcross } from '../../helpers/federation.ts';
@@ -20,10 +20,12 @@ interface StatusJson {
   quote_approval: { automatic: string[]; manual: string[]; current_user: string };
 }
 
-t.test('a quote across servers: requested, accepted, notified, revoked', async (t) => {
+/** Two federating instances, A and B, closed when the test ends; `drain` runs both queues
+ * until what each sent the other has been handled. */
+async function twoServers(t: Test): Promise<{ a: Harness; b: Harness; drain(): Promise<void> }> {
   const instance = () => harness({ listen: true, plugins: [federationPlugin({ allowPrivateAddress: true })] });
-  const a: Harness = await instance();
-  const b: Harness = await instance();
+  const a = await instance();
+  const b = await instance();
   t.teardown(async () => {
     await a.close();
     await b.close();
@@ -31,6 +33,11 @@ t.test('a quote across servers: requested, accepted, notified, revoked', async (
   const drain = async () => {
     for (const h of [a, b, a, b]) await h.rookery.drain();
   };
+  return { a, b, drain };
+}
+
+t.test('a quote across servers: requested, accepted, notified, revoked', async (t) => {
+  const { a, b, drain } = await twoServers(t);
   const bob: TestUser = await a.user('bob');
   const alice: TestUser = await b.user('alice');
   const carol: TestUser = await b.user('carol');
@@ -127,16 +134,7 @@ t.test('a quote across servers: requested, accepted, notified, revoked', async (
 // alice's status on B: the Update carries the quote, A asks B with a QuoteRequest as on publish,
 // B accepts and tells alice; an edit removing the quote takes it off B's copy and list.
 t.test("an edit's Update carries the new quote, or none, to the other server", async (t) => {
-  const instance = () => harness({ listen: true, plugins: [federationPlugin({ allowPrivateAddress: true })] });
-  const a: Harness = await instance();
-  const b: Harness = await instance();
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
-  const drain = async () => {
-    for (const h of [a, b, a, b]) await h.rookery.drain();
-  };
+  const { a, b, drain } = await twoServers(t);
   const bob: TestUser = await a.user('bob');
   const alice: TestUser = await b.user('alice');
   await followAcross(b, [alice], a, 'bob');
