@@ -108,25 +108,61 @@ function readHome(core: Core, sources: HomeSources): (page: Page) => Promise<Sta
   };
 }
 
+type ReadHome = (page: Page) => Promise<Status[]>;
+
 /** The feed's entries just older than `beforeId`, newest first: as many as a boost's
  * de-duplication looks at. */
-async function entriesBefore(core: Core, sources: HomeSources, rules: FeedRules, beforeId: Id): Promise<Status[]> {
-  return (await fillPage({ maxId: beforeId, limit: BOOST_WINDOW }, (s) => s.id, readHome(core, sources), rules)).items;
+async function entriesBefore(read: ReadHome, rules: FeedRules, beforeId: Id): Promise<Status[]> {
+  return (await fillPage({ maxId: beforeId, limit: BOOST_WINDOW }, (s) => s.id, read, rules)).items;
+}
+
+// One request reads the same rows more than once: a round of its page looks back past its
+// oldest row for a boost's de-duplication, and the next round then reads from that same row.
+// Within a request the rows and the rules' verdicts do not change (the rules judge each status
+// on its own), so each read and each status's verdict is made once.
+
+/** The reads of one request, each page asked for again answered from the largest one read at
+ * the same cursor. */
+function readingOnce(read: ReadHome): ReadHome {
+  const done = new Map<string, { limit: number; rows: Status[] }>();
+  return async (page) => {
+    const cursor = `${page.maxId ?? ''}|${page.minId ?? ''}|${page.sinceId ?? ''}`;
+    const known = done.get(cursor);
+    // Rows come newest first; with minId, the page is the rows nearest above it: the last ones.
+    if (known !== undefined && known.limit >= page.limit) return page.minId !== undefined ? known.rows.slice(-page.limit) : known.rows.slice(0, page.limit);
+    const rows = await read(page);
+    done.set(cursor, { limit: page.limit, rows });
+    return rows;
+  };
+}
+
+/** The rules of one request, each status judged once. */
+function judgingOnce(rules: FeedRules): FeedRules {
+  const verdicts = new Map<Id, boolean>();
+  return async (rows) => {
+    const fresh = rows.filter((s) => !verdicts.has(s.id));
+    if (fresh.length > 0) {
+      const kept = new Set((await rules(fresh)).map((s) => s.id));
+      for (const s of fresh) verdicts.set(s.id, kept.has(s.id));
+    }
+    return rows.filter((s) => verdicts.get(s.id) === true);
+  };
 }
 
 export async function homeTimeline(core: Core, viewer: Account, page: Page): Promise<Slice<Status>> {
   const sources = await homeSources(core, viewer);
-  const rules = await feedRules(core, sources);
+  const rules = judgingOnce(await feedRules(core, sources));
+  const read = readingOnce(readHome(core, sources));
   const keep = async (rows: Status[]): Promise<Status[]> => {
     const entries = await rules(rows);
     // A boost near the end of what was read looks further back, past these rows.
     const reachesPast = entries.some((s, i) => s.reblogOfId !== null && entries.length - i - 1 < BOOST_WINDOW);
     const oldestRow = rows[rows.length - 1];
-    const older = reachesPast && oldestRow !== undefined ? await entriesBefore(core, sources, rules, oldestRow.id) : [];
+    const older = reachesPast && oldestRow !== undefined ? await entriesBefore(read, rules, oldestRow.id) : [];
     const sequence = [...entries, ...older];
     return entries.filter((entry, i) => !repeatsRecentEntry(entry, sequence.slice(i + 1)));
   };
-  return fillPage(page, (s) => s.id, readHome(core, sources), keep);
+  return fillPage(page, (s) => s.id, read, keep);
 }
 
 /** Whether a new boost repeats what the viewer's home feed just showed, so that their home
@@ -134,5 +170,5 @@ export async function homeTimeline(core: Core, viewer: Account, page: Page): Pro
 export async function repeatsInHome(core: Core, viewer: Account, boost: Status): Promise<boolean> {
   if (boost.reblogOfId === null) return false;
   const sources = await homeSources(core, viewer);
-  return repeatsRecentEntry(boost, await entriesBefore(core, sources, await feedRules(core, sources), boost.id));
+  return repeatsRecentEntry(boost, await entriesBefore(readHome(core, sources), await feedRules(core, sources), boost.id));
 }
