@@ -197,7 +197,7 @@ export class WsClient implements StreamOutput {
     unsent.clients.add(this);
   }
 
-  /** Writes the frames waiting since this turn began. */
+  /** Writes the frames waiting since the last write-out. */
   flush(): void {
     const frames = this.#unsent;
     this.#unsent = null;
