@@ -33,6 +33,11 @@ export function limitNodeServer(server: Server, rookery: Rookery, limits: NodeSe
   server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? 5_000;
   // No 'timeout' listener: node destroys a socket that stays idle this long.
   server.timeout = limits.idleTimeoutMs ?? 60_000;
+  // A client that half-closes after its requests still gets their answers: node then ends the
+  // connection after the last one, instead of at once, dropping every answer not yet written.
+  // (node's own switch, undocumented but read by its http server since its first versions; the
+  // handler writes a turn's answers at its end only where it is on.)
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     const refused = readClientError(err, socket);
     if (refused === null) socket.destroy();

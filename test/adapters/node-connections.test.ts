@@ -102,6 +102,25 @@ t.test('clients that read get everything, one big response and pipelined ones al
   t.equal(pipelined.match(/HTTP\/1\.1 200 OK/g)?.length, 3, 'three pipelined answers');
 });
 
+t.test('a client that half-closes after its requests gets every answer, on a server with the limits and on a bare one', async (t) => {
+  // The answers of a turn wait for its end where limitNodeServer keeps half-closed connections
+  // open for them; node alone would end the connection at the client's FIN and drop them.
+  const limited = await serve(t, {});
+  const handler = createNodeHandler(h.rookery, {});
+  const bare: Server = createServer((req, res) => handler(req, res));
+  await new Promise<void>((ready) => bare.listen(0, '127.0.0.1', ready));
+  t.teardown(() => {
+    bare.closeAllConnections();
+    return new Promise((done) => bare.close(done));
+  });
+  const barePort = (bare.address() as AddressInfo).port;
+  const request = 'GET /api/v1/instance HTTP/1.1\r\nHost: x\r\n\r\n';
+  for (const [label, port] of [['with the limits', limited.port], ['bare', barePort]] as const) {
+    t.equal((await exchange(port, request)).match(/HTTP\/1\.1 200 OK/g)?.length, 1, `${label}: one request, then FIN`);
+    t.equal((await exchange(port, request.repeat(4))).match(/HTTP\/1\.1 200 OK/g)?.length, 4, `${label}: four pipelined, then FIN`);
+  }
+});
+
 t.test("node's own refusals in the one shape", async (t) => {
   const { port } = await serve(t, {});
   const garbage = await exchange(port, 'BREW /pot HTTP/1.1\r\n\r\n');
