@@ -8,6 +8,7 @@
 // begins (Storage.freshen): a write another process acknowledged before a request arrived is
 // always seen by that request.
 
+import { forgetOldest } from '../../core/domain/maps.ts';
 import type { Db } from './db.ts';
 
 export class RowCache<K, V> {
@@ -40,21 +41,8 @@ export class RowCache<K, V> {
    * what it read here). */
   set(key: K, value: V): void {
     if (this.#db.raw.isTransaction) return;
-    if (this.#entries.size >= this.#max && !this.#entries.has(key)) this.#forgetOldest();
+    if (this.#entries.size >= this.#max && !this.#entries.has(key)) forgetOldest(this.#entries, this.#max);
     this.#entries.set(key, { generation: this.#generation(), value: this.#copy(value) });
-  }
-
-  /** Forgets the oldest eighth of the entries in one pass. One at a time would cost more and
-   * more: a Map keeps the slots of deleted entries until it is rehashed, and every new
-   * iterator walks past them from the start, so taking the first key after each of thousands
-   * of deletions (a read of 100k followers' accounts through a cache of 20k) grew with the
-   * cache's size. */
-  #forgetOldest(): void {
-    let left = Math.ceil(this.#max / 8);
-    for (const key of this.#entries.keys()) {
-      this.#entries.delete(key);
-      if (--left === 0) return;
-    }
   }
 
   /** Generations only grow: the largest of the tables' moves when any of them does. */

@@ -72,7 +72,7 @@ export class KeptAnswers {
     return this.#entries.size;
   }
 
-  /** Makes room for `bytes` more in one pass (see lru.ts, forgetOldest): the oldest eighth of
+  /** Makes room for `bytes` more in one pass (see domain/maps.ts, forgetOldest): the oldest eighth of
    * the answers when there are as many as may be, and the oldest while the bytes would not fit. */
   #forget(bytes: number): void {
     let count = this.#entries.size >= KEPT_ANSWERS ? KEPT_ANSWERS / 8 : 0;

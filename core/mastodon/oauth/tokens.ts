@@ -5,7 +5,7 @@ import type { AppCore } from '../context.ts';
 import type { AccessToken, Id } from '../../domain/model.ts';
 import type { StoreStamp } from '../../domain/ports/storage.ts';
 import { noteActivity } from '../../domain/moderation/activity.ts';
-import { forgetOldest } from '../present/cache/lru.ts';
+import { forgetOldest } from '../../domain/maps.ts';
 
 export async function lookupToken(core: AppCore, raw: string | null | undefined): Promise<TokenLookup> {
   if (raw === null || raw === undefined || raw === '') return { kind: 'none' };

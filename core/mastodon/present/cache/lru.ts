@@ -1,16 +1,7 @@
 // A map bounded in entries that forgets the least recently used one first: what the render
 // cache keeps its fragments in (one per process, shared by every request).
 
-/** Forgets the oldest eighth of a full map in one pass. One entry per insert would start a new
- * iterator each time, and a Map's iterator walks past every slot deleted since it last grew:
- * tens of microseconds per insert in a full map of thousands. */
-export function forgetOldest<K>(entries: Map<K, unknown>, max: number): void {
-  let count = Math.max(1, Math.floor(max / 8));
-  for (const key of entries.keys()) {
-    entries.delete(key);
-    if (--count === 0) return;
-  }
-}
+import { forgetOldest } from '../../../domain/maps.ts';
 
 export class Lru<K, V> {
   readonly #max: number;
