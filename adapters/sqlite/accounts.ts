@@ -219,7 +219,7 @@ export function accountRepository(db: Db): AccountRepository {
     async listForAdmin(filter, page) {
       const { where, params } = adminWhere(filter, page);
       const order = page.minId !== undefined ? 'ASC' : 'DESC';
-      const rows = db.all(`${ACCOUNT} WHERE ${where} ORDER BY id ${order} LIMIT ?`, ...params, Math.max(0, page.limit)).map(accountFromRow);
+      const rows = db.all(`${ACCOUNT} WHERE ${where} ORDER BY id ${order} LIMIT +?`, ...params, Math.max(0, page.limit)).map(accountFromRow);
       return page.minId !== undefined ? rows.reverse() : rows;
     },
     async removeUnapproved(accountId) {

@@ -57,7 +57,7 @@ export function analyticsRepository(db: Db): AnalyticsRepository {
       const where = source.timeless === true ? '' : ' WHERE at >= ? AND at < ?';
       const bounds = source.timeless === true ? [] : [whole(range.from), whole(range.to)];
       const rows = db.all(
-        `SELECT key, count(DISTINCT subject) AS n FROM (${source.sql}) AS src${where} GROUP BY key ORDER BY n DESC, key IS NULL, key LIMIT ?`,
+        `SELECT key, count(DISTINCT subject) AS n FROM (${source.sql}) AS src${where} GROUP BY key ORDER BY n DESC, key IS NULL, key LIMIT +?`,
         ...source.params, ...bounds, cap,
       );
       return rows.map((r) => ({ key: textOrNull(r.key), count: int(r.n) }));

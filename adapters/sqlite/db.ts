@@ -360,7 +360,7 @@ export function inOrder<T>(ids: readonly Id[], items: T[], idOf: (item: T) => Id
 export interface PageSql {
   /** " AND …" conditions on the cursor (empty when none). */
   where: string;
-  /** " ORDER BY … LIMIT ?" */
+  /** " ORDER BY … LIMIT +?" */
   tail: string;
   whereParams: Param[];
   tailParams: Param[];
@@ -387,7 +387,7 @@ export function pageSql(column: string, page: Page, zeroIsAll = false): PageSql 
   }
   const reverse = page.minId !== undefined;
   const limit = zeroIsAll && page.limit === 0 ? -1 : Math.max(0, Math.trunc(page.limit));
-  return { where, whereParams, tail: ` ORDER BY ${column} ${reverse ? 'ASC' : 'DESC'} LIMIT ?`, tailParams: [limit], reverse };
+  return { where, whereParams, tail: ` ORDER BY ${column} ${reverse ? 'ASC' : 'DESC'} LIMIT +?`, tailParams: [limit], reverse };
 }
 
 /** Runs `SELECT … WHERE <base>` paged by `column`; `base` must be a complete WHERE condition. */

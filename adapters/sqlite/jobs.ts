@@ -59,7 +59,7 @@ export function jobQueue(db: Db): JobQueue {
           `SELECT ${COLUMNS} FROM jobs j
            WHERE run_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
              AND (ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM jobs e WHERE e.ordering_key = j.ordering_key AND e.id < j.id))
-           ORDER BY id LIMIT ?`,
+           ORDER BY id LIMIT +?`,
           now, now, Math.max(0, Math.trunc(limit)),
         );
         for (const r of rows) db.run('UPDATE jobs SET lease_until = ? WHERE id = ?', now + leaseMs, r.id as bigint);
@@ -93,7 +93,7 @@ export function jobQueue(db: Db): JobQueue {
     },
     async deadLetters(limit) {
       return db
-        .all(`SELECT ${COLUMNS}, died_at FROM dead_jobs ORDER BY died_at DESC, id DESC LIMIT ?`, Math.max(0, Math.trunc(limit)))
+        .all(`SELECT ${COLUMNS}, died_at FROM dead_jobs ORDER BY died_at DESC, id DESC LIMIT +?`, Math.max(0, Math.trunc(limit)))
         .map((r): DeadJob => ({ ...jobFromRow(r), diedAt: int(r.died_at) }));
     },
     async revive(jobId, now) {

@@ -66,7 +66,7 @@ export function notificationPolicyRepository(db: Db): NotificationPolicyReposito
       return paged(db, REQUEST, 'account_id = ?', [key(accountId)], 'id', page, requestFromRow);
     },
     async countRequests(accountId, limit) {
-      const r = db.get('SELECT count(*) AS n FROM (SELECT 1 FROM notification_requests WHERE account_id = ? LIMIT ?)', key(accountId), Math.max(0, Math.trunc(limit)));
+      const r = db.get('SELECT count(*) AS n FROM (SELECT 1 FROM notification_requests WHERE account_id = ? LIMIT +?)', key(accountId), Math.max(0, Math.trunc(limit)));
       return int(r?.n);
     },
     async deleteRequest(accountId, requestId) {

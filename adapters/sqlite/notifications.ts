@@ -86,14 +86,14 @@ export function notificationRepository(db: Db): NotificationRepository {
       const cap = Math.max(0, Math.trunc(limit));
       const r =
         sinceId === null
-          ? db.get('SELECT count(*) AS n FROM (SELECT 1 FROM notifications WHERE account_id = ? LIMIT ?)', key(accountId), cap)
-          : db.get('SELECT count(*) AS n FROM (SELECT 1 FROM notifications WHERE account_id = ? AND id > ? LIMIT ?)', key(accountId), key(sinceId), cap);
+          ? db.get('SELECT count(*) AS n FROM (SELECT 1 FROM notifications WHERE account_id = ? LIMIT +?)', key(accountId), cap)
+          : db.get('SELECT count(*) AS n FROM (SELECT 1 FROM notifications WHERE account_id = ? AND id > ? LIMIT +?)', key(accountId), key(sinceId), cap);
       return int(r?.n);
     },
     async count(accountId, filter, limit) {
       const f = filterSql(filter);
       const cap = Math.max(0, Math.trunc(limit));
-      const r = db.get(`SELECT count(*) AS n FROM (SELECT 1 FROM notifications WHERE account_id = ?${f.where} LIMIT ?)`, key(accountId), ...f.params, cap);
+      const r = db.get(`SELECT count(*) AS n FROM (SELECT 1 FROM notifications WHERE account_id = ?${f.where} LIMIT +?)`, key(accountId), ...f.params, cap);
       return int(r?.n);
     },
     async latestGrouped(accountId, type, statusId) {
@@ -115,7 +115,7 @@ export function notificationRepository(db: Db): NotificationRepository {
           const counted = db.get('SELECT count(*) AS n FROM notifications WHERE account_id = ? AND group_key = ? AND id <= ?', account, groupKey, upTo);
           // The newest senders, each once: a sender who favourited twice counts twice but shows once.
           const senders = db.all(
-            'SELECT from_account_id, max(id) AS newest FROM notifications WHERE account_id = ? AND group_key = ? AND id <= ? GROUP BY from_account_id ORDER BY newest DESC LIMIT ?',
+            'SELECT from_account_id, max(id) AS newest FROM notifications WHERE account_id = ? AND group_key = ? AND id <= ? GROUP BY from_account_id ORDER BY newest DESC LIMIT +?',
             account, groupKey, upTo, cap,
           );
           const oldest =
@@ -144,7 +144,7 @@ export function notificationRepository(db: Db): NotificationRepository {
     async deleteFrom(fromAccountId, limit) {
       const k = lookupKey(fromAccountId);
       if (k === null) return 0;
-      return db.write(() => db.run('DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE from_account_id = ? LIMIT ?)', k, limit));
+      return db.write(() => db.run('DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE from_account_id = ? LIMIT +?)', k, limit));
     },
   };
 }

@@ -186,7 +186,7 @@ export function relationshipRepository(db: Db): RelationshipRepository {
           `SELECT ${FOLLOW_COLUMNS} FROM follows
            WHERE target_account_id IN (SELECT value FROM json_each(?))
              AND account_id IN (SELECT target_account_id FROM follows WHERE account_id = ?)
-           ORDER BY id DESC LIMIT ?`,
+           ORDER BY id DESC LIMIT +?`,
           keyList(targetIds), key(viewerId), Math.trunc(limit),
         )
         .map(followFromRow);
@@ -204,7 +204,7 @@ export function relationshipRepository(db: Db): RelationshipRepository {
           .all(
             `SELECT a.id AS id FROM follows f1 JOIN follows f2 ON f2.account_id = f1.target_account_id JOIN accounts a ON a.id = f2.target_account_id
              WHERE f1.account_id = ?1 AND ${eligible}
-             GROUP BY a.id ORDER BY count(*) DESC, a.followers_count DESC, a.id DESC LIMIT ?2`,
+             GROUP BY a.id ORDER BY count(*) DESC, a.followers_count DESC, a.id DESC LIMIT +?2`,
             me, Math.trunc(limit),
           )
           .map((r) => ({ accountId: id(r.id), source: 'friends_of_friends' as const }));
@@ -214,7 +214,7 @@ export function relationshipRepository(db: Db): RelationshipRepository {
           .all(
             `SELECT a.id AS id FROM accounts a
              WHERE a.domain IS NULL AND a.followers_count > 0 AND ${eligible} AND a.id NOT IN (SELECT value FROM json_each(?3))
-             ORDER BY a.followers_count DESC, a.id DESC LIMIT ?2`,
+             ORDER BY a.followers_count DESC, a.id DESC LIMIT +?2`,
             me, Math.trunc(limit) - friends.length, seen,
           )
           .map((r) => ({ accountId: id(r.id), source: 'most_followed' as const }));

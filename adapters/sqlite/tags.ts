@@ -85,7 +85,7 @@ export function tagRepository(db: Db): TagRepository {
       return db
         .all(
           `SELECT t.tag AS tag, s.id AS status_id, s.account_id AS account_id, s.created_at AS created_at FROM statuses s JOIN status_tags t ON t.status_id = s.id
-           WHERE ${c.sql} ORDER BY s.id DESC, t.tag LIMIT ?`,
+           WHERE ${c.sql} ORDER BY s.id DESC, t.tag LIMIT +?`,
           ...c.params, Math.max(0, Math.trunc(limit)),
         )
         .map((r) => ({ tag: text(r.tag), statusId: id(r.status_id), accountId: id(r.account_id), createdAt: int(r.created_at) }));

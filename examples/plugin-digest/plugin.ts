@@ -42,14 +42,14 @@ function sqliteDigest(context: SqliteExtensionContext): DigestRepository {
     add: (entry, keep) =>
       db.write(() => {
         const added = db.run('INSERT INTO digest_entries (status_id, account_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', values.key(entry.statusId), values.key(entry.accountId), entry.createdAt);
-        db.run('DELETE FROM digest_entries WHERE status_id NOT IN (SELECT status_id FROM digest_entries ORDER BY status_id DESC LIMIT ?)', keep);
+        db.run('DELETE FROM digest_entries WHERE status_id NOT IN (SELECT status_id FROM digest_entries ORDER BY status_id DESC LIMIT +?)', keep);
         return added > 0;
       }),
     remove: async (statusId) => {
       await db.write(() => db.run('DELETE FROM digest_entries WHERE status_id = ?', values.key(statusId)));
     },
     latest: async (limit) =>
-      db.all('SELECT status_id, account_id, created_at FROM digest_entries ORDER BY status_id DESC LIMIT ?', limit).map((row) => ({
+      db.all('SELECT status_id, account_id, created_at FROM digest_entries ORDER BY status_id DESC LIMIT +?', limit).map((row) => ({
         statusId: values.id(row['status_id']),
         accountId: values.id(row['account_id']),
         createdAt: values.int(row['created_at']),

@@ -59,7 +59,7 @@ export function sqliteFederationRows(context: SqliteExtensionContext): Federatio
       // A key range, not LIKE: nothing in a key can act as a pattern.
       return db
         .all(
-          'SELECT key, value, expires_at FROM federation_kv WHERE (key = ? OR (key >= ? AND key < ?)) AND (expires_at IS NULL OR expires_at > ?) ORDER BY key LIMIT ?',
+          'SELECT key, value, expires_at FROM federation_kv WHERE (key = ? OR (key >= ? AND key < ?)) AND (expires_at IS NULL OR expires_at > ?) ORDER BY key LIMIT +?',
           exact, from, to, now, limit,
         )
         .map(kvRow);

@@ -108,13 +108,13 @@ export function sqliteMediaRepository(context: SqliteExtensionContext): MediaRep
       const k = v.lookupKey(accountId);
       if (k === null) return [];
       return db.write(() => {
-        const rows = db.all(`${MEDIA} WHERE account_id = ? LIMIT ?`, k, Math.max(0, Math.trunc(limit))).map(fromRow);
+        const rows = db.all(`${MEDIA} WHERE account_id = ? LIMIT +?`, k, Math.max(0, Math.trunc(limit))).map(fromRow);
         for (const row of rows) db.run('DELETE FROM media_attachments WHERE id = ?', v.key(row.id));
         return rows;
       });
     },
     async unattachedBefore(before, limit) {
-      return db.all(`${MEDIA} WHERE status_id IS NULL AND created_at < ? ORDER BY created_at, id LIMIT ?`, before, Math.max(0, Math.trunc(limit))).map(fromRow);
+      return db.all(`${MEDIA} WHERE status_id IS NULL AND created_at < ? ORDER BY created_at, id LIMIT +?`, before, Math.max(0, Math.trunc(limit))).map(fromRow);
     },
     attach(accountId, statusId, mediaIds, released = []) {
       const unique = [...new Set(mediaIds)];

@@ -71,7 +71,7 @@ export function sqliteScheduledRepository(context: SqliteExtensionContext): Sche
     async claimDue(now, leaseMs, limit) {
       return db.write(() => {
         const due = db
-          .all(`${SCHEDULED} WHERE scheduled_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY scheduled_at, id LIMIT ?`, now, now, Math.max(0, Math.trunc(limit)))
+          .all(`${SCHEDULED} WHERE scheduled_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY scheduled_at, id LIMIT +?`, now, now, Math.max(0, Math.trunc(limit)))
           .map(fromRow);
         if (due.length === 0) return due;
         const until = now + leaseMs;
