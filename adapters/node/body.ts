@@ -60,6 +60,11 @@ function headerOf(head: RawHead, name: string): string {
   return (Array.isArray(value) ? value[0] : value) ?? '';
 }
 
+function declaresNoBody(head: RawHead): boolean {
+  const length = headerOf(head, 'content-length');
+  return head.headers['transfer-encoding'] === undefined && (length === '' || length === '0');
+}
+
 /** The answer to a request of Rookery's whose body is `source` (null: none); null when the
  * client went away before its body was read. */
 export async function answer(http: HttpFront, head: RawHead, limit: BodyLimit, source: Readable | null, uploadDirectory: string): Promise<Answer | null> {
@@ -68,6 +73,9 @@ export async function answer(http: HttpFront, head: RawHead, limit: BodyLimit, s
   if (Number(headerOf(head, 'content-length')) > limit) return { response: http.refuse(head, 413, frontTexts.tooLarge(limit)), unread: true };
   const rules = http.formRules(head);
   if (rules === null) {
+    // A request with neither length nor chunks has no body (RFC 9112, 6.3): nothing to wait
+    // for, as when the body read is empty. Most POSTs of clients (favourite, follow) are so.
+    if (declaresNoBody(head)) return { response: await handle({ ...head, body: null }), unread: false };
     const body = await readBytes(source, limit);
     if (body === ABORTED) return null;
     if (body === TOO_LARGE) return { response: http.refuse(head, 413, frontTexts.tooLarge(limit)), unread: true };
