@@ -3,7 +3,7 @@ import { isId } from '../../core/domain/ids.ts';
 import type { Id, StatusMark } from '../../core/domain/model.ts';
 import { id, int, key, keyList, paged, type Db, type Row } from './db.ts';
 import { bumpStatus } from './statuses.ts';
-import { writeWithOutbox } from './jobs.ts';
+import { unchanged, writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';
 
 type MarkTable = 'favourites' | 'bookmarks' | 'pins';
@@ -21,6 +21,14 @@ function addMark(db: Db, table: MarkTable, m: StatusMark): boolean {
       key(m.id), key(m.accountId), key(m.statusId), m.createdAt,
     ) > 0
   );
+}
+
+/** Whether (account, status) has a mark, read outside any write: a repeated favourite or
+ * bookmark then costs this read instead of a commit, and the turn a group commit waits for.
+ * The write still decides for itself (a race between the read and the write only means
+ * the write finds nothing to do). */
+function hasMark(db: Db, table: MarkTable, accountId: Id, statusId: Id): boolean {
+  return db.get(`SELECT 1 AS found FROM ${table} WHERE account_id = ? AND status_id = ?`, key(accountId), key(statusId)) !== undefined;
 }
 
 function removeMark(db: Db, table: MarkTable, accountId: Id, statusId: Id): boolean {
@@ -76,6 +84,7 @@ export function interactionRepository(db: Db): InteractionRepository {
   const states = new RowCache<string, ViewerState>(db, ['favourites', 'statuses', 'bookmarks', 'pins', 'conversation_mutes'], 5_000, copyState);
   return {
     async favourite(m, outbox) {
+      if (hasMark(db, 'favourites', m.accountId, m.statusId)) return unchanged(db, outbox, false);
       return writeWithOutbox(db, outbox, () => {
         if (!addMark(db, 'favourites', m)) return false;
         bumpStatus(db, m.statusId, 'favourites_count', 1);
@@ -83,6 +92,7 @@ export function interactionRepository(db: Db): InteractionRepository {
       });
     },
     async unfavourite(accountId, statusId, outbox) {
+      if (!hasMark(db, 'favourites', accountId, statusId)) return unchanged(db, outbox, false);
       return writeWithOutbox(db, outbox, () => {
         if (!removeMark(db, 'favourites', accountId, statusId)) return false;
         bumpStatus(db, statusId, 'favourites_count', -1);
@@ -96,9 +106,11 @@ export function interactionRepository(db: Db): InteractionRepository {
       return marksOfLiveStatuses(db, 'favourites', accountId, page);
     },
     async bookmark(m) {
+      if (hasMark(db, 'bookmarks', m.accountId, m.statusId)) return false;
       return db.write(() => addMark(db, 'bookmarks', m));
     },
     async unbookmark(accountId, statusId) {
+      if (!hasMark(db, 'bookmarks', accountId, statusId)) return false;
       return db.write(() => removeMark(db, 'bookmarks', accountId, statusId));
     },
     async bookmarksBy(accountId, page) {

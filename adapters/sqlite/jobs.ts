@@ -118,6 +118,14 @@ export function jobQueue(db: Db): JobQueue {
   };
 }
 
+/** The result of a write seen to have nothing to do before it began: its outbox is still
+ * given the result, and only jobs it returns for it need a commit. */
+export async function unchanged<R>(db: Db, outbox: Outbox<R> | undefined, result: R): Promise<R> {
+  const jobs = outbox === undefined ? [] : outbox(result);
+  if (jobs.length > 0) await db.write(() => enqueueIn(db, jobs, 0));
+  return result;
+}
+
 /** One write transaction whose outbox jobs are inserted with it. */
 export function writeWithOutbox<R>(db: Db, outbox: Outbox<R> | undefined, fn: () => R): Promise<R> {
   return db.write(() => {
