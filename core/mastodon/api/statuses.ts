@@ -21,12 +21,14 @@ import { viewStatus } from '../../domain/statuses/view.ts';
 import { quotesOf, revokeQuote, setInteractionPolicy } from '../../domain/statuses/quote.ts';
 import { filterVisible } from '../../domain/viewer.ts';
 import { linkHeader } from './links.ts';
-import { json, jsonText, type ApiRequest, type ApiResponse, type Endpoint } from '../endpoint/types.ts';
+import { answerAsGet, json, jsonText, type ApiRequest, type ApiResponse, type Endpoint } from '../endpoint/types.ts';
 import { presentStatusesText, presentStatusText } from '../present/cache/status-text.ts';
 import type { Account, Status } from '../../domain/model.ts';
 
 const READ = ['read', 'read:statuses'];
 const WRITE = ['write', 'write:statuses'];
+const FAVOURITES = ['write', 'write:favourites'];
+const BOOKMARKS = ['write', 'write:bookmarks'];
 
 /** Mastodon reads parameters from the query string and the body alike. */
 export function paramsOf(request: ApiRequest): Params {
@@ -59,6 +61,17 @@ export function statusEndpoints(core: AppCore): Endpoint[] {
     auth: 'user',
     scopes,
     handle: async (request) => render(await run(actorOf(request), request), request),
+  });
+
+  /** An action on a mark of the caller's own, answered with the status as GET shows it to
+   * them: when the action changed nothing (a repeat), that answer may be one kept ready. Its
+   * status is one the action found visible to the caller, as GET would. */
+  const markAction = (path: string, scopes: string[], run: (actor: Account, request: ApiRequest) => Promise<Status>): Endpoint => ({
+    ...action(path, scopes, run),
+    handle: async (request) => {
+      const status = await run(actorOf(request), request);
+      return answerAsGet(request, `/api/v1/statuses/${status.id}`, () => render(status, request));
+    },
   });
 
   const interactors = (path: string, list: typeof rebloggedBy): Endpoint => ({
@@ -131,14 +144,14 @@ export function statusEndpoints(core: AppCore): Endpoint[] {
     },
     interactors('reblogged_by', rebloggedBy),
     interactors('favourited_by', favouritedBy),
-    action('favourite', ['write', 'write:favourites'], (actor, request) => favourite(core, actor, id(request))),
-    action('unfavourite', ['write', 'write:favourites'], (actor, request) => unfavourite(core, actor, id(request))),
+    markAction('favourite', FAVOURITES, (actor, request) => favourite(core, actor, id(request))),
+    markAction('unfavourite', FAVOURITES, (actor, request) => unfavourite(core, actor, id(request))),
     action('reblog', WRITE, (actor, request) =>
       reblog(core, actor, request.caller.user, id(request), paramsOf(request), request.caller.application?.id ?? null),
     ),
     action('unreblog', WRITE, (actor, request) => unreblog(core, actor, id(request))),
-    action('bookmark', ['write', 'write:bookmarks'], (actor, request) => bookmark(core, actor, id(request))),
-    action('unbookmark', ['write', 'write:bookmarks'], (actor, request) => unbookmark(core, actor, id(request))),
+    markAction('bookmark', BOOKMARKS, (actor, request) => bookmark(core, actor, id(request))),
+    markAction('unbookmark', BOOKMARKS, (actor, request) => unbookmark(core, actor, id(request))),
     action('mute', ['write', 'write:mutes'], (actor, request) => muteConversation(core, actor, id(request))),
     action('unmute', ['write', 'write:mutes'], (actor, request) => unmuteConversation(core, actor, id(request))),
     action('pin', ['write', 'write:accounts'], (actor, request) => pin(core, actor, id(request))),

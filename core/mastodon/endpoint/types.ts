@@ -69,6 +69,17 @@ export interface ApiRequest {
   /** Present when the answer will be kept ready (an endpoint that declares `keep`, called
    * anonymously): what renders it notes there when it will read differently by time alone. */
   keep?: KeepNote;
+  /** Set by the front for a caller whose answers it keeps (see answerAsGet below). */
+  answerAsGet?(path: string, make: () => Promise<ApiResponse>): Promise<ApiResponse>;
+}
+
+/** An endpoint whose answer, when the request committed nothing, is what GET `path` answers
+ * the same caller (a repeated favourite answers the status as its reader sees it): that
+ * answer kept ready when there is one, else `make`'s, made with `request.keep` and kept for
+ * both (http/kept.ts). Where nothing is kept, `make`'s. `make` must give exactly that GET's
+ * answer: the same status, by the same renderer, whose visibility the endpoint checked. */
+export function answerAsGet(request: ApiRequest, path: string, make: () => Promise<ApiResponse>): Promise<ApiResponse> {
+  return request.answerAsGet === undefined ? make() : request.answerAsGet(path, make);
 }
 
 /** Filled while an answer that will be kept ready is made (http/kept.ts): the time from which

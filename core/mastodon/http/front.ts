@@ -184,6 +184,25 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
     return match;
   };
 
+  /** The answers answerAsGet gave, already rendered: sent as they are. */
+  const madeAsGet = new WeakMap<ApiResponse, RawResponse>();
+  const asGiven = (raw: RawResponse): ApiResponse => {
+    const response: ApiResponse = { status: raw.status, body: null };
+    madeAsGet.set(response, raw);
+    return response;
+  };
+  /** ApiRequest.answerAsGet: only when nothing was committed since `stamp`, taken before the
+   * request read anything, is GET `path`'s answer kept at `stamp` this request's answer too. */
+  async function answerAsGet(request: ApiRequest, lookup: TokenLookup, stamp: StoreStamp, path: string, make: () => Promise<ApiResponse>): Promise<ApiResponse> {
+    const key = keyOf(path, lookup);
+    if (key === null || deps.stamp === undefined || (await deps.stamp()) !== stamp) return make();
+    const ready = kept.get(key, stamp, now());
+    if (ready !== undefined) return asGiven(ready);
+    const note = (request.keep = { until: await untilFor(lookup) });
+    const made = await make();
+    return made.status === 200 ? asGiven(kept.keep(key, stamp, note.until, render(made))) : made;
+  }
+
   /** `early`: the stamp handle() took for a request it saw to be anonymous, whose kept answer
    * it looked for already. */
   async function serve(endpoint: Endpoint, rawParams: Record<string, string>, raw: RawRequest, target: Target, early?: StoreStamp | null): Promise<RawResponse> {
@@ -241,6 +260,7 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         search: target.search,
       };
       if (rawBody) request.rawBody = raw.body ?? new Uint8Array();
+      if (stamp !== null && endpoint.keep !== true) request.answerAsGet = (path, make) => answerAsGet(request, lookup, stamp, path, make);
       const note = keptKey === null ? undefined : (request.keep = { until: await untilFor(lookup) });
       let response: ApiResponse;
       try {
@@ -255,7 +275,8 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
         throw err;
       }
       // Kept before the rate limits' headers, which are the request's own.
-      const rendered = note !== undefined && keptKey !== null && stamp !== null && response.status === 200 ? kept.keep(keptKey, stamp, note.until, render(response)) : render(response);
+      const rendered =
+        madeAsGet.get(response) ?? (note !== undefined && keptKey !== null && stamp !== null && response.status === 200 ? kept.keep(keptKey, stamp, note.until, render(response)) : render(response));
       if (verdict != null) addHeaders(rendered, await deps.rateLimiter?.after(verdict, response.status, response.body));
       return rendered;
     } catch (err) {

@@ -11,6 +11,11 @@
 // their mutes or filters that ends) is noted while it is made (KeepNote.until) and ends the
 // answer's life then. A new process keeps nothing yet.
 //
+// An action that committed nothing (a repeated favourite or bookmark) answers what GET of its
+// status answers its caller (endpoint/types.ts, answerAsGet): that answer, kept or made and
+// kept, under the GET's key. Only when the stamp after the action is the one taken before it:
+// then the action wrote nothing, and nobody else did since.
+//
 // It is coarse on purpose: any commit ends every kept answer of the process (a busy instance
 // serves fewer from here), which needs no list of what each write touches and so cannot miss
 // one, plugins' writes included.

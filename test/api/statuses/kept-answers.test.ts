@@ -30,6 +30,23 @@ function countReads(h: Harness): { reads: number } {
   return counter;
 }
 
+/** Counts the reads only rendering a status makes (the reader's flags and filters). */
+function countRenderReads(h: Harness): { reads: number } {
+  const counter = { reads: 0 };
+  for (const [repository, name] of [
+    [h.core.storage.interactions, 'viewerState'],
+    [h.core.storage.filters, 'listBy'],
+  ] as const) {
+    const target = repository as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const original = target[name] as (...args: unknown[]) => unknown;
+    target[name] = (...args: unknown[]) => {
+      counter.reads++;
+      return original.apply(repository, args);
+    };
+  }
+  return counter;
+}
+
 t.test('a kept answer is served without reading the store, byte for byte, until something is written', async (t) => {
   const h = await harness();
   t.teardown(() => h.close());
@@ -114,6 +131,60 @@ t.test('each reader has kept answers of their own: flags, mutes and filters', as
   const bobsToken = await h.core.storage.oauth.findTokenByHash(h.core.secrets.sha256(bob.token));
   t.equal(await h.core.storage.oauth.revokeToken(bobsToken?.id ?? '', h.clock.now()), true);
   t.strictSame([(await read(bob.token)).statusCode, (await read(bob.token)).json], [401, { error: 'The access token is invalid' }], 'revoked');
+});
+
+t.test('a repeated favourite or bookmark answers what GET shows its caller, never a stale or another reader\'s', async (t) => {
+  const h = await harness();
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const bob = await h.user('bob');
+  const carol = await h.user('carol');
+  const status = await post(h, alice, 'marked twice');
+  const path = `/api/v1/statuses/${status.id}`;
+  const read = async (user: { token: string }) => h.request('GET', path, { token: user.token });
+  const mark = async (user: { token: string }, action: string) => {
+    const res = await h.request('POST', `${path}/${action}`, { token: user.token });
+    t.equal(res.statusCode, 200, action);
+    return res;
+  };
+  // Activity of the day recorded first (a write of its own), so that the rounds below write
+  // only what they say.
+  await Promise.all([read(bob), read(carol)]);
+  const before = await read(bob);
+  t.equal(before.json.favourited, false);
+  const first = await mark(bob, 'favourite');
+  t.strictSame([first.json.favourited, first.json.favourites_count], [true, 1], 'the favourite that writes answers afresh, not the kept GET of before');
+  const repeat = await mark(bob, 'favourite');
+  t.equal(repeat.body, (await read(bob)).body, 'a repeat answers, byte for byte, what GET answers bob');
+  t.equal((await read(bob)).body, repeat.body, 'and GET after it answers the same');
+  const rendering = countRenderReads(h);
+  const third = await mark(bob, 'favourite');
+  t.equal(third.body, repeat.body, 'so does the next repeat');
+  t.equal(rendering.reads, 0, 'from the kept answer: nothing read to render it');
+  await mark(carol, 'bookmark');
+  t.ok(rendering.reads > 0, 'where the GET answer is not kept (carol\'s first bookmark writes), it is rendered');
+
+  const carols = await mark(carol, 'favourite');
+  t.strictSame([carols.json.favourited, carols.json.favourites_count, carols.json.bookmarked], [true, 2, true], 'carol: her own flags (her bookmark) and the new count');
+  const bobs = await mark(bob, 'favourite');
+  t.strictSame([bobs.json.favourited, bobs.json.favourites_count], [true, 2], 'bob\'s repeat after carol\'s write shows her favourite');
+  t.equal(bobs.body, (await read(bob)).body);
+
+  t.strictSame((await mark(bob, 'bookmark')).json.bookmarked, true, 'bookmarked');
+  const rebookmark = await mark(bob, 'bookmark');
+  t.strictSame([rebookmark.json.bookmarked, rebookmark.body], [true, (await read(bob)).body], 'a repeated bookmark: the GET answer');
+  t.strictSame((await mark(carol, 'favourite')).json.bookmarked, true, 'carol\'s own bookmark');
+  t.strictSame((await mark(carol, 'unbookmark')).json.bookmarked, false, 'carol unbookmarked');
+  t.strictSame([(await mark(carol, 'favourite')).json.bookmarked, (await read(bob)).json.bookmarked], [false, true], 'carol never gets bob\'s bookmark');
+  t.strictSame((await mark(bob, 'unbookmark')).json.bookmarked, false, 'unbookmarked');
+
+  t.strictSame([(await mark(bob, 'unfavourite')).json.favourited, (await read(bob)).json.favourites_count], [false, 1], 'unfavourited');
+  const again = await mark(bob, 'unfavourite');
+  t.strictSame([again.json.favourited, again.json.favourites_count, again.body], [false, 1, (await read(bob)).body], 'a repeated unfavourite: the GET answer');
+
+  // A repeat of a status another process changed is answered as it is now (the stamp moves).
+  await h.core.storage.interactions.favourite({ id: h.core.ids.next(), accountId: alice.account.id, statusId: status.id, createdAt: h.clock.now() });
+  t.equal((await mark(carol, 'favourite')).json.favourites_count, 2, 'a write outside any request shows at once');
 });
 
 t.test('a poll that closes with nothing written shows as expired', async (t) => {
