@@ -6,7 +6,9 @@
 import type { Account, Filter, Follow, Id, Notification, Quote, Report, Status } from '../model.ts';
 
 export type DomainEvent =
-  | { type: 'status.created'; status: Status }
+  /** `quotedStatusId`: the status it quotes, when it was published here quoting one (a remote
+   * status's quote is not named: it is for what local quotes set off). */
+  | { type: 'status.created'; status: Status; quotedStatusId?: Id }
   | { type: 'status.updated'; status: Status }
   /** What readers see of a status changed without an edit (its preview card arrived). */
   | { type: 'status.refreshed'; status: Status }
