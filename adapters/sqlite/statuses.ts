@@ -103,6 +103,17 @@ function anyStatus(db: Db, k: bigint): Status {
   return statusFromRow(r);
 }
 
+/** The status as a read of the row `s` was inserted as gives it: the same members, copied. */
+function insertedStatus(s: Status): Status {
+  return {
+    id: s.id, accountId: s.accountId, local: s.local, uri: s.uri, url: s.url, text: s.text, content: s.content, spoilerText: s.spoilerText,
+    sensitive: s.sensitive, visibility: s.visibility, language: s.language, inReplyToId: s.inReplyToId, inReplyToAccountId: s.inReplyToAccountId,
+    reblogOfId: s.reblogOfId, conversationId: s.conversationId, applicationId: s.applicationId, mentionIds: [...s.mentionIds], tags: [...s.tags],
+    mediaIds: [...s.mediaIds], pollId: s.pollId, createdAt: s.createdAt, editedAt: s.editedAt, deletedAt: s.deletedAt,
+    repliesCount: s.repliesCount, reblogsCount: s.reblogsCount, favouritesCount: s.favouritesCount,
+  };
+}
+
 function writeMentionsAndTags(db: Db, s: Pick<Status, 'id' | 'mentionIds' | 'tags'>): void {
   const k = key(s.id);
   for (const m of new Set(s.mentionIds)) db.run('INSERT INTO status_mentions (status_id, account_id) VALUES (?, ?)', k, key(m));
@@ -206,7 +217,9 @@ export function statusRepository(db: Db, store: object): StatusRepository {
             key(s.accountId), idem.key, key(s.id), s.createdAt,
           );
         }
-        return { created: true as const, status: anyStatus(db, key(s.id)) };
+        // Unless writes of plugins ran with it, nothing but this insert wrote the row: it holds
+        // exactly `s`, and reading it back would only copy it.
+        return { created: true as const, status: options?.writes === undefined || options.writes.length === 0 ? insertedStatus(s) : anyStatus(db, key(s.id)) };
       });
     },
 
