@@ -111,6 +111,21 @@ export function sameData(a: unknown, b: unknown): boolean {
   return count === 0;
 }
 
+/** A copy of plain row data, as sameData compares it: a store may hand out objects it changes
+ * later, which the comparison would then not see. (structuredClone cost ten times more, on
+ * every new status and every changed author.) */
+function copyData<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyData(value[i]);
+    return out as T;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key in value) out[key] = copyData((value as Record<string, unknown>)[key]);
+  return out as T;
+}
+
 /** The versions of the rows read for one presentation call, each looked up once. */
 const versionsByBundle = new WeakMap<StatusBundle, { accounts: Map<Id, number>; applications: Map<Id, number> }>();
 
@@ -130,8 +145,7 @@ function versionOf(kept: Kept, bundle: StatusBundle, kind: 'accounts' | 'applica
   if (last !== undefined && sameData(last.row, row)) version = last.version;
   else {
     version = ++kept.lastVersion;
-    // A copy: a store may hand out objects it changes later (the comparison would see nothing).
-    kept[kind].set(id, { row: structuredClone(row), version });
+    kept[kind].set(id, { row: copyData(row), version });
   }
   seen[kind].set(id, version);
   return version;
@@ -170,7 +184,7 @@ function coreText(core: AppCore, status: Status, bundle: StatusBundle): string |
   // An author a plugin decorates (account emojis) is rendered afresh each time.
   const decorated = core.hooks.accountDecorators.some((decorator) => decorator.covers(author));
   if (decorated) kept.fragments.delete(status.id);
-  else kept.fragments.set(status.id, { status: structuredClone(status), versions: versionsOf(kept, status, bundle), text });
+  else kept.fragments.set(status.id, { status: copyData(status), versions: versionsOf(kept, status, bundle), text });
   return text;
 }
 
