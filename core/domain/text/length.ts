@@ -9,6 +9,16 @@ const URL_PLACEHOLDER = 'x'.repeat(23);
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 export function countGraphemes(s: string): number {
+  // ASCII but CR (which joins a following LF): one grapheme per character, no segmenter.
+  let ascii = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7e || c === 0x0d) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return s.length;
   let count = 0;
   for (const _ of graphemes.segment(s)) count++;
   return count;

@@ -9,6 +9,10 @@ t.test('plain text counts grapheme clusters', async (t) => {
   t.equal(countCharacters('hello'), 5);
   t.equal(countCharacters('日本語'), 3);
   t.equal(countCharacters('a\nb'), 3, 'newlines count');
+  t.equal(countCharacters('a\r\nb'), 3, 'CR LF is one, as a grapheme cluster');
+  t.equal(countCharacters('a\rb\r'), 4, 'a lone CR is one');
+  t.equal(countCharacters('a\tb\u007f'), 4, 'tabs and DEL count one each');
+  t.equal(countCharacters('ascii then \u00e9'), 12, 'one character past ASCII: segmented, the same count');
 });
 
 t.test('emoji sequences and combining marks are one character each', async (t) => {
