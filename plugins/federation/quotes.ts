@@ -74,7 +74,7 @@ export function quoteFederation(
     await deliver(ctx, quoting.author, quoted.author, request);
   }
   // Only a status published here quoting another asks: the rest of the statuses set off no job.
-  host.on('status.created', (event) => askForQuote(event.status, null), { when: (event) => event.quotedStatusId !== undefined && event.status.local });
+  host.on('status.created', (event) => askForQuote(event.status, null), { when: (event) => event.quotedStatusId !== null && event.status.local });
   host.on('status.updated', (event) => askForQuote(event.status, event.status.editedAt));
 
   // A local author withdrew a remote account's quote: the stamp is deleted, for its server.

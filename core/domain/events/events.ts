@@ -6,9 +6,10 @@
 import type { Account, Filter, Follow, Id, Notification, Quote, Report, Status } from '../model.ts';
 
 export type DomainEvent =
-  /** `quotedStatusId`: the status it quotes, when it was published here quoting one (a remote
-   * status's quote is not named: it is for what local quotes set off). */
-  | { type: 'status.created'; status: Status; quotedStatusId?: Id }
+  /** `quotedStatusId`: the status it quotes, null when none; a local publish says which, so that
+   * listeners need not read it. Left out where it is not told (a remote status, an event
+   * recorded before it was named): then whoever needs it reads the quote. */
+  | { type: 'status.created'; status: Status; quotedStatusId?: Id | null }
   | { type: 'status.updated'; status: Status }
   /** What readers see of a status changed without an edit (its preview card arrived). */
   | { type: 'status.refreshed'; status: Status }

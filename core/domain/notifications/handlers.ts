@@ -24,7 +24,8 @@ export function notificationHandler(core: Core): EventHandler {
         if (status === null) return;
         const followers = await core.storage.relationships.localFollowers(status.accountId);
         await notifyAboutNewStatus(core, id, status, followers);
-        await notifyQuoted(core, id, status);
+        // A publish that quoted nothing says so: no quote to read.
+        if (event.quotedStatusId !== null) await notifyQuoted(core, id, status);
         return;
       }
       case 'status.updated': {

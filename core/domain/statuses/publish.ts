@@ -157,8 +157,7 @@ export async function publish(core: Core, author: Author, params: Params, idempo
     );
   }
   if (writes.length > 0) options.writes = writes;
-  options.outbox = (outcome) =>
-    outcome.created ? core.record(quoted === null ? { type: 'status.created', status: outcome.status } : { type: 'status.created', status: outcome.status, quotedStatusId: quoted.id }) : [];
+  options.outbox = (outcome) => (outcome.created ? core.record({ type: 'status.created', status: outcome.status, quotedStatusId: quoted?.id ?? null }) : []);
   let result;
   try {
     result = await core.storage.statuses.create(

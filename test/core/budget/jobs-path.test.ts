@@ -1,0 +1,30 @@
+// What the jobs of a publish read: a publish says whether it quoted a status
+// (status.created's quotedStatusId), so the notifications job reads a quote only for one that
+// did. Counted through a proxy on the storage port while the queue drains.
+
+import t from 'tap';
+import { createMemoryStorage } from '../../../adapters/memory/index.ts';
+import { harness } from '../../helpers/harness.ts';
+import { counted } from '../../helpers/stores.ts';
+
+t.test('the jobs of a publish read a quote only when it quoted one', async (t) => {
+  const calls: string[] = [];
+  const h = await harness({ storage: counted(createMemoryStorage(), calls) });
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const bob = await h.user('bob');
+  const original = await h.request('POST', '/api/v1/statuses', { token: bob.token, payload: { status: 'worth quoting' } });
+  t.equal(original.statusCode, 200);
+
+  calls.length = 0;
+  const plain = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'nothing quoted' } });
+  t.equal(plain.statusCode, 200);
+  t.strictSame(calls.filter((c) => c === 'quotes.ofStatuses'), [], 'a plain status: its jobs read no quote');
+
+  calls.length = 0;
+  const quote = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'quoting', quoted_status_id: original.json.id } });
+  t.equal(quote.statusCode, 200);
+  t.ok(calls.includes('quotes.ofStatuses'), 'a quote: its quote is read');
+  const notifications = await h.request('GET', '/api/v1/notifications?types[]=quote', { token: bob.token });
+  t.strictSame(notifications.json.map((n: any) => [n.type, n.account.id, n.status.id]), [['quote', alice.account.id, quote.json.id]], 'and its author told');
+});
