@@ -301,6 +301,14 @@ export function keyList(ids: Iterable<Id>): string {
   for (const id of ids) if (isId(id)) valid.push(id);
   return `[${valid.join(',')}]`;
 }
+/** `column` among `ids`, as a condition with its one parameter: an equality for a single id (a
+ * status read or just published, the common case), since json_each costs more than the lookup
+ * it feeds; json_each for more. Non-ids are never matched. */
+export function amongIds(column: string, ids: readonly Id[]): { sql: string; param: bigint | string } {
+  const only = ids.length === 1 ? ids[0] : undefined;
+  if (only !== undefined && isId(only)) return { sql: `${column} = ?`, param: BigInt(only) };
+  return { sql: `${column} IN (SELECT value FROM json_each(?))`, param: keyList(ids) };
+}
 export const flag = (b: boolean): number => (b ? 1 : 0);
 export const jsonText = (v: unknown): string => JSON.stringify(v);
 

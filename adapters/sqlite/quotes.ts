@@ -2,7 +2,7 @@
 
 import type { Quote, QuotePolicy, QuoteState } from '../../core/domain/model.ts';
 import type { QuoteRepository, StorageWrite } from '../../core/domain/ports/storage.ts';
-import { id, idOrNull, int, jsonText, key, keyList, keyOrNull, lookupKey, paged, text, textOrNull, type Db, type Row } from './db.ts';
+import { amongIds, id, idOrNull, int, jsonText, key, keyList, keyOrNull, lookupKey, paged, text, textOrNull, type Db, type Row } from './db.ts';
 import { RowCache } from './cache.ts';
 import { writeWithOutbox } from './jobs.ts';
 
@@ -116,14 +116,16 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
         statusIds.map((statusId) => `${states} ${statusId}`),
         (missing) => {
           const ids = missing.map((k) => k.slice(states.length + 1));
-          const quoteRows = db.all(`${QUOTE} WHERE status_id IN (SELECT value FROM json_each(?))`, keyList(ids));
-          const policyRows = db.all('SELECT status_id, policy FROM quote_policies WHERE status_id IN (SELECT value FROM json_each(?))', keyList(ids));
+          const ofStatus = amongIds('status_id', ids);
+          const quoted = amongIds('quoted_status_id', ids);
+          const quoteRows = db.all(`${QUOTE} WHERE ${ofStatus.sql}`, ofStatus.param);
+          const policyRows = db.all(`SELECT status_id, policy FROM quote_policies WHERE ${ofStatus.sql}`, ofStatus.param);
           const countRows =
             countStates.length === 0
               ? []
               : db.all(
-                  'SELECT quoted_status_id, count(*) AS n FROM quotes WHERE quoted_status_id IN (SELECT value FROM json_each(?)) AND state IN (SELECT value FROM json_each(?)) GROUP BY quoted_status_id',
-                  keyList(ids), jsonText(countStates),
+                  `SELECT quoted_status_id, count(*) AS n FROM quotes WHERE ${quoted.sql} AND state IN (SELECT value FROM json_each(?)) GROUP BY quoted_status_id`,
+                  quoted.param, jsonText(countStates),
                 );
           const quotes = new Map(quoteRows.map((r) => [id(r.status_id), quoteFromRow(r)]));
           const policies = new Map(policyRows.map((r) => [id(r.status_id), text(r.policy) as QuotePolicy]));
