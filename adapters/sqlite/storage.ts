@@ -33,6 +33,8 @@ export interface SqliteStorageOptions {
   path: string;
   /** 'full' (default): durable across power loss. 'normal': durable across crashes of the process only, faster. */
   synchronous?: 'full' | 'normal';
+  /** The page cache of the store's connection, in MiB (default 64; SQLite's own is 2). */
+  cacheMiB?: number;
 }
 
 /** The conversions between rows and model values a plugin's SQLite repository uses (ids are
@@ -84,11 +86,12 @@ export interface SqliteExtensionContext {
 const OPTIONS: OptionSpec = {
   path: option.required(option.nonEmptyString('a file path or ":memory:"')),
   synchronous: option.oneOf(['full', 'normal']),
+  cacheMiB: option.integer(1, 65_536),
 };
 
 export function openSqliteStorage(options: SqliteStorageOptions): Storage {
   checkOptions('openSqliteStorage', options, OPTIONS);
-  const db = openDb({ path: options.path, synchronous: options.synchronous });
+  const db = openDb({ path: options.path, synchronous: options.synchronous, cacheMiB: options.cacheMiB });
   try {
     migrate(db);
   } catch (error) {
