@@ -10,14 +10,10 @@ import { pollsPlugin } from '../../../plugins/index.ts';
 import { act, post } from '../../helpers/api.ts';
 import { harness, windowedHarness, type Harness } from '../../helpers/harness.ts';
 
-/** Counts the store's status and account reads from here on. */
-function countReads(h: Harness): { reads: number } {
+/** Counts, from here on, the calls of the named methods of the store's repositories. */
+function countCalls(reads: readonly (readonly [object, readonly string[]])[]): { reads: number } {
   const counter = { reads: 0 };
-  const { statuses, accounts } = h.core.storage;
-  for (const [repository, names] of [
-    [statuses, ['get', 'getMany', 'query']],
-    [accounts, ['get', 'getMany']],
-  ] as const) {
+  for (const [repository, names] of reads) {
     for (const name of names) {
       const target = repository as unknown as Record<string, (...args: unknown[]) => unknown>;
       const original = target[name] as (...args: unknown[]) => unknown;
@@ -30,21 +26,20 @@ function countReads(h: Harness): { reads: number } {
   return counter;
 }
 
+/** Counts the store's status and account reads from here on. */
+function countReads(h: Harness): { reads: number } {
+  return countCalls([
+    [h.core.storage.statuses, ['get', 'getMany', 'query']],
+    [h.core.storage.accounts, ['get', 'getMany']],
+  ]);
+}
+
 /** Counts the reads only rendering a status makes (the reader's flags and filters). */
 function countRenderReads(h: Harness): { reads: number } {
-  const counter = { reads: 0 };
-  for (const [repository, name] of [
-    [h.core.storage.interactions, 'viewerState'],
-    [h.core.storage.filters, 'listBy'],
-  ] as const) {
-    const target = repository as unknown as Record<string, (...args: unknown[]) => unknown>;
-    const original = target[name] as (...args: unknown[]) => unknown;
-    target[name] = (...args: unknown[]) => {
-      counter.reads++;
-      return original.apply(repository, args);
-    };
-  }
-  return counter;
+  return countCalls([
+    [h.core.storage.interactions, ['viewerState']],
+    [h.core.storage.filters, ['listBy']],
+  ]);
 }
 
 t.test('a kept answer is served without reading the store, byte for byte, until something is written', async (t) => {
