@@ -88,7 +88,6 @@ interface Client {
 
 type Seen = (marker: string, at: number) => void;
 
-
 /** A WebSocket client that costs the bench as little as the server's work to measure: a raw
  * socket that reads frame headers only (server frames are never masked), finds markers in text
  * frames without decoding them, and answers pings. The `ws` library spent a whole core at 100

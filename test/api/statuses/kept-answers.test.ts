@@ -177,7 +177,8 @@ t.test('a repeated favourite or bookmark answers what GET shows its caller, neve
   const again = await mark(bob, 'unfavourite');
   t.strictSame([again.json.favourited, again.json.favourites_count, again.body], [false, 1, (await read(bob)).body], 'a repeated unfavourite: the GET answer');
 
-  // A repeat of a status another process changed is answered as it is now (the stamp moves).
+  // A write outside any request (as another process's would) moves the stamp: the repeat after
+  // it is answered as the status is now.
   await h.core.storage.interactions.favourite({ id: h.core.ids.next(), accountId: alice.account.id, statusId: status.id, createdAt: h.clock.now() });
   t.equal((await mark(carol, 'favourite')).json.favourites_count, 2, 'a write outside any request shows at once');
 });
