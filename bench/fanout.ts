@@ -2,7 +2,8 @@
 // bare uWebSockets.js server broadcasting the same bytes already encoded, in one run.
 // - Broadcast: 1,000 and 5,000 clients on WebSocket and on SSE; one status published through
 //   the API per round; delivery latency from the publishing request to its receipt by every
-//   client (p50 / p99 / max), events missed, and server memory per idle connection.
+//   client (p50 / p99 / max), events missed, and server memory per idle connection. The two
+//   servers' clients are connected at once and the servers take turns, round by round.
 // - Sustained rate: 1,000 WebSocket clients, each an account with its own blocks, mutes and
 //   keyword filters; statuses published at growing rates; the highest rate at which every
 //   event reaches every client with a p99 under one second.
@@ -306,31 +307,48 @@ interface Broadcast {
 /** CPU time (µs) of every process on the server side. */
 type CpuOf = () => Promise<number>;
 
-/** Rounds of one event to `count` connected clients; latencies of every delivery. One round
- * first is not counted, for either server: like the HTTP scenarios' warm-up, it keeps the
- * compilation of the code a first event runs through out of the figures (with 5 rounds, the
- * first round's tail alone was the p99). */
-async function rounds(count: number, arrivals: Map<string, number[]>, send: (marker: string) => Promise<number>, cpu: CpuOf): Promise<Omit<Broadcast, 'perConnection'>> {
-  const latencies: number[] = [];
-  let missed = 0;
-  let cpuBefore = 0;
-  for (let round = -1; round < ROUNDS; round++) {
-    if (round === 0) cpuBefore = await cpu();
-    const marker = `mk${Date.now()}${round + 1}z`;
-    arrivals.set(marker, []);
-    const sentAt = await send(marker);
-    const deadline = performance.now() + 15_000;
-    while ((arrivals.get(marker)?.length ?? 0) < count && performance.now() < deadline) await pause(5);
-    const got = arrivals.get(marker) ?? [];
-    arrivals.delete(marker);
-    await pause(200);
-    if (round < 0) continue;
-    for (const at of got) latencies.push(at - sentAt);
-    missed += count - got.length;
+/** Rounds first that are not counted, for either server, like the HTTP scenarios' warm-up. A
+ * first event compiles the code it runs through, and on the server's one core V8's compiler
+ * threads then take their time from the event loop: traced, the first counted round's publish
+ * waited 6–14 ms before its write, against about 1 ms from the fourth round on. */
+const WARM_UP_ROUNDS = 3;
+
+/** One server with its clients connected: `send` delivers one marked event to them. */
+interface Side {
+  count: number;
+  arrivals: Map<string, number[]>;
+  send(marker: string): Promise<number>;
+  cpu: CpuOf;
+}
+
+/** Rounds of one event to each side's connected clients, the sides taking turns round by round:
+ * a slow spell of the shared machine then falls on both servers' rounds alike rather than on
+ * one server's whole run. The latencies of every delivery, per side. */
+async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 'perConnection'>[]> {
+  const latencies = sides.map((): number[] => []);
+  const missed = sides.map(() => 0);
+  const cpuBefore = sides.map(() => 0);
+  for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
+    for (const [i, side] of sides.entries()) {
+      if (round === 0) cpuBefore[i] = await side.cpu();
+      const marker = `mk${Date.now()}${i}${round + WARM_UP_ROUNDS}z`;
+      side.arrivals.set(marker, []);
+      const sentAt = await side.send(marker);
+      const deadline = performance.now() + 15_000;
+      while ((side.arrivals.get(marker)?.length ?? 0) < side.count && performance.now() < deadline) await pause(5);
+      const got = side.arrivals.get(marker) ?? [];
+      side.arrivals.delete(marker);
+      await pause(200);
+      if (round < 0) continue;
+      for (const at of got) latencies[i]?.push(at - sentAt);
+      missed[i] = (missed[i] ?? 0) + side.count - got.length;
+    }
   }
-  const cpuAfter = await cpu();
-  latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN, missed, cpuPerRound: (cpuAfter - cpuBefore) / ROUNDS / 1000 };
+  return Promise.all(sides.map(async (side, i) => {
+    const cpuAfter = await side.cpu();
+    const sorted = (latencies[i] ?? []).sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN, missed: missed[i] ?? 0, cpuPerRound: (cpuAfter - (cpuBefore[i] ?? 0)) / ROUNDS / 1000 };
+  }));
 }
 
 async function waitConnections(server: Server, count: number): Promise<void> {
@@ -366,7 +384,8 @@ async function warmUp(open: () => Promise<Client[]>, opened: () => Promise<unkno
   await closed();
 }
 
-async function rookeryBroadcast(d: Deployment, author: string, readers: readonly string[], transport: 'ws' | 'sse', count: number): Promise<Broadcast> {
+/** Rookery's clients connected, and what they cost in memory each. */
+async function connectRookery(d: Deployment, author: string, readers: readonly string[], transport: 'ws' | 'sse', count: number): Promise<Connected> {
   const { streams: server, httpPort, streamingPort } = d;
   const arrivals = new Map<string, number[]>();
   const onSeen: Seen = (marker, at) => arrivals.get(marker)?.push(at);
@@ -383,18 +402,28 @@ async function rookeryBroadcast(d: Deployment, author: string, readers: readonly
   await pause(500);
   const idle = await server.ask<Stats>({ cmd: 'stats', gc: true }, 'stats');
   const publisher = new Publisher(httpPort, author);
-  const result = await rounds(count, arrivals, async (marker) => {
-    const sentAt = performance.now();
-    await publisher.publish(`A status for everyone, ${marker}, with a little text to make it the size of a real one. #bench`);
-    return sentAt;
-  }, d.cpu);
-  publisher.close();
-  for (const client of clients) client.close();
-  await waitConnections(server, 0).catch(() => undefined);
-  return { ...result, perConnection: (idle.rss - before.rss) / count };
+  return {
+    side: {
+      count,
+      arrivals,
+      cpu: d.cpu,
+      async send(marker) {
+        const sentAt = performance.now();
+        await publisher.publish(`A status for everyone, ${marker}, with a little text to make it the size of a real one. #bench`);
+        return sentAt;
+      },
+    },
+    perConnection: (idle.rss - before.rss) / count,
+    async close() {
+      publisher.close();
+      for (const client of clients) client.close();
+      await waitConnections(server, 0).catch(() => undefined);
+    },
+  };
 }
 
-async function bareBroadcast(server: Server, port: number, transport: 'ws' | 'sse', count: number, sample: { ws: string; sse: string }): Promise<Broadcast> {
+/** The bare server's clients connected, and what they cost in memory each. */
+async function connectBare(server: Server, port: number, transport: 'ws' | 'sse', count: number, sample: { ws: string; sse: string }): Promise<Connected> {
   const arrivals = new Map<string, number[]>();
   const onSeen: Seen = (marker, at) => arrivals.get(marker)?.push(at);
   const open = () => openMany(count, () => (transport === 'ws' ? openWs(`ws://127.0.0.1:${port}/`, onSeen) : openSse(port, '/sse', onSeen)));
@@ -403,14 +432,44 @@ async function bareBroadcast(server: Server, port: number, transport: 'ws' | 'ss
   const clients = await open();
   await pause(500);
   const idle = await server.ask<Stats>({ cmd: 'stats', gc: true }, 'stats');
-  const result = await rounds(count, arrivals, async (marker) => {
-    const sentAt = performance.now();
-    server.child.send({ cmd: 'broadcast', ws: sample.ws.replace('MARKER', marker), sse: sample.sse.replace('MARKER', marker) });
-    return sentAt;
-  }, async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu);
-  for (const client of clients) client.close();
-  await pause(500);
-  return { ...result, perConnection: (idle.rss - before.rss) / count };
+  return {
+    side: {
+      count,
+      arrivals,
+      cpu: async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu,
+      async send(marker) {
+        const sentAt = performance.now();
+        server.child.send({ cmd: 'broadcast', ws: sample.ws.replace('MARKER', marker), sse: sample.sse.replace('MARKER', marker) });
+        return sentAt;
+      },
+    },
+    perConnection: (idle.rss - before.rss) / count,
+    async close() {
+      for (const client of clients) client.close();
+      await pause(500);
+    },
+  };
+}
+
+interface Connected {
+  side: Side;
+  perConnection: number;
+  close(): Promise<void>;
+}
+
+/** Both servers' clients connected at once (each server's memory measured with only its own
+ * being opened), then the rounds, taking turns. */
+async function broadcast(d: Deployment, author: string, readers: readonly string[], bare: Server, barePort: number, sample: { ws: string; sse: string }, transport: 'ws' | 'sse', count: number): Promise<[Broadcast, Broadcast]> {
+  const rookery = await connectRookery(d, author, readers, transport, count);
+  const yardstick = await connectBare(bare, barePort, transport, count, sample);
+  try {
+    const [r, b] = await alternateRounds([rookery.side, yardstick.side]);
+    if (r === undefined || b === undefined) throw new Error('a server had no rounds');
+    return [{ ...r, perConnection: rookery.perConnection }, { ...b, perConnection: yardstick.perConnection }];
+  } finally {
+    await rookery.close();
+    await yardstick.close();
+  }
 }
 
 /** Statuses at `rate` per second for STEP_SECONDS to 1,000 screened clients. */
@@ -514,12 +573,11 @@ async function measure(d: Deployment, bare: Server, barePort: number, say: (line
   const { author, readers } = await d.web.ask<{ author: string; readers: string[] }>({ cmd: 'seed', readers: largest, hidden: false }, 'seeded');
   const sample = await sampleFrames(d, author, readers[0] ?? '');
   say(`\n== ${d.label}`);
-  say(`Fan-out: one status per round, ${ROUNDS} rounds; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
+  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_ROUNDS} not counted), Rookery's and the bare server's taking turns; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
   say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn  CPU ms/round | p99 ratio');
   for (const count of SIZES) {
     for (const transport of ['ws', 'sse'] as const) {
-      const r = await rookeryBroadcast(d, author, readers, transport, count);
-      const b = await bareBroadcast(bare, barePort, transport, count, sample);
+      const [r, b] = await broadcast(d, author, readers, bare, barePort, sample, transport, count);
       say(
         `${String(count).padStart(7)}  ${transport.padEnd(9)}        ${ms(r.p50)} ${ms(r.p99)} ${ms(r.max)} ${String(r.missed).padStart(7)}  ${kb(r.perConnection).padStart(13)}  ${r.cpuPerRound.toFixed(1).padStart(12)} |          ${ms(b.p50)} ${ms(b.p99)} ${ms(b.max)} ${String(b.missed).padStart(7)}  ${kb(b.perConnection).padStart(13)}  ${b.cpuPerRound.toFixed(1).padStart(12)} | ${(r.p99 / Math.max(1, b.p99)).toFixed(2)}×`,
       );
