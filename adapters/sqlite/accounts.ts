@@ -228,6 +228,9 @@ export function accountRepository(db: Db): AccountRepository {
       return db.write(() => {
         if (!db.get('SELECT 1 FROM users u JOIN accounts a ON a.id = u.account_id WHERE u.account_id = ? AND u.approved = 0 AND a.domain IS NULL', k)) return false;
         db.run('DELETE FROM users WHERE account_id = ?', k);
+        // Its follows go with it, should it have any: the kept lists of local followers
+        // (relationships.ts) trust every follow to name an account that is there.
+        db.run('DELETE FROM follows WHERE account_id = ?', k);
         db.run('DELETE FROM accounts WHERE id = ?', k);
         return true;
       });

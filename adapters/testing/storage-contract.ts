@@ -1039,6 +1039,26 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame([(await w.acct(bob.id)).followersCount, (await w.acct(alice.id)).followingCount], [3, 2], 'counters');
   });
 
+  shared('localFollowers read again shows every change since, made here or elsewhere', async (t, w, other) => {
+    const [bob, alice, dave, erin] = [await w.account(), await w.account(), await w.account(), await w.account()];
+    const read = async () => (await w.s.relationships.localFollowers(bob.id)).map((f) => f.accountId);
+    const fa = follow(w.id(), alice.id, bob.id);
+    await w.s.relationships.follow(fa);
+    t.strictSame([await read(), await read()], [[alice.id], [alice.id]], 'a follow made here, read twice');
+    await other.relationships.follow(follow(w.id(), dave.id, bob.id));
+    t.strictSame(await read(), [dave.id, alice.id], 'a follow made on another connection');
+    await w.s.relationships.unfollow(alice.id, bob.id);
+    t.strictSame(await read(), [dave.id], 'an unfollow made here');
+    await other.relationships.block(block(w.id(), bob.id, dave.id));
+    t.strictSame(await read(), [], 'a block on another connection ends the follow');
+    await other.relationships.follow(follow(w.id(), erin.id, bob.id));
+    const kept = await w.s.relationships.localFollowers(bob.id);
+    t.strictSame(kept.map((f) => f.accountId), [erin.id], 'a follow after the block');
+    (kept[0] as { accountId: Id }).accountId = alice.id;
+    kept.push(fa);
+    t.strictSame(await read(), [erin.id], 'changing what a read returned changes no later read');
+  });
+
   it('familiarFollows: follows of the targets by the accounts the viewer follows', async (t, w) => {
     const [me, friend, other, stranger, target, second] = [await w.account(), await w.account(), await w.account(), await w.account(), await w.account(), await w.account()];
     await w.s.relationships.follow(follow(w.id(), me.id, friend.id));
