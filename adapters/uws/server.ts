@@ -9,6 +9,7 @@ import type { Rookery } from '../../core/mastodon/rookery.ts';
 import { queryOf } from './http.ts';
 import { loadUws } from './load.ts';
 import { SseStream } from './sse.ts';
+import { everyInTurn, Rota, turnsFor } from './rota.ts';
 import { noneUnsent, websocketBehavior, type WsClient, type WsContext } from './websocket.ts';
 import { checkOptions, option, type OptionSpec } from '../../core/domain/options.ts';
 
@@ -79,7 +80,9 @@ export async function startStreamingServer(rookery: Rookery, options: StreamingS
   const host = options.host ?? DEFAULTS.host;
   const logger = options.logger ?? rookery.core.logger;
   const closing = new Set<Promise<void>>();
-  const sse = new Set<SseStream>();
+  const heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;
+  const pingMs = options.pingMs ?? DEFAULTS.pingMs;
+  const sse = new Rota<SseStream>(turnsFor(heartbeatMs));
   const context: WsContext = {
     hub: rookery.streaming,
     logger,
@@ -88,7 +91,7 @@ export async function startStreamingServer(rookery: Rookery, options: StreamingS
     maxSubscriptions: options.maxSubscriptions ?? DEFAULTS.maxSubscriptions,
     compression: uws.DISABLED,
     sse,
-    ws: new Set<WsClient>(),
+    ws: new Rota<WsClient>(turnsFor(pingMs)),
     unsent: noneUnsent(),
     track(promise) {
       const tracked = promise.catch((err: unknown) => logger.error({ err }, 'closing a stream failed')).finally(() => closing.delete(tracked));
@@ -158,14 +161,8 @@ export async function startStreamingServer(rookery: Rookery, options: StreamingS
   // us_socket_local_port takes a listen socket too (its documentation says so; its type does not).
   const port = uws.us_socket_local_port(listenSocket as unknown as us_socket);
 
-  const heartbeat = setInterval(() => {
-    for (const stream of [...sse]) stream.heartbeat();
-  }, options.heartbeatMs ?? DEFAULTS.heartbeatMs);
-  const ping = setInterval(() => {
-    for (const client of [...context.ws]) client.pingOrTerminate();
-  }, options.pingMs ?? DEFAULTS.pingMs);
-  heartbeat.unref();
-  ping.unref();
+  const heartbeat = everyInTurn(sse, heartbeatMs, (stream) => stream.heartbeat());
+  const ping = everyInTurn(context.ws, pingMs, (client) => client.pingOrTerminate());
 
   let closed: Promise<void> | null = null;
   return {

@@ -13,6 +13,7 @@ import type { StreamConnection, StreamEvent, StreamIdentity, StreamOutput } from
 import type { StreamParams, StreamRefusal } from '../../core/mastodon/streaming/streams.ts';
 import type { TransportContext } from './context.ts';
 import { queryOf, statusLine, UNEXPECTED } from './http.ts';
+import type { Rota } from './rota.ts';
 
 /** uWS's send() result when the message was dropped for backpressure. */
 const DROPPED = 2;
@@ -20,7 +21,8 @@ const DROPPED = 2;
 const MAX_PENDING_MESSAGES = 64;
 
 export interface WsContext extends TransportContext {
-  ws: Set<WsClient>;
+  /** Open sockets (pings, a turn at a time; shutdown). */
+  ws: Rota<WsClient>;
   maxPayloadLength: number;
   /** Subscriptions one socket may hold; a subscribe beyond them closes it (1008). */
   maxSubscriptions: number;
