@@ -117,6 +117,26 @@ export function localFollowersPipeline(targetId: Id): Doc[] {
   ];
 }
 
+/** The follows of an account by remote accounts, paged by the follow's id. */
+export function remoteFollowersPipeline(targetId: Id, page: PageQuery): Doc[] {
+  return [
+    { $match: followPageFilter('targetAccountId', targetId, 'follow', page) },
+    { $sort: { num: page.sort } },
+    {
+      $lookup: {
+        from: C.accounts,
+        localField: 'accountId',
+        foreignField: '_id',
+        pipeline: [{ $match: { domain: { $ne: null } } }, { $project: { _id: 1 } }],
+        as: 'remote',
+      },
+    },
+    { $match: { 'remote.0': { $exists: true } } },
+    { $limit: page.limit },
+    { $project: { remote: 0 } },
+  ];
+}
+
 /** How many follows a suggestion read looks at (the viewer's; ten times that of theirs). */
 const SUGGESTION_SCAN = 2000;
 
@@ -251,6 +271,11 @@ export function relationshipRepository(m: Mongo): RelationshipRepository {
     },
     async localFollowers(targetId) {
       return (await follows.aggregate(localFollowersPipeline(targetId)).toArray()).map(followFromDoc);
+    },
+    async remoteFollowersOf(targetId, page) {
+      const p = pageQuery(page);
+      if (p.empty) return [];
+      return inPageOrder((await follows.aggregate(remoteFollowersPipeline(targetId, p)).toArray()).map(followFromDoc), p);
     },
     async block(b, outbox) {
       return m.withOutbox(

@@ -15,6 +15,8 @@ import { writeWithOutbox } from './jobs.ts';
 import { Params, bool, floorMs, id, int, intOrNull, jsonOrNull, jsonText, key, keys, lookupKey, paged, text } from './values.ts';
 
 const FOLLOW_COLUMNS = 'id, account_id, target_account_id, show_reblogs, notify, languages, created_at';
+/** The same columns of `follows f`, for a join. */
+const FOLLOWS_F = FOLLOW_COLUMNS.split(', ').map((c) => `f.${c}`).join(', ');
 const MUTE_COLUMNS = 'id, account_id, target_account_id, notifications, expires_at, created_at';
 
 function followFromRow(r: Row, prefix = ''): Follow {
@@ -146,6 +148,15 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       const p = new Params();
       return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `target_account_id = ${p.id(targetId)} AND NOT pending`, 'id', page, (r) => followFromRow(r));
     },
+    async remoteFollowersOf(targetId, page) {
+      const p = new Params();
+      return paged(
+        db, p,
+        `SELECT ${FOLLOWS_F} FROM follows f JOIN accounts a ON a.id = f.account_id AND a.domain IS NOT NULL`,
+        `f.target_account_id = ${p.id(targetId)} AND NOT f.pending`,
+        'f.id', page, (r) => followFromRow(r),
+      );
+    },
     async followingOf(accountId, page) {
       const p = new Params();
       return paged(db, p, `SELECT ${FOLLOW_COLUMNS} FROM follows`, `account_id = ${p.id(accountId)} AND NOT pending`, 'id', page, (r) => followFromRow(r));
@@ -200,7 +211,7 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       const t = lookupKey(targetId);
       if (t === null) return [];
       const rows = await db.rows(
-        `SELECT ${FOLLOW_COLUMNS.split(', ').map((c) => `f.${c}`).join(', ')} FROM follows f
+        `SELECT ${FOLLOWS_F} FROM follows f
          JOIN accounts a ON a.id = f.account_id AND a.domain IS NULL
          WHERE f.target_account_id = $1 AND NOT f.pending ORDER BY f.id DESC`,
         [t],

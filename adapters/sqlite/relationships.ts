@@ -8,6 +8,8 @@ import { RowCache } from './cache.ts';
 type FollowTable = 'follows' | 'follow_requests';
 
 const FOLLOW_COLUMNS = 'id, account_id, target_account_id, show_reblogs, notify, languages, created_at';
+/** The same columns of `follows f`, for a join. */
+const FOLLOWS_F = FOLLOW_COLUMNS.split(', ').map((c) => `f.${c}`).join(', ');
 
 function followFromRow(r: Row): Follow {
   return {
@@ -190,6 +192,9 @@ export function relationshipRepository(db: Db): RelationshipRepository {
     async followingOf(accountId, page) {
       return paged(db, `SELECT ${FOLLOW_COLUMNS} FROM follows`, 'account_id = ?', [key(accountId)], 'id', page, followFromRow);
     },
+    async remoteFollowersOf(targetId, page) {
+      return paged(db, `SELECT ${FOLLOWS_F} FROM follows f JOIN accounts a ON a.id = f.account_id AND a.domain IS NOT NULL`, 'f.target_account_id = ?', [key(targetId)], 'f.id', page, followFromRow);
+    },
     async familiarFollows(viewerId, targetIds, limit) {
       if (targetIds.length === 0 || limit <= 0) return [];
       return db
@@ -245,7 +250,7 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       if (kept !== undefined) return kept;
       const list = db
         .all(
-          `SELECT ${FOLLOW_COLUMNS.split(', ').map((c) => `f.${c.trim()}`).join(', ')} FROM follows f
+          `SELECT ${FOLLOWS_F} FROM follows f
            JOIN accounts a ON a.id = f.account_id AND a.domain IS NULL
            WHERE f.target_account_id = ? ORDER BY f.id DESC`,
           key(targetId),

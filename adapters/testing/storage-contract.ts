@@ -1039,6 +1039,31 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame([(await w.acct(bob.id)).followersCount, (await w.acct(alice.id)).followingCount], [3, 2], 'counters');
   });
 
+  it('remoteFollowersOf: follows by remote accounts only, paged', async (t, w) => {
+    const bob = await w.account();
+    const [carol, erin] = [await w.account({ domain: 'remote.example', username: 'carol' }), await w.account({ domain: 'elsewhere.example', username: 'erin' })];
+    const [alice, dave] = [await w.account(), await w.account()];
+    const fc = follow(w.id(), carol.id, bob.id);
+    const fa = follow(w.id(), alice.id, bob.id);
+    const fe = follow(w.id(), erin.id, bob.id);
+    const fd = follow(w.id(), dave.id, bob.id);
+    for (const f of [fc, fa, fe, fd]) await w.s.relationships.follow(f);
+    const fca = follow(w.id(), carol.id, alice.id);
+    await w.s.relationships.follow(fca);
+    const remote = async (page: Page) => (await w.s.relationships.remoteFollowersOf(bob.id, page)).map((f) => f.accountId);
+    t.strictSame(await remote({ limit: 10 }), [erin.id, carol.id], 'remote followers only, newest first');
+    t.strictSame(await w.s.relationships.remoteFollowersOf(bob.id, { limit: 10 }), [fe, fc], 'follows come back whole');
+    t.strictSame(await remote({ limit: 1 }), [erin.id], 'limit counts remote follows, not the local ones between');
+    t.strictSame(await remote({ limit: 10, maxId: fe.id }), [carol.id], 'maxId');
+    t.strictSame(await remote({ limit: 1, minId: fc.id }), [erin.id], 'minId');
+    t.strictSame(await remote({ limit: 10, sinceId: fe.id }), [], 'sinceId');
+    t.strictSame(await remote({ limit: 0 }), [], 'limit 0');
+    t.strictSame(await w.s.relationships.remoteFollowersOf(alice.id, { limit: 10 }), [fca], 'another target');
+    await w.s.relationships.unfollow(erin.id, bob.id);
+    t.strictSame(await remote({ limit: 10 }), [carol.id], 'an unfollow');
+    t.strictSame(await w.s.relationships.remoteFollowersOf(w.id(), { limit: 10 }), [], 'an account that is not there');
+  });
+
   shared('localFollowers read again shows every change since, made here or elsewhere', async (t, w, other) => {
     const [bob, alice, dave, erin] = [await w.account(), await w.account(), await w.account(), await w.account()];
     const read = async () => (await w.s.relationships.localFollowers(bob.id)).map((f) => f.accountId);

@@ -60,11 +60,13 @@ export function oneRecipientPerInbox(list: readonly Recipient[]): Recipient[] {
   return [...byInbox.values()];
 }
 
+/** The author's remote followers' accounts: the store finds the remote ones, so an author with
+ * many local followers costs nothing more here. */
 async function remoteFollowers(host: PluginHost, accountId: Id): Promise<Account[]> {
   const found: Account[] = [];
   let maxId: Id | undefined;
   for (let i = 0; i < MAX_FOLLOWER_PAGES; i++) {
-    const page = await host.system.relationships.followersOf(accountId, { limit: 200, ...(maxId === undefined ? {} : { maxId }) });
+    const page = await host.system.relationships.remoteFollowersOf(accountId, { limit: 200, ...(maxId === undefined ? {} : { maxId }) });
     const accounts = await host.system.accounts.getMany(page.map((follow) => follow.accountId));
     for (const account of accounts) if (account.domain !== null) found.push(account);
     if (page.length < 200) break;

@@ -351,6 +351,10 @@ export interface RelationshipRepository {
   followingOf(accountId: Id, page: Page): Promise<Follow[]>;
   /** The follows of this account by local accounts (for delivery), newest first. */
   localFollowers(targetId: Id): Promise<Follow[]>;
+  /** Follows of this account by remote accounts (for delivery), paged by follow id: a
+   * federation plugin finds who gets an author's activities without reading every local
+   * follower's account. */
+  remoteFollowersOf(targetId: Id, page: Page): Promise<Follow[]>;
   /** Accepted follows of any of `targetIds` by an account `viewerId` follows (accepted): the
    * viewer's "familiar followers" of them. Newest first, at most `limit`. */
   familiarFollows(viewerId: Id, targetIds: readonly Id[], limit: number): Promise<Follow[]>;

@@ -100,7 +100,7 @@ export class HookRegistry implements AppHooks {
     const system: PluginSystem = {
       accounts: only(storage.accounts, ['get', 'getMany', 'getUser', 'findByUsername', 'findByUri']),
       statuses: only(storage.statuses, ['get', 'getMany', 'findByUri', 'query']),
-      relationships: only(storage.relationships, ['getFollow', 'followersOf', 'followingOf', 'relationships']),
+      relationships: only(storage.relationships, ['getFollow', 'followersOf', 'followingOf', 'remoteFollowersOf', 'relationships']),
       interactions: only(storage.interactions, ['pinsBy']),
       notifications: only(storage.notifications, ['get']),
       quotes: only(storage.quotes, ['ofStatuses', 'findByUri', 'policies']),

@@ -177,7 +177,7 @@ export interface PluginWeb {
 export interface PluginSystem {
   readonly accounts: Pick<AccountRepository, 'get' | 'getMany' | 'getUser' | 'findByUsername' | 'findByUri'>;
   readonly statuses: Pick<StatusRepository, 'get' | 'getMany' | 'findByUri' | 'query'>;
-  readonly relationships: Pick<RelationshipRepository, 'getFollow' | 'followersOf' | 'followingOf' | 'relationships'>;
+  readonly relationships: Pick<RelationshipRepository, 'getFollow' | 'followersOf' | 'followingOf' | 'remoteFollowersOf' | 'relationships'>;
   readonly interactions: Pick<InteractionRepository, 'pinsBy'>;
   readonly notifications: Pick<NotificationRepository, 'get'>;
   readonly quotes: Pick<QuoteRepository, 'ofStatuses' | 'findByUri' | 'policies'>;
