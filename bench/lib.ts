@@ -66,7 +66,10 @@ export function cpuMicrosFine(pid: number): number {
 }
 
 export function startOnCore0(args: string[], env: NodeJS.ProcessEnv, ready: string, stdin?: Buffer): Promise<ChildProcess> {
-  const [command, argv] = pinned ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args];
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the server, written there when it exits.
+  const profile = process.env['BENCH_CPU_PROF'];
+  const node = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), ...args];
+  const [command, argv] = pinned ? ['taskset', ['-c', '0', process.execPath, ...node]] : [process.execPath, node];
   const child = spawn(command, argv as string[], { env: { ...env, NODE_OPTIONS: '' }, stdio: ['pipe', 'pipe', 'inherit'] });
   if (stdin !== undefined) child.stdin?.end(stdin);
   else child.stdin?.end();
