@@ -1,11 +1,11 @@
 // A set of connections taken in turns: each member gets a fixed turn among `turns` when it is
 // added (round robin, so a burst of connections spreads over all of them), and each call of
 // next() hands out the members of the next turn. Heartbeats and pings go out a turn at a time
-// over their interval rather than all at once: to 5,000 SSE streams at once a heartbeat held the
-// event loop for about 60 ms on the project's VM, and a status published meanwhile reached its
-// streams that much later. A member keeps its turn while others come and go, so it is visited
-// once per rotation, never twice in quick succession (a ping that came again at once would
-// find its answer not back yet).
+// over their interval rather than all at once: a write to each of 5,000 SSE streams costs 60-74
+// ms of CPU on the project's VM (the fan-out bench's bare server), and done at once it held the
+// event loop that long, so a status published meanwhile reached its streams that much later.
+// A member keeps its turn while others come and go, so it is visited once per rotation, never
+// twice in quick succession (a ping that came again at once would find its answer not back yet).
 
 export class Rota<T> implements Iterable<T> {
   readonly #turns: Set<T>[];
