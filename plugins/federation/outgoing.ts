@@ -43,6 +43,12 @@ export const POLL_UPDATE_DELAY_MS = 3 * 60_000;
 
 const MAX_FOLLOWER_PAGES = 1000;
 
+/** Recipients looked up at once (each a read of the inbox remembered for the account, or a
+ * fetch of its actor): on PostgreSQL a read is a round trip, and one after another an author's
+ * 100,000 remote followers took longer than the job's 30 s, so the job was retried, delivering
+ * again to the inboxes it had reached, until it was buried. */
+const RECIPIENT_LOOKUPS = 32;
+
 /** Inboxes per queued fan-out: Fedify's fan-out message lists every inbox it delivers to, and
  * the queue refuses a message over MAX_MESSAGE_LENGTH (queue.ts), so an author with 100,000
  * followers on as many servers is sent in several. */
@@ -86,20 +92,28 @@ export function outgoing(host: PluginHost, parts: FederationParts, options: Outg
   }
 
   async function recipients(ctx: Context<PluginHost>, accounts: readonly Account[]): Promise<Recipient[]> {
+    const remote: Account[] = [];
     const seen = new Set<Id>();
-    const found: Recipient[] = [];
-    // Asked once per domain: many followers share a few servers.
-    const blocked = new Map<string, boolean>();
     for (const account of accounts) {
       if (account.domain === null || seen.has(account.id)) continue;
       seen.add(account.id);
-      let refused = blocked.get(account.domain);
-      if (refused === undefined) blocked.set(account.domain, (refused = await options.isBlocked(account.domain)));
-      if (refused) continue;
-      const recipient = await recipientOf(parts, ctx, account);
-      if (recipient !== null) found.push(recipient);
+      remote.push(account);
     }
-    return found;
+    // Asked once per domain: many followers share a few servers.
+    const blocked = new Map<string, Promise<boolean>>();
+    const found: (Recipient | null)[] = remote.map(() => null);
+    let next = 0;
+    const lookUp = async (): Promise<void> => {
+      while (next < remote.length) {
+        const at = next++;
+        const account = remote[at] as Account & { domain: string };
+        let refused = blocked.get(account.domain);
+        if (refused === undefined) blocked.set(account.domain, (refused = options.isBlocked(account.domain)));
+        if (!(await refused)) found[at] = await recipientOf(parts, ctx, account);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(RECIPIENT_LOOKUPS, remote.length) }, lookUp));
+    return found.filter((recipient): recipient is Recipient => recipient !== null);
   }
 
   /** The relays a status goes to besides its audience: those subscribed, when it is public. */
