@@ -74,7 +74,7 @@ async function remoteFollowers(host: PluginHost, accountId: Id): Promise<Account
   for (let i = 0; i < MAX_FOLLOWER_PAGES; i++) {
     const page = await host.system.relationships.remoteFollowersOf(accountId, { limit: 200, ...(maxId === undefined ? {} : { maxId }) });
     const accounts = await host.system.accounts.getMany(page.map((follow) => follow.accountId));
-    for (const account of accounts) if (account.domain !== null) found.push(account);
+    found.push(...accounts);
     if (page.length < 200) break;
     maxId = page.at(-1)?.id;
   }
