@@ -40,7 +40,7 @@ export class RowCache<K, V> {
   /** Keeps a value read now (inside no write transaction: a rolled-back write must not leave
    * what it read here). */
   set(key: K, value: V): void {
-    if (this.#db.raw.isTransaction) return;
+    if (this.#db.inWrite()) return;
     if (this.#entries.size >= this.#max && !this.#entries.has(key)) forgetOldest(this.#entries, this.#max);
     this.#entries.set(key, { generation: this.#generation(), value: this.#copy(value) });
   }

@@ -113,7 +113,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     writeWithOutbox: (outbox, write) => writeWithOutbox(db, outbox, write),
     cache: (tables, max, copy) => new RowCache(db, tables, max, copy),
     enqueue: (jobs) => {
-      if (!db.raw.isTransaction) throw new Error('enqueue belongs inside a write transaction');
+      if (!db.inWrite()) throw new Error('enqueue belongs inside a write transaction');
       if (jobs.length > 0) enqueueIn(db, jobs, 0);
     },
   });
