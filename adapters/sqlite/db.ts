@@ -48,6 +48,9 @@ export interface Db {
   read<T>(fn: () => T): T;
   /** Whether a write transaction is open (what it reads may yet be rolled back). */
   inWrite(): boolean;
+  /** Inside a write: `done(true)` once the transaction commits, `done(false)` if the write
+   * (its savepoint in a group commit, or the whole transaction) is rolled back instead. */
+  onCommit(done: (committed: boolean) => void): void;
   close(): void;
 }
 
@@ -194,6 +197,13 @@ export function openDb(options: OpenOptions): Db {
   /** Writes waiting for the next group commit. */
   let pending: { fn: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
 
+  /** What the open write transaction tells when it ends (onCommit). */
+  let endings: ((committed: boolean) => void)[] = [];
+  const tellEnd = (committed: boolean, from = 0) => {
+    const told = endings.splice(from);
+    for (const done of told) done(committed);
+  };
+
   /** Bumps the tables written since the transaction began, if rows changed. */
   const markWritten = (before: number) => {
     if (changesNow() !== before) {
@@ -219,12 +229,14 @@ export function openDb(options: OpenOptions): Db {
       raw.exec('BEGIN IMMEDIATE');
       for (const write of batch) {
         raw.exec('SAVEPOINT w');
+        const mark = endings.length;
         try {
           outcomes.push({ ok: true, value: write.fn() });
           raw.exec('RELEASE w');
         } catch (error) {
           raw.exec('ROLLBACK TO w');
           raw.exec('RELEASE w');
+          tellEnd(false, mark);
           outcomes.push({ ok: false, error: translateError(error) });
         }
       }
@@ -234,10 +246,12 @@ export function openDb(options: OpenOptions): Db {
       // The lock could not be had, or the commit failed: nothing of the batch was written.
       if (raw.isTransaction) raw.exec('ROLLBACK');
       written.clear();
+      tellEnd(false);
       for (const write of batch) write.reject(translateError(error));
       return;
     }
     written.clear();
+    tellEnd(true);
     batch.forEach((write, i) => {
       const outcome = outcomes[i];
       if (outcome?.ok) write.resolve(outcome.value);
@@ -252,17 +266,20 @@ export function openDb(options: OpenOptions): Db {
     const before = bumps ? changesNow() : 0;
     written.clear();
     raw.exec(begin);
+    let result: T;
     try {
-      const result = fn();
+      result = fn();
       raw.exec('COMMIT');
       if (bumps) markWritten(before);
-      return result;
     } catch (error) {
       if (raw.isTransaction) raw.exec('ROLLBACK');
+      tellEnd(false);
       throw translateError(error);
     } finally {
       written.clear();
     }
+    tellEnd(true);
+    return result;
   };
 
   return {
@@ -321,6 +338,10 @@ export function openDb(options: OpenOptions): Db {
       return fn();
     },
     inWrite,
+    onCommit(done) {
+      if (!inWrite()) throw new Error('onCommit belongs inside a write transaction');
+      endings.push(done);
+    },
     close() {
       flush();
       endRead();

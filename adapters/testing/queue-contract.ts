@@ -162,4 +162,69 @@ export function queueContract(t: ContractTest, adapterName: string, open: OpenQu
     const [job] = await reopened.claim(T0 + 5, 1, LEASE);
     t.strictSame([job?.name, job?.payload, job?.orderingKey], ['kept', { a: 1 }, 'k']);
   });
+
+  // keepOwn and takeOwn are optional: a queue that has them hands its own process's jobs over.
+  const ownJobs = (name: string, body: (t: ContractTest, handle: QueueHandle, queue: Required<Pick<JobQueue, 'keepOwn' | 'takeOwn'>> & JobQueue) => Promise<void>): void =>
+    it(name, async (t, handle) => {
+      const { queue } = handle;
+      if (queue.keepOwn === undefined || queue.takeOwn === undefined) {
+        t.pass('this queue does not keep its own jobs');
+        return;
+      }
+      await body(t, handle, queue as Required<Pick<JobQueue, 'keepOwn' | 'takeOwn'>> & JobQueue);
+    });
+
+  ownJobs('keepOwn: the jobs enqueued here are handed over, leased, as a claim hands them', async (t, handle, queue) => {
+    await queue.keepOwn({ now: () => T0, leaseMs: LEASE, max: 10 });
+    await queue.enqueue([{ name: 'a', payload: { n: 1 } }, { name: 'b', payload: null, orderingKey: 'k' }, { name: 'c', payload: 'text' }], T0);
+    const taken = queue.takeOwn(2);
+    t.strictSame(
+      taken.map((j) => ({ name: j.name, payload: j.payload, orderingKey: j.orderingKey, runAt: j.runAt, attempts: j.attempts, lastError: j.lastError, createdAt: j.createdAt })),
+      [
+        { name: 'a', payload: { n: 1 }, orderingKey: null, runAt: T0, attempts: 0, lastError: null, createdAt: T0 },
+        { name: 'b', payload: null, orderingKey: 'k', runAt: T0, attempts: 0, lastError: null, createdAt: T0 },
+      ],
+      'the oldest two, up to the limit',
+    );
+    t.strictSame(names(queue.takeOwn(10)), ['c'], 'then the rest');
+    t.strictSame(queue.takeOwn(10), [], 'each once');
+    t.strictSame(names(await queue.claim(T0, 10, LEASE)), [], 'leased: no claim gets them');
+    if (handle.connect !== undefined) t.strictSame(names(await (await handle.connect()).claim(T0, 10, LEASE)), [], 'not from another connection either');
+    t.strictSame(names(await queue.claim(T0 + LEASE, 10, LEASE)), ['a', 'b', 'c'], 'until the lease runs out (the process died)');
+    await queue.complete(taken.map((j) => j.id));
+    t.equal(await queue.size(), 1, 'completed as claimed jobs are');
+    await queue.keepOwn(null);
+  });
+
+  ownJobs('keepOwn: a job behind an earlier one of its key, one not yet due, and those past the most kept wait for a claim', async (t, _handle, queue) => {
+    await queue.enqueue([{ name: 'first', payload: 1, orderingKey: 'k' }], T0);
+    await queue.keepOwn({ now: () => T0, leaseMs: LEASE, max: 2 });
+    await queue.enqueue([{ name: 'second', payload: 2, orderingKey: 'k' }, { name: 'later', payload: 3, runAt: T0 + 5000 }], T0);
+    await queue.enqueue([{ name: 'p', payload: 4 }, { name: 'q', payload: 5, orderingKey: 'other' }, { name: 'r', payload: 6 }], T0);
+    t.strictSame(names(queue.takeOwn(10)), ['p', 'q'], 'two kept, no more');
+    t.strictSame(names(await queue.claim(T0, 10, LEASE)), ['first', 'r'], 'the others are claimed as usual; second waits behind first');
+    await queue.keepOwn(null);
+  });
+
+  ownJobs('keepOwn: a job whose lease ran out before it was taken is left to the claims', async (t, _handle, queue) => {
+    let now = T0;
+    await queue.keepOwn({ now: () => now, leaseMs: LEASE, max: 10 });
+    await queue.enqueue([{ name: 'waited', payload: 1 }], T0);
+    now = T0 + LEASE;
+    await queue.enqueue([{ name: 'fresh', payload: 2 }], now);
+    t.strictSame(names(queue.takeOwn(10)), ['fresh'], 'only the one still leased');
+    t.strictSame(names(await queue.claim(now, 10, LEASE)), ['waited'], 'the other is claimed, once');
+    await queue.keepOwn(null);
+  });
+
+  ownJobs('keepOwn(null) gives back the leases of the jobs not taken', async (t, _handle, queue) => {
+    await queue.keepOwn({ now: () => T0, leaseMs: LEASE, max: 10 });
+    await queue.enqueue([{ name: 'taken', payload: 1 }, { name: 'left', payload: 2 }], T0);
+    t.strictSame(names(queue.takeOwn(1)), ['taken']);
+    await queue.keepOwn(null);
+    t.strictSame(queue.takeOwn(10), [], 'nothing is kept any more');
+    t.strictSame(names(await queue.claim(T0, 10, LEASE)), ['left'], 'what was not taken is claimable at once; what was taken stays leased');
+    await queue.enqueue([{ name: 'after', payload: 3 }], T0);
+    t.strictSame(names(await queue.claim(T0, 10, LEASE)), ['after'], 'jobs enqueued after it are claimed as usual');
+  });
 }

@@ -66,6 +66,24 @@ export interface JobQueue {
   /** For a queue apart from the store (Redis): releases its connections. The store's own queue
    * closes with the store and need not have it. */
   close?(): Promise<void>;
+  /** Optional (the store's own queue): hands this process's worker the jobs this process's
+   * writes record, instead of leaving them for it to claim back from the store. From this call
+   * on, a job recorded due now is leased to this process by the write that records it (until
+   * `keep.now() + keep.leaseMs`, as a claim would) when no earlier job has its ordering key and
+   * fewer than `keep.max` wait; once that write commits, takeOwn hands it out. null stops it
+   * and releases the leases of the jobs not yet taken. */
+  keepOwn?(keep: OwnJobs | null): Promise<void>;
+  /** Up to `limit` of the jobs kept for this process (keepOwn), oldest first: each is leased to
+   * the caller, as if claimed. */
+  takeOwn?(limit: number): Job[];
+}
+
+/** How a queue keeps the jobs its own process records (JobQueue.keepOwn). */
+export interface OwnJobs {
+  now(): Millis;
+  leaseMs: number;
+  /** Jobs kept at most; past it, jobs wait to be claimed as usual. */
+  max: number;
 }
 
 /** Jobs a storage write records in the same atomic step (a transactional outbox). The adapter

@@ -7,7 +7,9 @@
 // that never answers must not hold back every other job of the pass (the streams'
 // and notifications' among them) for the minutes a socket may wait.
 // With a relay (the queue is not the store's own), each pass first moves what writes recorded
-// in the store's outbox into the queue (relay.ts).
+// in the store's outbox into the queue (relay.ts). A queue that can (JobQueue.keepOwn) hands the
+// worker the jobs this process's writes record as they commit; it still claims what others
+// queued (and retries now due) whenever it has none of its own, and at least every pollMs.
 
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -101,6 +103,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const pollMs = options.pollMs ?? 200;
   const relay = options.relay ?? null;
   let running = false;
+  /** When the last claim was made (jobs of this process's own may make claims rarer). */
+  let claimedAt = -Infinity;
   /** The next pass, when one is scheduled. */
   let next: { cancel(): void } | null = null;
   let chain: Promise<unknown> = Promise.resolve();
@@ -140,7 +144,14 @@ export function createWorker(options: WorkerOptions): Worker {
   /** One relay pass, one claim and its jobs; the number of jobs relayed and claimed. */
   async function pass(): Promise<number> {
     const relayed = relay === null ? 0 : await relay.pass();
-    const jobs = await queue.claim(clock.now(), batch, leaseMs);
+    const own = queue.takeOwn?.(batch) ?? [];
+    const now = clock.now();
+    let jobs = own;
+    if (own.length === 0 || now - claimedAt >= pollMs) {
+      claimedAt = now;
+      const claimed = await queue.claim(now, batch, leaseMs);
+      jobs = own.length === 0 ? claimed : [...own, ...claimed];
+    }
     if (jobs.length === 0) return relayed;
     options.freshen?.();
     const outcomes = await Promise.all(jobs.map((job) => runOne(job).catch((err: unknown) => {
@@ -201,6 +212,7 @@ export function createWorker(options: WorkerOptions): Worker {
     start() {
       if (running) return;
       running = true;
+      void queue.keepOwn?.({ now: () => clock.now(), leaseMs, max: batch * 4 }).catch((err: unknown) => logger.error({ err }, 'the queue could not keep the jobs of this process'));
       schedule(0, true);
     },
     wake() {
@@ -214,6 +226,8 @@ export function createWorker(options: WorkerOptions): Worker {
       next?.cancel();
       next = null;
       await chain;
+      // What was kept and not run goes back to the queue at once, not when its lease ends.
+      await queue.keepOwn?.(null);
     },
   };
 }

@@ -213,7 +213,8 @@ t.test('messages must be plain JSON; ordering keys and sizes are bounded', async
   await t.rejects(x.q.enqueue(cyclic), new TypeError(queueTexts.notJson));
   await t.rejects(x.q.enqueue({ s: 'x'.repeat(1024 * 1024) }), { name: 'RangeError' });
   await x.q.enqueue({ when: new Date(0), gone: undefined }, { orderingKey: 'k'.repeat(5000) });
-  const [job] = await x.h.core.queue.claim(x.h.clock.now(), 10, 1000);
+  // As the queue hands it out: to this process's worker (kept for it), or to a claim.
+  const [job] = [...(x.h.core.queue.takeOwn?.(10) ?? []), ...(await x.h.core.queue.claim(x.h.clock.now(), 10, 1000))];
   t.strictSame(job?.payload, { when: '1970-01-01T00:00:00.000Z' }, 'stored as its JSON');
   t.match(job?.orderingKey, /^federation:fedify\|sha256:[0-9a-f]{64}$/, 'a long key is hashed');
   t.equal(await x.h.core.queue.size(), 1, 'nothing else was queued');

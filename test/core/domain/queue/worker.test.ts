@@ -181,6 +181,72 @@ t.test('woken, the worker runs the jobs on the next turns of the loop, without w
   await worker.stop();
 });
 
+t.test("a started worker runs its own process's jobs without claiming them, and still claims others' at least every pollMs", async (t) => {
+  const store = queueInMemory();
+  const ran: string[] = [];
+  /** How many jobs had run when each claim was made. */
+  const claims: number[] = [];
+  // The store's queue, with its claims noted; what another process queued is claimed from it.
+  const queue: JobQueue = {
+    ...store,
+    claim: (now, limit, leaseMs) => {
+      claims.push(ran.length);
+      return store.claim(now, limit, leaseMs);
+    },
+    keepOwn: (keep) => store.keepOwn!(keep),
+    takeOwn: (limit) => store.takeOwn!(limit),
+  };
+  const registry = new JobRegistry();
+  const clock = new ManualClock();
+  const logger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+  const worker = createWorker({ queue, registry, clock, logger, pollMs: 200 });
+  registry.register('job', async (payload) => void ran.push(String(payload)));
+  worker.start();
+  await worker.drain();
+  claims.length = 0;
+
+  await queue.enqueue([{ name: 'job', payload: 'own 1' }, { name: 'job', payload: 'own 2' }], clock.now());
+  // Another process's job: in the store, not kept here (enqueued before keepOwn could see it).
+  await store.keepOwn!(null);
+  await store.enqueue([{ name: 'job', payload: 'elsewhere' }], clock.now());
+  await queue.keepOwn!({ now: () => clock.now(), leaseMs: 60_000, max: 256 });
+  await queue.enqueue([{ name: 'job', payload: 'own 3' }], clock.now());
+  await worker.drain();
+  t.strictSame(ran.sort(), ['elsewhere', 'own 1', 'own 2', 'own 3'], 'all ran, once each');
+  t.equal(await queue.size(), 0, 'and completed');
+
+  // Its own jobs do not wait for a claim: the pass that runs them claims nothing, unless
+  // pollMs went by since the last claim.
+  const ownAndOther = async (advance: number): Promise<number[]> => {
+    ran.length = 0;
+    await store.keepOwn!(null);
+    await store.enqueue([{ name: 'job', payload: 'elsewhere' }], clock.now());
+    await queue.keepOwn!({ now: () => clock.now(), leaseMs: 60_000, max: 256 });
+    await queue.enqueue([{ name: 'job', payload: 'own 1' }, { name: 'job', payload: 'own 2' }], clock.now());
+    clock.advance(advance);
+    claims.length = 0;
+    await worker.drain();
+    return [...claims];
+  };
+  t.strictSame(await ownAndOther(0), [2, 3], 'within pollMs of the last claim: a claim only once its own two ran (and one more to find nothing)');
+  t.strictSame(ran, ['own 1', 'own 2', 'elsewhere'], 'its own first, then the claimed one');
+  t.strictSame(await ownAndOther(200), [0, 3], 'pollMs after the last claim: the first pass claims too');
+  t.strictSame(ran, ['own 1', 'own 2', 'elsewhere'], 'all in that pass');
+  await worker.stop();
+});
+
+t.test('stop() gives back the leases of the jobs kept and not run', async (t) => {
+  const { queue, registry, clock, worker } = setup();
+  registry.register('job', async () => {});
+  worker.start();
+  await worker.stop();
+  // Kept once more, by hand, as a write committed while the worker stopped would have left it.
+  await queue.keepOwn!({ now: () => clock.now(), leaseMs: 60_000, max: 256 });
+  await queue.enqueue([{ name: 'job', payload: 1 }], clock.now());
+  await queue.keepOwn!(null);
+  t.strictSame((await queue.claim(clock.now(), 10, 60_000)).map((j) => j.payload), [1], 'claimable at once');
+});
+
 t.test('a run that never ends is given up on after its time limit: the pass goes on, the job is retried', async (t) => {
   const { queue, registry, clock, worker, logged } = setup();
   let runs = 0;

@@ -1,0 +1,51 @@
+// SQLite's queue hands this process's worker the jobs its writes record (keepOwn), but only
+// those of writes that committed: not while the write is still open, never for one rolled back
+// (alone in its savepoint of a group commit, or with its whole transaction).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
+import { account, POST, status, T0 } from '../../../adapters/testing/fixtures.ts';
+import type { Job } from '../../../core/domain/ports/queue.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rookery-own-jobs-'));
+const storage = openSqliteStorage({ path: join(dir, 'rookery.sqlite3') });
+const queue = storage.jobs;
+t.teardown(async () => {
+  await storage.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+const names = (jobs: readonly Job[]): string[] => jobs.map((j) => j.name);
+
+t.before(async () => {
+  await storage.accounts.create(account('100'));
+  await queue.keepOwn?.({ now: () => T0, leaseMs: 60_000, max: 100 });
+});
+
+t.test('a committed write hands over its outbox jobs, after its COMMIT and not before', async (t) => {
+  let inside: Job[] | null = null;
+  const created = await storage.statuses.create(status('1001', '100'), POST, {
+    outbox: () => {
+      inside = queue.takeOwn?.(10) ?? null;
+      return [{ name: 'created', payload: { id: '1001' }, orderingKey: 'status:1001' }];
+    },
+  });
+  t.equal(created.created, true);
+  t.strictSame(inside, [], 'nothing while the write is open');
+  const taken = queue.takeOwn?.(10) ?? [];
+  t.strictSame(taken.map((j) => [j.name, j.payload, j.orderingKey]), [['created', { id: '1001' }, 'status:1001']], 'once committed');
+  await queue.complete(taken.map((j) => j.id));
+});
+
+t.test('a write that fails in a group commit hands over nothing; the one beside it does', async (t) => {
+  const failing = storage.statuses.create(status('1001', '100'), POST, { outbox: () => [{ name: 'duplicate', payload: null }] });
+  const passing = storage.statuses.create(status('1002', '100'), POST, { outbox: () => [{ name: 'second', payload: null }] });
+  await t.rejects(failing, { name: 'StorageConflict' }, 'the id is taken: that write is rolled back alone');
+  t.equal((await passing).created, true);
+  const taken = queue.takeOwn?.(10) ?? [];
+  t.strictSame(names(taken), ['second']);
+  await queue.complete(taken.map((j) => j.id));
+  t.equal(await queue.size(), 0, 'and the failed write queued nothing');
+});
