@@ -1,6 +1,11 @@
 import type { ListRepository } from '../../core/domain/ports/storage.ts';
 import type { Id, List } from '../../core/domain/model.ts';
+import { RowCache } from './cache.ts';
 import { bool, flag, id, int, key, keyList, lookupKey, paged, setClause, text, type Db, type Row } from './db.ts';
+
+/** The lists holding an author are read by every publish (whose list streams it reaches) and
+ * change rarely: kept until lists or their members change, for the authors seen last. */
+const LIST_SETS = 5_000;
 
 const LIST = 'SELECT id, account_id, title, replies_policy, exclusive, created_at FROM lists';
 
@@ -16,6 +21,7 @@ function listFromRow(r: Row): List {
 }
 
 export function listRepository(db: Db): ListRepository {
+  const containing = new RowCache<Id, List[]>(db, ['lists', 'list_members'], LIST_SETS, (lists) => lists.map((list) => ({ ...list })));
   const getList = (k: bigint): List | null => {
     const r = db.get(`${LIST} WHERE id = ?`, k);
     return r ? listFromRow(r) : null;
@@ -78,7 +84,11 @@ export function listRepository(db: Db): ListRepository {
       return paged(db, 'SELECT id, account_id FROM list_members', 'list_id = ?', [key(listId)], 'id', page, (r) => ({ id: id(r.id), accountId: id(r.account_id) }), true);
     },
     async listsContaining(accountId) {
-      return db.all(`${LIST} WHERE id IN (SELECT list_id FROM list_members WHERE account_id = ?) ORDER BY id DESC`, key(accountId)).map(listFromRow);
+      const kept = containing.get(accountId);
+      if (kept !== undefined) return kept;
+      const found = db.all(`${LIST} WHERE id IN (SELECT list_id FROM list_members WHERE account_id = ?) ORDER BY id DESC`, key(accountId)).map(listFromRow);
+      containing.set(accountId, found);
+      return found;
     },
   };
 }

@@ -2,7 +2,15 @@
 
 import type { Endorsement, FeaturedTag, TagFollow } from '../../core/domain/model.ts';
 import type { EndorsementRepository, TagRepository, TagUseQuery } from '../../core/domain/ports/storage.ts';
+import type { Id } from '../../core/domain/model.ts';
+import { RowCache } from './cache.ts';
 import { id, int, jsonText, key, keyList, lookupKey, paged, text, type Db, type Param, type Row } from './db.ts';
+
+/** Who follows a set of tags is read by every publish that has hashtags (whose streams it
+ * reaches) and changes rarely: kept until tag_follows changes, for the sets seen last, when
+ * their followers are few enough not to hold memory a large instance needs elsewhere. */
+const TAG_FOLLOWER_SETS = 1_000;
+const MOST_TAG_FOLLOWERS_KEPT = 1_000;
 
 const FOLLOW = 'SELECT id, account_id, tag, name, created_at FROM tag_follows';
 const FEATURED = 'SELECT id, account_id, tag, name, created_at FROM featured_tags';
@@ -27,6 +35,7 @@ function usesCondition(q: TagUseQuery): { sql: string; params: Param[] } {
 }
 
 export function tagRepository(db: Db): TagRepository {
+  const tagFollowers = new RowCache<string, Id[]>(db, 'tag_follows', TAG_FOLLOWER_SETS, (ids) => [...ids]);
   return {
     async follow(f) {
       return db.write(() => {
@@ -49,7 +58,12 @@ export function tagRepository(db: Db): TagRepository {
     },
     async followersOf(tags) {
       if (tags.length === 0) return [];
-      return db.all('SELECT DISTINCT account_id FROM tag_follows WHERE tag IN (SELECT value FROM json_each(?))', jsonText(tags)).map((r) => id(r.account_id));
+      const tagList = jsonText(tags);
+      const kept = tagFollowers.get(tagList);
+      if (kept !== undefined) return kept;
+      const found = db.all('SELECT DISTINCT account_id FROM tag_follows WHERE tag IN (SELECT value FROM json_each(?))', tagList).map((r) => id(r.account_id));
+      if (found.length <= MOST_TAG_FOLLOWERS_KEPT) tagFollowers.set(tagList, found);
+      return found;
     },
     async feature(f, max) {
       return db.write(() => {

@@ -1294,6 +1294,30 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame(idsOf(await w.s.lists.listBy(alice.id)), [l2.id], 'listBy after delete');
   });
 
+  shared('listsContaining read again shows every change since, made here or elsewhere', async (t, w, other) => {
+    const [alice, bob, carol] = [await w.account(), await w.account(), await w.account()];
+    const l1 = list(w.id(), alice.id);
+    const l2 = list(w.id(), bob.id);
+    await w.s.lists.create(l1);
+    await other.lists.create(l2);
+    const read = async () => (await w.s.lists.listsContaining(carol.id)).map((l) => [l.id, l.title]);
+    t.strictSame(await read(), [], 'in no list');
+    await w.s.lists.addMembers(l1.id, [carol.id], [w.id()]);
+    t.strictSame([await read(), await read()], [[[l1.id, l1.title]], [[l1.id, l1.title]]], 'added here, read twice');
+    await other.lists.addMembers(l2.id, [carol.id], [w.id()]);
+    t.strictSame(await read(), [[l2.id, l2.title], [l1.id, l1.title]], 'added on another connection');
+    await other.lists.update(l1.id, { title: 'Renamed' });
+    t.strictSame(await read(), [[l2.id, l2.title], [l1.id, 'Renamed']], 'a list renamed on another connection');
+    const kept = await w.s.lists.listsContaining(carol.id);
+    (kept[0] as { title: string }).title = 'changed by a caller';
+    kept.pop();
+    t.strictSame(await read(), [[l2.id, l2.title], [l1.id, 'Renamed']], 'changing what a read returned changes no later read');
+    await w.s.lists.removeMembers(l2.id, [carol.id]);
+    t.strictSame(await read(), [[l1.id, 'Renamed']], 'removed here');
+    await other.lists.delete(l1.id);
+    t.strictSame(await read(), [], 'a list deleted on another connection');
+  });
+
   it('filters: create, list, replace, delete', async (t, w) => {
     const [alice, bob] = [await w.account(), await w.account()];
     const f1 = filter(w.id(), alice.id);

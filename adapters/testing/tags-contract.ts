@@ -31,6 +31,22 @@ export function tagsContract(it: It, shared: Shared): void {
     t.strictSame(await w.s.tags.followersOf(['cats']), [], 'gone');
   });
 
+  shared('tags: followersOf read again shows every change since, made here or elsewhere', async (t, w, other) => {
+    const [alice, bob] = [await w.account(), await w.account()];
+    const read = async () => sorted(await w.s.tags.followersOf(['otters', 'seals']));
+    await w.s.tags.follow({ id: w.id(), accountId: alice.id, tag: 'otters', name: 'otters', createdAt: T0 + 1 });
+    t.strictSame([await read(), await read()], [[alice.id], [alice.id]], 'a follow made here, read twice');
+    await other.tags.follow({ id: w.id(), accountId: bob.id, tag: 'seals', name: 'seals', createdAt: T0 + 2 });
+    t.strictSame(await read(), sorted([alice.id, bob.id]), 'a follow made on another connection');
+    await w.s.tags.unfollow(alice.id, 'otters');
+    t.strictSame(await read(), [bob.id], 'an unfollow made here');
+    const kept = await w.s.tags.followersOf(['otters', 'seals']);
+    kept.push(alice.id);
+    t.strictSame(await read(), [bob.id], 'changing what a read returned changes no later read');
+    await other.tags.unfollow(bob.id, 'seals');
+    t.strictSame(await read(), [], 'an unfollow made on another connection');
+  });
+
   shared('tags: racing follows of one tag keep one', async (t, w, other) => {
     const alice = await w.account();
     const follows = await Promise.all([0, 1, 2, 3].map((i) => (i % 2 === 0 ? w.s : other).tags.follow({ id: w.id(), accountId: alice.id, tag: 'cats', name: 'cats', createdAt: T0 + i })));
