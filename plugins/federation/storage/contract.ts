@@ -160,6 +160,24 @@ export function federationStorageContract(t: ContractTest, adapterName: string, 
     t.equal(await repo.isBlocked('www.kept.example'), true);
   });
 
+  shared('kv: a list read again shows every change since, made here or elsewhere, and what expired meanwhile', async (t, w, other) => {
+    const [a, b] = [w.s.extend(federationStorage), other.extend(federationStorage)];
+    const listed = async (now: number) => (await a.kvList(['again'], now)).map((e) => [e.key[1], e.value]);
+    await a.kvSet(['again', 'one'], 1, null);
+    t.strictSame([await listed(T0), await listed(T0)], [[['one', 1]], [['one', 1]]], 'set here, listed twice');
+    await b.kvSet(['again', 'two'], 2, T0 + 100);
+    t.strictSame(await listed(T0), [['one', 1], ['two', 2]], 'set on another connection');
+    t.strictSame(await listed(T0 + 100), [['one', 1]], 'expired at its time, with nothing written since');
+    t.strictSame(await listed(T0), [['one', 1], ['two', 2]], 'and listed again for an earlier time');
+    await b.kvSet(['again', 'one'], 'changed', null);
+    t.strictSame(await listed(T0), [['one', 'changed'], ['two', 2]], 'changed on another connection');
+    await a.kvDelete(['again', 'two']);
+    t.strictSame(await listed(T0), [['one', 'changed']], 'deleted here');
+    const first = await a.kvList(['again'], T0);
+    (first[0] as { value: unknown }).value = 'changed by a caller';
+    t.strictSame(await listed(T0), [['one', 'changed']], 'changing what a read returned changes no later read');
+  });
+
   shared('cas raced across two connections: one wins', async (t, w, other) => {
     const [a, b] = [w.s.extend(federationStorage), other.extend(federationStorage)];
     await a.kvSet(['lock'], 0, null);

@@ -31,6 +31,9 @@ export function sqliteFederationRows(context: SqliteExtensionContext): Federatio
     createdAt: Number(r['created_at']),
     settings: r['settings'] === null || r['settings'] === undefined ? null : String(r['settings']),
   });
+  // Ranges are read again and again (the relays, by every public status sent out) and kept
+  // until the table changes: the reads of a publish stay off the file.
+  const ranges = context.cache<string, { now: number; rows: KvRow[] }>('federation_kv', 64, (kept) => ({ now: kept.now, rows: kept.rows.map((row) => ({ ...row })) }));
   const BLOCK = 'SELECT domain, reason, created_at, settings FROM federation_domain_blocks';
   const read = (key: string) => {
     const r = db.get('SELECT key, value, expires_at FROM federation_kv WHERE key = ?', key);
@@ -56,13 +59,21 @@ export function sqliteFederationRows(context: SqliteExtensionContext): Federatio
       await db.write(() => db.run('DELETE FROM federation_kv WHERE key = ?', key));
     },
     async kvRange(exact, from, to, now, limit) {
+      const rangeKey = JSON.stringify([exact, from, to, limit]);
+      const kept = ranges.get(rangeKey);
+      // Rows expire as time goes on, never the other way: what was live at `kept.now` and is
+      // still live now is the whole range.
+      if (kept !== undefined && kept.now <= now) return kept.rows.filter((row) => row.expiresAt === null || row.expiresAt > now);
       // A key range, not LIKE: nothing in a key can act as a pattern.
-      return db
+      const rows = db
         .all(
           'SELECT key, value, expires_at FROM federation_kv WHERE (key = ? OR (key >= ? AND key < ?)) AND (expires_at IS NULL OR expires_at > ?) ORDER BY key LIMIT +?',
           exact, from, to, now, limit,
         )
         .map(kvRow);
+      // A range cut short by its limit is not kept: rows past it move up as others expire.
+      if (rows.length < limit) ranges.set(rangeKey, { now, rows });
+      return rows;
     },
     async kvSwap(seen, next) {
       return db.write(() => {
