@@ -18,6 +18,8 @@ export interface Db {
   get(sql: string, ...params: Param[]): Row | undefined;
   /** Runs a statement; returns the number of rows it changed. */
   run(sql: string, ...params: Param[]): number;
+  /** Runs an INSERT; returns the rowid of the row it inserted. */
+  insert(sql: string, ...params: Param[]): bigint;
   /** One atomic write, group-committed: the writes that arrive together in one turn of the
    * event loop run one after the other inside one BEGIN IMMEDIATE … COMMIT, each in its own
    * savepoint (a write that throws is rolled back alone and its promise rejects), and share one
@@ -287,6 +289,7 @@ export function openDb(options: OpenOptions): Db {
     all: (sql, ...params) => stmt(sql).all(...params),
     get: (sql, ...params) => stmt(sql).get(...params),
     run: (sql, ...params) => Number(stmt(sql).run(...params).changes),
+    insert: (sql, ...params) => BigInt(stmt(sql).run(...params).lastInsertRowid),
     write<T>(fn: () => T): Promise<T> {
       if (inWrite()) {
         try {

@@ -39,35 +39,40 @@ const keepers = new WeakMap<Db, Keeper>();
 export function enqueueIn(db: Db, jobs: readonly NewJob[], now: Millis): void {
   const keeper = keepers.get(db);
   const leaseNow = keeper === undefined ? 0 : keeper.keep.now();
+  // The ordering keys already queued, looked up once for the whole call: a job waits behind an
+  // earlier one of its key, as a claim would make it, so such a job is not kept.
+  const queuedKeys = keeper === undefined ? null : keysQueued(db, jobs);
   const staged: { job: Job; leaseUntil: Millis }[] = [];
-  // The jobs of one event (one per handler) share its payload, the whole status: encoded once.
-  const encoded = new Map<unknown, string>();
+  // The jobs of one event (one per handler) share its payload, the whole status: encoded once,
+  // and, for those kept, parsed back once (frozen: the handlers share it).
+  const encoded = new Map<unknown, { text: string; parsed?: unknown }>();
   for (const job of jobs) {
     const payload = job.payload ?? null;
-    let text = encoded.get(payload);
-    if (text === undefined) {
-      text = JSON.stringify(payload);
-      encoded.set(payload, text);
+    let entry = encoded.get(payload);
+    if (entry === undefined) {
+      entry = { text: JSON.stringify(payload) };
+      encoded.set(payload, entry);
     }
     const runAt = job.runAt ?? now;
     const orderingKey = job.orderingKey ?? null;
     const kept =
       keeper !== undefined &&
+      queuedKeys !== null &&
       runAt <= leaseNow &&
       keeper.kept.length + keeper.pending + staged.length < keeper.keep.max &&
-      // A job waits behind an earlier one of its key, as a claim would make it.
-      (orderingKey === null || db.get('SELECT 1 AS one FROM jobs WHERE ordering_key = ? LIMIT 1', orderingKey) === undefined);
+      (orderingKey === null || !queuedKeys.has(orderingKey));
+    if (queuedKeys !== null && orderingKey !== null) queuedKeys.add(orderingKey);
     if (!kept) {
-      db.run('INSERT INTO jobs (name, payload, ordering_key, run_at, attempts, created_at) VALUES (?, ?, ?, ?, 0, ?)', job.name, text, orderingKey, runAt, now);
+      db.run('INSERT INTO jobs (name, payload, ordering_key, run_at, attempts, created_at) VALUES (?, ?, ?, ?, 0, ?)', job.name, entry.text, orderingKey, runAt, now);
       continue;
     }
     const leaseUntil = leaseNow + keeper.keep.leaseMs;
-    const row = db.get(
-      'INSERT INTO jobs (name, payload, ordering_key, run_at, lease_until, attempts, created_at) VALUES (?, ?, ?, ?, ?, 0, ?) RETURNING id',
-      job.name, text, orderingKey, runAt, leaseUntil, now,
+    const rowId = db.insert(
+      'INSERT INTO jobs (name, payload, ordering_key, run_at, lease_until, attempts, created_at) VALUES (?, ?, ?, ?, ?, 0, ?)',
+      job.name, entry.text, orderingKey, runAt, leaseUntil, now,
     );
-    const handed: Job = { id: id(row?.id), name: job.name, payload: JSON.parse(text) as unknown, orderingKey, runAt, attempts: 0, lastError: null, createdAt: now };
-    staged.push({ job: handed, leaseUntil });
+    if (!('parsed' in entry)) entry.parsed = deepFreeze(JSON.parse(entry.text));
+    staged.push({ job: { id: rowId.toString(), name: job.name, payload: entry.parsed, orderingKey, runAt, attempts: 0, lastError: null, createdAt: now }, leaseUntil });
   }
   if (keeper === undefined || staged.length === 0) return;
   keeper.pending += staged.length;
@@ -78,6 +83,23 @@ export function enqueueIn(db: Db, jobs: readonly NewJob[], now: Millis): void {
     // The worker stopped meanwhile: its leases are given back, for any worker to claim.
     else release(db, staged.map((entry) => entry.job));
   });
+}
+
+/** Those of the jobs' ordering keys that jobs already queued have. */
+function keysQueued(db: Db, jobs: readonly NewJob[]): Set<string> {
+  const keys: string[] = [];
+  for (const job of jobs) if (job.orderingKey !== undefined && job.orderingKey !== null) keys.push(job.orderingKey);
+  if (keys.length === 0) return new Set();
+  return new Set(db.all('SELECT DISTINCT ordering_key FROM jobs WHERE ordering_key IN (SELECT value FROM json_each(?))', JSON.stringify(keys)).map((r) => text(r.ordering_key)));
+}
+
+/** Parsed JSON made read-only, as a payload several handlers share. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function release(db: Db, jobs: readonly Job[]): void {

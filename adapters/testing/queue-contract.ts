@@ -206,6 +206,17 @@ export function queueContract(t: ContractTest, adapterName: string, open: OpenQu
     await queue.keepOwn(null);
   });
 
+  ownJobs('keepOwn: of two jobs of one key enqueued together, only the first is kept', async (t, _handle, queue) => {
+    await queue.keepOwn({ now: () => T0, leaseMs: LEASE, max: 10 });
+    await queue.enqueue([{ name: 'x', payload: 1, orderingKey: 'same' }, { name: 'y', payload: 1, orderingKey: 'same' }], T0);
+    const taken = queue.takeOwn(10);
+    t.strictSame(names(taken), ['x']);
+    t.strictSame(names(await queue.claim(T0, 10, LEASE)), [], 'y waits behind x');
+    await queue.complete(taken.map((j) => j.id));
+    t.strictSame(names(await queue.claim(T0, 10, LEASE)), ['y'], 'until x is done');
+    await queue.keepOwn(null);
+  });
+
   ownJobs('keepOwn: a job whose lease ran out before it was taken is left to the claims', async (t, _handle, queue) => {
     let now = T0;
     await queue.keepOwn({ now: () => now, leaseMs: LEASE, max: 10 });

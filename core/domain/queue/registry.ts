@@ -7,6 +7,7 @@ import { orderingKeyOf } from '../events/events.ts';
 import type { Job, NewJob } from '../ports/queue.ts';
 import { checkOptions, option, type OptionSpec } from '../options.ts';
 
+/** `payload` is read-only: the jobs of one event may share it (and a queue may freeze it). */
 export type JobHandler = (payload: unknown, job: Job) => Promise<void>;
 
 export interface JobOptions {
