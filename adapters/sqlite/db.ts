@@ -50,6 +50,8 @@ export interface Db {
   read<T>(fn: () => T): T;
   /** Whether a write transaction is open (what it reads may yet be rolled back). */
   inWrite(): boolean;
+  /** Whether writes wait for a group commit already on its way (write()). */
+  commitPending(): boolean;
   /** Inside a write: `done(true)` once the transaction commits, `done(false)` if the write
    * (its savepoint in a group commit, or the whole transaction) is rolled back instead. */
   onCommit(done: (committed: boolean) => void): void;
@@ -341,6 +343,7 @@ export function openDb(options: OpenOptions): Db {
       return fn();
     },
     inWrite,
+    commitPending: () => pending.length > 0,
     onCommit(done) {
       if (!inWrite()) throw new Error('onCommit belongs inside a write transaction');
       endings.push(done);

@@ -49,3 +49,15 @@ t.test('a write that fails in a group commit hands over nothing; the one beside 
   await queue.complete(taken.map((j) => j.id));
   t.equal(await queue.size(), 0, 'and the failed write queued nothing');
 });
+
+t.test('completing jobs while a group commit is on its way: done with it', async (t) => {
+  await queue.enqueue([{ name: 'done soon', payload: null }], T0);
+  const taken = queue.takeOwn?.(10) ?? [];
+  t.strictSame(names(taken), ['done soon']);
+  const created = storage.statuses.create(status('1003', '100'), POST);
+  const completed = queue.complete(taken.map((j) => j.id));
+  t.equal((await created).created, true, 'the write commits');
+  await completed;
+  t.equal(await queue.size(), 0, 'and the job is gone');
+  t.equal((await storage.statuses.get('1003'))?.id, '1003');
+});
