@@ -11,6 +11,7 @@ import type { StatusFacts, StreamMessage } from '../../domain/ports/bus.ts';
 import { blankViewer, decoratorsFor, loadStatusBundle, presentNotifications } from '../present/load.ts';
 import { presentConversations } from '../present/conversation.ts';
 import { renderStatus, searchableText, type StatusBundle, type StatusJson } from '../present/status.ts';
+import { sameData } from '../present/cache/status-text.ts';
 import type { EventHandler } from '../../domain/queue/registry.ts';
 import { repeatsInHome } from '../../domain/timelines/home.ts';
 import { audienceOf } from '../../domain/routing/audience.ts';
@@ -42,13 +43,21 @@ export function streamHandler(core: AppCore): EventHandler {
   };
   return async ({ event }) => {
     switch (event.type) {
-      case 'status.created':
+      case 'status.created': {
+        // Who listens is asked first, of the status as published: when nobody does, it is not
+        // read again. (An edit made meanwhile reaches the listeners with its own event.)
+        const routes = await liveRoutes(core, event.status, 'update');
+        if (routes.length === 0) return;
+        const status = await core.storage.statuses.get(event.status.id);
+        if (status !== null) await publishStatus(core, status, 'update', sameData(status, event.status) ? routes : undefined);
+        return;
+      }
       case 'status.updated':
       case 'status.refreshed':
       case 'status.policy_changed': {
         // Rendered as it is now: an edit or a delete may have happened since.
         const status = await core.storage.statuses.get(event.status.id);
-        if (status !== null) await publishStatus(core, status, event.type === 'status.created' ? 'update' : 'status.update');
+        if (status !== null) await publishStatus(core, status, 'status.update');
         return;
       }
       case 'quote.changed': {
@@ -137,10 +146,16 @@ function encode(json: StatusJson | null): string | null {
   return json === null ? null : JSON.stringify(json);
 }
 
-async function publishStatus(core: AppCore, status: Status, kind: Exclude<RouteKind, 'delete'>): Promise<void> {
+/** The routes of a status that someone listens to (in this process or another). */
+async function liveRoutes(core: AppCore, status: Status, kind: Exclude<RouteKind, 'delete'>): Promise<Route[]> {
   const routes = routeStatus(status, await audienceOf(core, status), kind);
   const listening = await core.bus.listening(routes.map((route) => route.channel));
-  const live = await withoutRepeatedBoosts(core, status, kind, routes.filter((route) => listening.has(route.channel)));
+  return routes.filter((route) => listening.has(route.channel));
+}
+
+/** `listened`: its live routes, when already found for this very status. */
+async function publishStatus(core: AppCore, status: Status, kind: Exclude<RouteKind, 'delete'>, listened?: Route[]): Promise<void> {
+  const live = await withoutRepeatedBoosts(core, status, kind, listened ?? (await liveRoutes(core, status, kind)));
   if (live.length === 0) return;
   const bundle = await loadStatusBundle(core, [status], null);
   const facts = statusFacts(status, bundle);

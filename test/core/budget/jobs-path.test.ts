@@ -28,3 +28,25 @@ t.test('the jobs of a publish read a quote only when it quoted one', async (t) =
   const notifications = await h.request('GET', '/api/v1/notifications?types[]=quote', { token: bob.token });
   t.strictSame(notifications.json.map((n: any) => [n.type, n.account.id, n.status.id]), [['quote', alice.account.id, quote.json.id]], 'and its author told');
 });
+
+t.test('the jobs of a publish nobody is told of and nobody listens to do not read the status again', async (t) => {
+  const calls: string[] = [];
+  const h = await harness({ storage: counted(createMemoryStorage(), calls) });
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const bob = await h.user('bob');
+
+  calls.length = 0;
+  const quiet = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'nobody hears this' } });
+  t.equal(quiet.statusCode, 200);
+  t.strictSame(calls.filter((c) => c === 'statuses.get'), [], 'no follower asking to hear, no mention, nobody streaming: no read');
+
+  const follow = await h.request('POST', `/api/v1/accounts/${alice.account.id}/follow`, { token: bob.token, payload: { notify: true } });
+  t.equal(follow.statusCode, 200);
+  calls.length = 0;
+  const heard = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'bob asked to hear this' } });
+  t.equal(heard.statusCode, 200);
+  t.ok(calls.includes('statuses.get'), 'a follower asked to hear of posts: the status is read, as it is now');
+  const notifications = await h.request('GET', '/api/v1/notifications?types[]=status', { token: bob.token });
+  t.strictSame(notifications.json.map((n: any) => [n.type, n.status.id]), [['status', heard.json.id]], 'and bob told');
+});
