@@ -1,8 +1,7 @@
 // Followed and featured hashtags, hashtag uses read from status_tags, and endorsed accounts.
 
-import type { Endorsement, FeaturedTag, TagFollow } from '../../core/domain/model.ts';
+import type { Endorsement, FeaturedTag, Id, TagFollow } from '../../core/domain/model.ts';
 import type { EndorsementRepository, TagRepository, TagUseQuery } from '../../core/domain/ports/storage.ts';
-import type { Id } from '../../core/domain/model.ts';
 import { RowCache } from './cache.ts';
 import { id, int, jsonText, key, keyList, lookupKey, paged, text, type Db, type Param, type Row } from './db.ts';
 

@@ -21,6 +21,9 @@ export const FEDERATION_MIGRATIONS: readonly string[] = [
   `ALTER TABLE federation_domain_blocks ADD COLUMN settings TEXT;`,
 ];
 
+/** The most text a kept kv range holds (64 of them at most). */
+const MAX_KEPT_RANGE_CHARS = 64 * 1024;
+
 export function sqliteFederationRows(context: SqliteExtensionContext): FederationRows {
   const { db } = context;
   context.migrate(FEDERATION_MIGRATIONS);
@@ -71,8 +74,9 @@ export function sqliteFederationRows(context: SqliteExtensionContext): Federatio
           exact, from, to, now, limit,
         )
         .map(kvRow);
-      // A range cut short by its limit is not kept: rows past it move up as others expire.
-      if (rows.length < limit) ranges.set(rangeKey, { now, rows });
+      // A range cut short by its limit is not kept: rows past it move up as others expire. Nor
+      // is a large one (values may be whole documents): the memory kept stays bounded.
+      if (rows.length < limit && rows.reduce((bytes, row) => bytes + row.key.length + row.value.length, 0) <= MAX_KEPT_RANGE_CHARS) ranges.set(rangeKey, { now, rows });
       return rows;
     },
     async kvSwap(seen, next) {
