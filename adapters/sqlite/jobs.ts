@@ -62,15 +62,12 @@ export function enqueueIn(db: Db, jobs: readonly NewJob[], now: Millis): void {
       keeper.kept.length + keeper.pending + staged.length < keeper.keep.max &&
       (orderingKey === null || !queuedKeys.has(orderingKey));
     if (queuedKeys !== null && orderingKey !== null) queuedKeys.add(orderingKey);
-    if (!kept) {
-      db.run('INSERT INTO jobs (name, payload, ordering_key, run_at, attempts, created_at) VALUES (?, ?, ?, ?, 0, ?)', job.name, entry.text, orderingKey, runAt, now);
-      continue;
-    }
-    const leaseUntil = leaseNow + keeper.keep.leaseMs;
+    const leaseUntil = kept ? leaseNow + keeper.keep.leaseMs : null;
     const rowId = db.insert(
       'INSERT INTO jobs (name, payload, ordering_key, run_at, lease_until, attempts, created_at) VALUES (?, ?, ?, ?, ?, 0, ?)',
       job.name, entry.text, orderingKey, runAt, leaseUntil, now,
     );
+    if (leaseUntil === null) continue;
     if (!('parsed' in entry)) entry.parsed = deepFreeze(JSON.parse(entry.text));
     staged.push({ job: { id: rowId.toString(), name: job.name, payload: entry.parsed, orderingKey, runAt, attempts: 0, lastError: null, createdAt: now }, leaseUntil });
   }
