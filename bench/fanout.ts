@@ -313,6 +313,25 @@ type CpuOf = () => Promise<number>;
  * waited 6–14 ms before its write, against about 1 ms from the fourth round on. */
 const WARM_UP_ROUNDS = 3;
 
+/** Events sent back to back to each side before its rounds, not counted either. A server in
+ * use has run its publish and delivery paths many times over; after three rounds V8 still ran
+ * most of the publish path unoptimized (traced: its handling before the write took 0.6–0.9 ms
+ * of CPU in the counted rounds, about 0.55 ms after a few hundred events), and so did the
+ * bench's own clients, for both servers. */
+const WARM_UP_EVENTS = Number(process.env['BENCH_WARM_UP_EVENTS'] ?? 200);
+
+/** The warm-up events, and a wait until every client has the last of them: nothing of the
+ * warm-up is still being written out when the rounds begin. */
+async function sendWarmUpEvents(side: Side, index: number): Promise<void> {
+  for (let i = 1; i < WARM_UP_EVENTS; i++) await side.send(`mk${Date.now()}${index}0${i}z`);
+  const last = `mk${Date.now()}${index}00z`;
+  side.arrivals.set(last, []);
+  await side.send(last);
+  const deadline = performance.now() + 60_000;
+  while ((side.arrivals.get(last)?.length ?? 0) < side.count && performance.now() < deadline) await pause(5);
+  side.arrivals.delete(last);
+}
+
 /** One server with its clients connected: `send` delivers one marked event to them. */
 interface Side {
   count: number;
@@ -328,6 +347,7 @@ async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 
   const latencies = sides.map((): number[] => []);
   const missed = sides.map(() => 0);
   const cpuBefore = sides.map(() => 0);
+  for (const [i, side] of sides.entries()) await sendWarmUpEvents(side, i);
   for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
     for (const [i, side] of sides.entries()) {
       if (round === 0) cpuBefore[i] = await side.cpu();
@@ -573,7 +593,7 @@ async function measure(d: Deployment, bare: Server, barePort: number, say: (line
   const { author, readers } = await d.web.ask<{ author: string; readers: string[] }>({ cmd: 'seed', readers: largest, hidden: false }, 'seeded');
   const sample = await sampleFrames(d, author, readers[0] ?? '');
   say(`\n== ${d.label}`);
-  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_ROUNDS} not counted), Rookery's and the bare server's taking turns; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
+  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_EVENTS} events and ${WARM_UP_ROUNDS} rounds not counted), Rookery's and the bare server's taking turns; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
   say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn  CPU ms/round | p99 ratio');
   for (const count of SIZES) {
     for (const transport of ['ws', 'sse'] as const) {
