@@ -70,8 +70,9 @@ export class WsClient implements StreamOutput {
   #closed = false;
   #chain: Promise<void> = Promise.resolve();
   #pending = 0;
-  /** Frames to write at the end of this turn (null: none), in order. */
-  #unsent: Uint8Array[] | null = null;
+  /** Frames to write at the end of this turn, in order: one alone (as nearly always), several
+   * in an array; null when none. */
+  #unsent: Uint8Array | Uint8Array[] | null = null;
 
   constructor(identity: StreamIdentity, initial: { stream: string | undefined; params: StreamParams }, context: WsContext) {
     this.identity = identity;
@@ -185,11 +186,13 @@ export class WsClient implements StreamOutput {
    * instead of one per frame, and alone a frame waits only for the turn to end. */
   #send(frame: Uint8Array): void {
     if (this.#closed || this.#ws === null) return;
-    if (this.#unsent !== null) {
-      this.#unsent.push(frame);
+    const waiting = this.#unsent;
+    if (waiting !== null) {
+      if (Array.isArray(waiting)) waiting.push(frame);
+      else this.#unsent = [waiting, frame];
       return;
     }
-    this.#unsent = [frame];
+    this.#unsent = frame;
     const unsent = this.#context.unsent;
     if (unsent.clients.size === 0) {
       const wait = unsent.notBefore - performance.now();
@@ -207,8 +210,8 @@ export class WsClient implements StreamOutput {
     if (frames === null || this.#closed || ws === null) return;
     let status = 0;
     // One frame is one write either way; several share one under a cork.
-    if (frames.length === 1) {
-      status = ws.send(frames[0] as Uint8Array, false);
+    if (!Array.isArray(frames)) {
+      status = ws.send(frames, false);
     } else {
       ws.cork(() => {
         for (const frame of frames) {

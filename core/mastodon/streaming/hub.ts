@@ -149,16 +149,20 @@ function remove<T>(list: T[], item: T): boolean {
 class Connection implements StreamConnection {
   readonly identity: StreamIdentity;
   readonly output: StreamOutput;
+  /** Its account's entry, held here so that a delivery finds the state it screens with
+   * without a lookup per subscriber. */
+  readonly account: AccountEntry;
   readonly subscriptions: Subscription[] = [];
   closed = false;
   readonly #hub: Hub;
   /** Settles once the control channel, which may end this connection, listens. */
   readonly #control: Promise<unknown>;
 
-  constructor(hub: Hub, identity: StreamIdentity, output: StreamOutput, control: Promise<unknown>) {
+  constructor(hub: Hub, identity: StreamIdentity, output: StreamOutput, account: AccountEntry, control: Promise<unknown>) {
     this.#hub = hub;
     this.identity = identity;
     this.output = output;
+    this.account = account;
     this.#control = control;
   }
 
@@ -341,21 +345,21 @@ class Hub implements StreamHub {
   #dispatch(entry: ChannelEntry, message: StreamMessage): void {
     const frames = new FrameCache(message);
     const now = this.#core.clock.now();
-    for (const subscription of [...entry.subscriptions]) this.#deliver(subscription, message, frames, now);
+    const isStatus = (message.event === 'update' || message.event === 'status.update') && message.status !== undefined && message.payload !== undefined;
+    for (const subscription of [...entry.subscriptions]) this.#deliver(subscription, message, isStatus, frames, now);
   }
 
-  #deliver(subscription: Subscription, message: StreamMessage, frames: FrameCache, now: number): void {
+  /** `isStatus`: the message is a status event with its facts (the same for every subscriber). */
+  #deliver(subscription: Subscription, message: StreamMessage, isStatus: boolean, frames: FrameCache, now: number): void {
     const { stream, connection } = subscription;
     if (connection.closed) return;
     if (stream.events !== null && !stream.events.has(message.event)) return;
     if (message.event === 'filters_changed' && stream.name !== 'user') return;
-    const isStatus = (message.event === 'update' || message.event === 'status.update') && message.status !== undefined && message.payload !== undefined;
     if (!isStatus || !stream.filtersStatuses) {
       connection.output.deliver(frames.get(stream, null));
       return;
     }
-    const entry = this.#accounts.get(connection.identity.accountId);
-    if (entry === undefined) return;
+    const entry = connection.account;
     if (entry.loading || entry.state === null) {
       const waiting = (entry.waiting ??= []);
       if (waiting.length >= MAX_WAITING) {
@@ -364,7 +368,7 @@ class Hub implements StreamHub {
         void connection.close();
         return;
       }
-      waiting.push(() => this.#deliver(subscription, message, frames, this.#core.clock.now()));
+      waiting.push(() => this.#deliver(subscription, message, isStatus, frames, this.#core.clock.now()));
       return;
     }
     const results = screen(entry.state, message.status as NonNullable<StreamMessage['status']>, stream.context, now, this.#keywords);
@@ -407,18 +411,17 @@ class Hub implements StreamHub {
 
   connect(identity: StreamIdentity, output: StreamOutput): StreamConnection {
     const control = this.#listenToControl();
-    const connection = new Connection(this, identity, output, control);
+    const known = this.#accounts.get(identity.accountId);
+    const entry: AccountEntry = known ?? { connections: [], state: null, waiting: null, loading: false, stale: false };
+    const connection = new Connection(this, identity, output, entry, control);
     this.#connections.add(connection);
     const tokens = this.#tokens.get(identity.tokenId);
     if (tokens === undefined) this.#tokens.set(identity.tokenId, [connection]);
     else tokens.push(connection);
-    let entry = this.#accounts.get(identity.accountId);
-    if (entry === undefined) {
-      entry = { connections: [connection], state: null, waiting: null, loading: false, stale: false };
+    entry.connections.push(connection);
+    if (known === undefined) {
       this.#accounts.set(identity.accountId, entry);
       this.#load(identity.accountId, entry, control);
-    } else {
-      entry.connections.push(connection);
     }
     return connection;
   }
@@ -499,6 +502,9 @@ class FrameCache {
    * subscriber gets, found without building a key for each. */
   readonly #plain = new Map<string, StreamEvent>();
   readonly #unmatched = new Map<string, StreamEvent>();
+  /** The last of those found: subscribers of one shared stream definition (the public and
+   * hashtag streams) come one after another, and are then matched by identity alone. */
+  #last: { stream: ResolvedStream; plain: boolean; event: StreamEvent } | null = null;
 
   constructor(message: StreamMessage) {
     this.#message = message;
@@ -506,12 +512,17 @@ class FrameCache {
 
   get(stream: ResolvedStream, results: readonly FilterResultJson[] | null): StreamEvent {
     if (results === null || results.length === 0) {
-      const byStream = results === null ? this.#plain : this.#unmatched;
-      const known = byStream.get(stream.keyJson);
-      if (known !== undefined) return known;
-      const built = this.#build(stream, results, results === null ? '' : '[]');
-      byStream.set(stream.keyJson, built);
-      return built;
+      const plain = results === null;
+      const last = this.#last;
+      if (last !== null && last.stream === stream && last.plain === plain) return last.event;
+      const byStream = plain ? this.#plain : this.#unmatched;
+      let event = byStream.get(stream.keyJson);
+      if (event === undefined) {
+        event = this.#build(stream, results, plain ? '' : '[]');
+        byStream.set(stream.keyJson, event);
+      }
+      this.#last = { stream, plain, event };
+      return event;
     }
     const resultsJson = JSON.stringify(results);
     const eventKey = `${stream.keyJson}\u0000${resultsJson}`;
