@@ -356,12 +356,19 @@ const WARM_UP_EVENTS = Number(process.env['BENCH_WARM_UP_EVENTS'] ?? 200);
  * warm-up is still being written out when the rounds begin. */
 async function sendWarmUpEvents(side: Side, index: number): Promise<void> {
   for (let i = 1; i < WARM_UP_EVENTS; i++) await side.send(`mk${Date.now()}${index}0${i}z`);
-  const last = `mk${Date.now()}${index}00z`;
-  side.arrivals.set(last, []);
-  await side.send(last);
-  const deadline = performance.now() + 60_000;
-  while ((side.arrivals.get(last)?.length ?? 0) < side.count && performance.now() < deadline) await pause(5);
-  side.arrivals.delete(last);
+  await sendAndCollect(side, `mk${Date.now()}${index}00z`, 60_000);
+}
+
+/** Sends one marked event and collects its arrivals until every client has it or `waitMs`
+ * passed; when it was sent, and the arrival times. */
+async function sendAndCollect(side: Side, marker: string, waitMs: number): Promise<{ sentAt: number; got: number[] }> {
+  side.arrivals.set(marker, []);
+  const sentAt = await side.send(marker);
+  const deadline = performance.now() + waitMs;
+  while ((side.arrivals.get(marker)?.length ?? 0) < side.count && performance.now() < deadline) await pause(5);
+  const got = side.arrivals.get(marker) ?? [];
+  side.arrivals.delete(marker);
+  return { sentAt, got };
 }
 
 /** One server with its clients connected: `send` delivers one marked event to them. */
@@ -383,13 +390,7 @@ async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 
   for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
     for (const [i, side] of sides.entries()) {
       if (round === 0) cpuBefore[i] = await side.cpu();
-      const marker = `mk${Date.now()}${i}${round + WARM_UP_ROUNDS}z`;
-      side.arrivals.set(marker, []);
-      const sentAt = await side.send(marker);
-      const deadline = performance.now() + 15_000;
-      while ((side.arrivals.get(marker)?.length ?? 0) < side.count && performance.now() < deadline) await pause(5);
-      const got = side.arrivals.get(marker) ?? [];
-      side.arrivals.delete(marker);
+      const { sentAt, got } = await sendAndCollect(side, `mk${Date.now()}${i}${round + WARM_UP_ROUNDS}z`, 15_000);
       await pause(200);
       if (round < 0) continue;
       for (const at of got) latencies[i]?.push(at - sentAt);
