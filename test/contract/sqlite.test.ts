@@ -18,6 +18,7 @@ import { pollStorage } from '../../plugins/polls/storage/index.ts';
 import { scheduledStorage } from '../../plugins/scheduled/storage/index.ts';
 import { mediaStorage } from '../../plugins/media/storage/index.ts';
 import { media } from '../../adapters/testing/fixtures.ts';
+import { endsWithTest } from '../helpers/processes.ts';
 
 /** Version 1 of the schema as released, the plugins' tables included (see schema.ts). */
 const RELEASED_V1 = readFileSync(fileURLToPath(new URL('../fixtures/sqlite/schema-v1.sql', import.meta.url)), 'utf8');
@@ -157,7 +158,7 @@ const HAMMER = fileURLToPath(new URL('./sqlite-hammer.ts', import.meta.url));
  * first stdout line starting with `prefix`, even when it arrived earlier. */
 function startChild(args: string[]) {
   const { NODE_OPTIONS: _ignored, ...env } = process.env;
-  const child = spawn(process.execPath, [HAMMER, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = endsWithTest(spawn(process.execPath, [HAMMER, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));

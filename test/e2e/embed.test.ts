@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
+import { childEnv, cleanCommand, endsWithTest, freePort } from '../helpers/processes.ts';
 
 t.setTimeout(240_000);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -39,7 +39,7 @@ async function start(t: Test, example: string): Promise<Running> {
     copyFileSync(join(root, 'examples', example, file), join(dir, file));
   }
   const port = await freePort();
-  const child = spawn(...cleanCommand(process.execPath, [join(example, 'server.ts')]), { cwd: app, env: childEnv({ PORT: String(port), DB: join(work, `${example}.sqlite3`) }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = endsWithTest(spawn(...cleanCommand(process.execPath, [join(example, 'server.ts')]), { cwd: app, env: childEnv({ PORT: String(port), DB: join(work, `${example}.sqlite3`) }), stdio: ['ignore', 'pipe', 'pipe'] }));
   t.teardown(() => {
     child.kill('SIGTERM');
   });

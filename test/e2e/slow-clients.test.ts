@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { childEnv, cleanCommand, freePort } from '../helpers/processes.ts';
+import { childEnv, cleanCommand, endsWithTest, freePort } from '../helpers/processes.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'rookery-slow-clients-'));
@@ -31,7 +31,7 @@ function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 t.test(`${CLIENTS} clients pipelining ${PIPELINED} timelines each and never reading`, { timeout: 90_000 }, async (t) => {
   const port = await freePort();
   const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), BIND: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMITS: 'false' });
-  const child: ChildProcess = spawn(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = endsWithTest(spawn(...cleanCommand(process.execPath, [join(root, 'examples/standalone/server.ts')]), { env, stdio: ['ignore', 'pipe', 'inherit'] }));
   t.teardown(() => void child.kill('SIGKILL'));
   let output = '';
   let partial = '';

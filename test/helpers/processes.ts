@@ -3,7 +3,9 @@
 // into whatever env we pass, so commands run through `env -u NODE_OPTIONS`, which removes it
 // at exec time: use cleanCommand() to build the command line.
 
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { onExit } from 'signal-exit';
 
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -28,4 +30,25 @@ export async function freePort(): Promise<number> {
 /** [command, args] that run `command args…` without tap's NODE_OPTIONS. */
 export function cleanCommand(command: string, args: readonly string[]): [string, string[]] {
   return ['env', ['-u', 'NODE_OPTIONS', command, ...args]];
+}
+
+/** Children still running, killed if this test process ends first. */
+const running = new Set<ChildProcess>();
+let watchingExit = false;
+
+/** Ties `child` to this test process: if the process ends while the child still runs (tap ends
+ * a test that ran out of time with SIGTERM; a run may be interrupted; a failure may skip the
+ * teardown), the child is killed with it. Without this a standalone server or a redis-server
+ * outlived its test, holding its port and its files. signal-exit, which tap itself uses, runs
+ * the kill on the signals that end a process as well as on a normal exit. */
+export function endsWithTest<T extends ChildProcess>(child: T): T {
+  if (!watchingExit) {
+    watchingExit = true;
+    onExit(() => {
+      for (const still of running) if (still.exitCode === null && still.signalCode === null) still.kill('SIGKILL');
+    });
+  }
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
 }

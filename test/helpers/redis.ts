@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@redis/client';
-import { freePort } from './processes.ts';
+import { endsWithTest, freePort } from './processes.ts';
 
 /** 127.0.0.1:6379, or the private server scripts/run-tests.sh started where none answers there. */
 export const SHARED_REDIS = process.env['ROOKERY_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -51,9 +51,11 @@ export interface PrivateRedis {
 }
 
 function launch(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = endsWithTest(
+    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   return new Promise((ready, fail) => {
     let output = '';
     const watch = (chunk: Buffer) => {

@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
-import { cleanCommand } from './processes.ts';
+import { cleanCommand, endsWithTest } from './processes.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const STANDALONE_SERVER = join(root, 'examples/standalone/server.ts');
@@ -28,7 +28,7 @@ export function cli(env: NodeJS.ProcessEnv, ...args: string[]): string {
  * blocks it, a kept-alive connection the server closes as idle is not seen closing, and the
  * next request is sent on it and fails. Use it while the test holds connections to a server. */
 export function cliAsync(env: NodeJS.ProcessEnv, ...args: string[]): Promise<string> {
-  const child = spawn(...cleanCommand(process.execPath, [CLI, ...args]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = endsWithTest(spawn(...cleanCommand(process.execPath, [CLI, ...args]), { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -55,7 +55,7 @@ export interface Instance {
 
 /** Starts the server and follows its output, line by line. */
 export function spawnInstance(env: NodeJS.ProcessEnv): Instance {
-  const child = spawn(...cleanCommand(process.execPath, [STANDALONE_SERVER]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = endsWithTest(spawn(...cleanCommand(process.execPath, [STANDALONE_SERVER]), { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   // The latest lines only: the request log of a loaded instance is long.
   const seen: string[] = [];
   const waiting: { text: string; found(line: string): void }[] = [];

@@ -15,7 +15,7 @@ import { openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { pollsPlugin } from '../../plugins/polls/index.ts';
 import { countingJobs } from '../helpers/counting-jobs.ts';
 import { harness, type TestUser } from '../helpers/harness.ts';
-import { childEnv, cleanCommand } from '../helpers/processes.ts';
+import { childEnv, cleanCommand, endsWithTest } from '../helpers/processes.ts';
 
 t.setTimeout(120_000);
 const dir = mkdtempSync(join(tmpdir(), 'rookery-polls-'));
@@ -29,7 +29,7 @@ const h = await harness({ storage: openSqliteStorage({ path: database }), plugin
 t.teardown(() => h.close());
 
 // The second process: started once the store exists, answering one line per command.
-const child = spawn(...cleanCommand(process.execPath, [childScript, database, 'polls']), { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+const child = endsWithTest(spawn(...cleanCommand(process.execPath, [childScript, database, 'polls']), { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] }));
 let stderr = '';
 child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();

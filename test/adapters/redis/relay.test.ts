@@ -12,7 +12,7 @@ import { createRedisBus, createRedisQueue } from '../../../adapters/redis/index.
 import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
 import type { StreamEvent } from '../../../core/mastodon/streaming/hub.ts';
 import { harness } from '../../helpers/harness.ts';
-import { childEnv, cleanCommand } from '../../helpers/processes.ts';
+import { childEnv, cleanCommand, endsWithTest } from '../../helpers/processes.ts';
 import { dropPrefix, SHARED_REDIS, testPrefix } from '../../helpers/redis.ts';
 import { sink } from '../../helpers/streams.ts';
 
@@ -74,7 +74,7 @@ t.test('a relay killed between sending a batch and marking it sent loses nothing
   t.ok(recorded >= 4, `${recorded} jobs in the outbox`);
   await writer.close();
 
-  const child = spawn(...cleanCommand(process.execPath, [join(here, '../../helpers/children/relay.ts'), path, SHARED_REDIS, prefix]), { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = endsWithTest(spawn(...cleanCommand(process.execPath, [join(here, '../../helpers/children/relay.ts'), path, SHARED_REDIS, prefix]), { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
   t.teardown(() => void child.kill('SIGKILL'));
   const sent = await new Promise<number>((resolve, reject) => {
     let output = '';

@@ -12,7 +12,7 @@ import { silentLogger } from '../../../core/domain/ports/logger.ts';
 import { JobRegistry } from '../../../core/domain/queue/registry.ts';
 import { createWorker } from '../../../core/domain/queue/worker.ts';
 import { TestClock } from '../../helpers/harness.ts';
-import { childEnv, cleanCommand } from '../../helpers/processes.ts';
+import { childEnv, cleanCommand, endsWithTest } from '../../helpers/processes.ts';
 import { dropPrefix, SHARED_REDIS, testPrefix } from '../../helpers/redis.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -34,10 +34,12 @@ t.test('jobs a killed worker held run elsewhere once its leases run out', async 
   // Jobs 0, 3, 6, 9 share a key: the worker can hold only the first of them.
   const startable = Array.from({ length: JOBS }, (_, i) => i).filter((i) => i % 3 !== 0 || i === 0);
 
-  const child = spawn(...cleanCommand(process.execPath, [join(here, '../../helpers/children/redis-worker.ts'), SHARED_REDIS, prefix, String(LEASE)]), {
-    env: childEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = endsWithTest(
+    spawn(...cleanCommand(process.execPath, [join(here, '../../helpers/children/redis-worker.ts'), SHARED_REDIS, prefix, String(LEASE)]), {
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   t.teardown(() => void child.kill('SIGKILL'));
   const started = new Set<number>();
   let output = '';
