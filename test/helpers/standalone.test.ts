@@ -31,7 +31,7 @@ t.test("the jobs, the dead letters and the latest statuses, with their 64-bit id
 
   const described = describeStore(path);
   t.notMatch(described, 'RangeError', 'no id read as a JS number');
-  t.match(described, `{"name":"test:waiting","attempts":"0","last_error":null,"run_at":"${now}"}`, 'the queued jobs');
+  t.match(described, `{"name":"test:waiting","attempts":"0","last_error":null,"run_at":"${now}","lease_until":"${now + 60_000}","ordering_key":null}`, 'the queued jobs');
   t.match(described, '\n  dead: [{"name":"test:dies","attempts":"1","last_error":"it failed for good"}]', 'the dead letters');
   t.match(described, `\n  latest statuses: [{"id":"${id}","uri":`, 'the latest statuses, each id exactly as stored');
 });

@@ -118,10 +118,11 @@ export async function killInstance(instance: Instance): Promise<void> {
   await ended(instance.child, 'SIGKILL');
 }
 
-/** What an instance's SQLite file holds that explains a stuck wait: its queued jobs, its dead
- * letters and its latest statuses, read beside the running instance. Integers are read as
- * BigInt and shown as decimal strings: ids are 64-bit, and read as JS numbers they throw (or
- * lose digits). Each part is read apart, so that one that fails hides none of the others. */
+/** What an instance's SQLite file holds that explains a stuck wait: its queued jobs (with their
+ * leases and ordering keys), its dead letters and its latest statuses, read beside the running
+ * instance. Integers are read as BigInt and shown as decimal strings: ids are 64-bit, and read
+ * as JS numbers they throw (or lose digits). Each part is read apart, so that one that fails
+ * hides none of the others. */
 export function describeStore(path: string): string {
   let db: DatabaseSync;
   try {
@@ -138,7 +139,7 @@ export function describeStore(path: string): string {
   };
   try {
     return [
-      rows('SELECT name, attempts, last_error, run_at FROM jobs'),
+      rows('SELECT name, attempts, last_error, run_at, lease_until, ordering_key FROM jobs'),
       `  dead: ${rows('SELECT name, attempts, last_error FROM dead_jobs')}`,
       `  latest statuses: ${rows('SELECT id, uri, deleted_at, edited_at FROM statuses ORDER BY id DESC LIMIT 5')}`,
     ].join('\n');

@@ -16,6 +16,7 @@ import { pollsPlugin } from '../../plugins/polls/index.ts';
 import { countingJobs } from '../helpers/counting-jobs.ts';
 import { harness, type TestUser } from '../helpers/harness.ts';
 import { childEnv, cleanCommand, endsWithTest } from '../helpers/processes.ts';
+import { describeStore } from '../helpers/standalone.ts';
 
 t.setTimeout(120_000);
 const dir = mkdtempSync(join(tmpdir(), 'rookery-polls-'));
@@ -71,7 +72,10 @@ t.test('two processes, one store: every voter and the author told once per poll'
   const there = Number(drained.split(' ')[1]);
   t.comment(`expiry jobs run here: ${here.runs}, in the child process: ${there}`);
   t.equal(here.runs + there, POLLS * 2, 'each of the 12 expiry jobs ran once, in one process or the other');
-  t.equal(await h.core.queue.size(), 0, 'nothing left in the queue');
+  const left = await h.core.queue.size();
+  // Rare under a loaded full run (one job left once, cause not found): say what it was.
+  if (left > 0) t.comment(`left in the queue:\n${describeStore(database)}`);
+  t.equal(left, 0, 'nothing left in the queue');
   t.same(await h.core.queue.deadLetters(10), [], 'and nothing died');
 
   const pollNotifications = async (user: TestUser) => {
