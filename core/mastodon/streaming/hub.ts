@@ -503,8 +503,11 @@ class FrameCache {
   readonly #plain = new Map<string, StreamEvent>();
   readonly #unmatched = new Map<string, StreamEvent>();
   /** The last of those found: subscribers of one shared stream definition (the public and
-   * hashtag streams) come one after another, and are then matched by identity alone. */
-  #last: { stream: ResolvedStream; plain: boolean; event: StreamEvent } | null = null;
+   * hashtag streams) come one after another, and are then matched by identity alone. Three
+   * fields, not an object: with per-account streams it changes at every subscriber. */
+  #lastStream: ResolvedStream | null = null;
+  #lastPlain = false;
+  #lastEvent: StreamEvent | null = null;
 
   constructor(message: StreamMessage) {
     this.#message = message;
@@ -513,15 +516,16 @@ class FrameCache {
   get(stream: ResolvedStream, results: readonly FilterResultJson[] | null): StreamEvent {
     if (results === null || results.length === 0) {
       const plain = results === null;
-      const last = this.#last;
-      if (last !== null && last.stream === stream && last.plain === plain) return last.event;
+      if (this.#lastEvent !== null && this.#lastStream === stream && this.#lastPlain === plain) return this.#lastEvent;
       const byStream = plain ? this.#plain : this.#unmatched;
       let event = byStream.get(stream.keyJson);
       if (event === undefined) {
         event = this.#build(stream, results, plain ? '' : '[]');
         byStream.set(stream.keyJson, event);
       }
-      this.#last = { stream, plain, event };
+      this.#lastStream = stream;
+      this.#lastPlain = plain;
+      this.#lastEvent = event;
       return event;
     }
     const resultsJson = JSON.stringify(results);
