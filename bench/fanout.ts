@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+import { measureSteal, stealText } from './steal.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // 20 rounds: the p99 of 5 was the tail of a single round, and the bare server's alone moved
@@ -334,6 +335,8 @@ interface Broadcast {
   missed: number;
   perConnection: number;
   cpuPerRound: number;
+  /** The hypervisor's share of the machine's CPU time during the counted rounds. */
+  steal: number | null;
 }
 
 /** CPU time (µs) of every process on the server side. */
@@ -393,6 +396,7 @@ interface Side {
  * one server's whole run. The latencies of every delivery, per side. */
 async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 'perConnection'>[]> {
   const latencies = sides.map((): number[] => []);
+  let stealSince = measureSteal();
   const missed = sides.map(() => 0);
   const cpuBefore = sides.map(() => 0);
   for (const [i, side] of sides.entries()) await sendWarmUpEvents(side, i);
@@ -400,6 +404,7 @@ async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 
   for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
     for (const [i, side] of sides.entries()) {
       if (round === 0) cpuBefore[i] = await side.cpu();
+      if (round === 0 && i === 0) stealSince = measureSteal();
       const { sentAt, got } = await sendAndCollect(side, `mk${Date.now()}${i}${round + WARM_UP_ROUNDS}z`, 15_000);
       collectOwnGarbage?.();
       await pause(200);
@@ -408,10 +413,11 @@ async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 
       missed[i] = (missed[i] ?? 0) + side.count - got.length;
     }
   }
+  const steal = stealSince();
   return Promise.all(sides.map(async (side, i) => {
     const cpuAfter = await side.cpu();
     const sorted = (latencies[i] ?? []).sort((a, b) => a - b);
-    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN, missed: missed[i] ?? 0, cpuPerRound: (cpuAfter - (cpuBefore[i] ?? 0)) / ROUNDS / 1000 };
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN, missed: missed[i] ?? 0, cpuPerRound: (cpuAfter - (cpuBefore[i] ?? 0)) / ROUNDS / 1000, steal };
   }));
 }
 
@@ -638,12 +644,12 @@ async function measure(d: Deployment, bare: Server, barePort: number, say: (line
   const sample = await sampleFrames(d, author, readers[0] ?? '');
   say(`\n== ${d.label}`);
   say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_EVENTS} events and ${WARM_UP_ROUNDS} rounds not counted), Rookery's and the bare server's taking turns; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
-  say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn  CPU ms/round | p99 ratio');
+  say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn  CPU ms/round | p99 ratio  machine');
   for (const count of SIZES) {
     for (const transport of ['ws', 'sse'] as const) {
       const [r, b] = await broadcast(d, author, readers, bare, barePort, sample, transport, count);
       say(
-        `${String(count).padStart(7)}  ${transport.padEnd(9)}        ${ms(r.p50)} ${ms(r.p99)} ${ms(r.max)} ${String(r.missed).padStart(7)}  ${kb(r.perConnection).padStart(13)}  ${r.cpuPerRound.toFixed(1).padStart(12)} |          ${ms(b.p50)} ${ms(b.p99)} ${ms(b.max)} ${String(b.missed).padStart(7)}  ${kb(b.perConnection).padStart(13)}  ${b.cpuPerRound.toFixed(1).padStart(12)} | ${(r.p99 / Math.max(1, b.p99)).toFixed(2)}×`,
+        `${String(count).padStart(7)}  ${transport.padEnd(9)}        ${ms(r.p50)} ${ms(r.p99)} ${ms(r.max)} ${String(r.missed).padStart(7)}  ${kb(r.perConnection).padStart(13)}  ${r.cpuPerRound.toFixed(1).padStart(12)} |          ${ms(b.p50)} ${ms(b.p99)} ${ms(b.max)} ${String(b.missed).padStart(7)}  ${kb(b.perConnection).padStart(13)}  ${b.cpuPerRound.toFixed(1).padStart(12)} | ${(r.p99 / Math.max(1, b.p99)).toFixed(2)}×  ${stealText(r.steal)}`,
       );
     }
   }
@@ -656,20 +662,20 @@ async function measure(d: Deployment, bare: Server, barePort: number, say: (line
   );
   await waitConnections(d.streams, 1000);
   say(`\nSustained: 1,000 WebSocket clients, each its own account with 2 blocks, 3 mutes and a 10-keyword filter; ${STEP_SECONDS} s per step`);
-  say('rate/s   sent   p99 ms  missed  server CPU  client CPU');
+  say('rate/s   sent   p99 ms  missed  server CPU  client CPU  machine');
   let best = 0;
   const publisher = new Publisher(d.httpPort, screened.author);
   for (const rate of (process.env['BENCH_RATES'] ?? '25,50,100,150,200,300,400').split(',').map(Number)) {
     // CPU of both sides over the step: a client side near 100% of its core means the figure
     // measures the clients, not the server.
-    const [serverBefore, clientBefore, wallBefore] = [await d.cpu(), process.cpuUsage(), performance.now()];
+    const [serverBefore, clientBefore, wallBefore, stealSince] = [await d.cpu(), process.cpuUsage(), performance.now(), measureSteal()];
     const result = await step(publisher, arrivals, 1000, rate);
     const wall = (performance.now() - wallBefore) * 1000;
     const clientCpu = process.cpuUsage(clientBefore);
     const serverShare = ((await d.cpu()) - serverBefore) / wall;
     const clientShare = (clientCpu.user + clientCpu.system) / wall;
     const ok = result.missed === 0 && result.p99 <= 1000;
-    say(`${String(rate).padStart(6)} ${String(result.sent).padStart(6)}  ${ms(result.p99)}  ${String(result.missed).padStart(6)}  ${pct(serverShare)}  ${pct(clientShare)}  ${ok ? 'ok' : 'over'}`);
+    say(`${String(rate).padStart(6)} ${String(result.sent).padStart(6)}  ${ms(result.p99)}  ${String(result.missed).padStart(6)}  ${pct(serverShare)}  ${pct(clientShare)}  ${stealText(stealSince())}  ${ok ? 'ok' : 'over'}`);
     if (!ok) break;
     best = rate;
     await d.web.ask({ cmd: 'drain' }, 'drained');

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { createNodeRookery } from '../adapters/node/index.ts';
 import type { Storage } from '../core/domain/ports/storage.ts';
 import { benchStore, CONNECTIONS, DURATION, freePort, measure, pinned, root, startOnCore0, stop, STORE, WARMUP, type BenchStore, type Measured } from './lib.ts';
+import { measureSteal, stealText } from './steal.ts';
 
 async function seed(storage: Storage, port: number) {
   const config = { domain: `localhost:${port}`, baseUrl: `http://localhost:${port}` };
@@ -102,12 +103,13 @@ async function runScenarios(server: ChildProcess, port: number, token: string, e
   // The goals' yardstick comes first when the run leaves out the anonymous GET.
   if (scenarios[0] !== anonymous) yardstick = (await measureBare(anonymous)).cpu;
   for (const scenario of scenarios) {
+    const stealSince = measureSteal();
     const rookery = await measure(server.pid ?? 0, base, scenario, () => store.serverPids());
     rows.push({ scenario, rookery, bare: await measureBare(scenario) });
     const row = rows[rows.length - 1] as (typeof rows)[number];
     // The yardstick of the goals: the bare server's CPU per GET of one status, from this run.
     yardstick ??= row.bare.cpu;
-    report(row.scenario, row.rookery, row.bare, yardstick);
+    report(row.scenario, row.rookery, row.bare, yardstick, stealSince());
   }
   const failed = rows.filter(({ scenario, rookery }) => !meets(scenario, rookery, yardstick ?? 0));
   console.log(failed.length === 0 ? '\nEvery goal met.' : `\nGoals missed: ${failed.map((r) => r.scenario.name).join('; ')}`);
@@ -134,15 +136,15 @@ function database(rookery: Measured, bare: Measured): string {
 let header = false;
 /** `ratio`: against the bare server answering the same bytes; `vs GET`: against the bare
  * server's GET of one status (`yardstickCpu`), the measure of the goals. */
-function report(scenario: Scenario, rookery: Measured, bare: Measured, yardstickCpu: number): void {
+function report(scenario: Scenario, rookery: Measured, bare: Measured, yardstickCpu: number, steal: number | null): void {
   if (!header) {
     header = true;
-    console.log('scenario                       Rookery: req/s  p50 ms  p99 ms  CPU µs/req | bare: req/s  CPU µs/req | ratio | vs GET  goal');
+    console.log('scenario                       Rookery: req/s  p50 ms  p99 ms  CPU µs/req | bare: req/s  CPU µs/req | ratio | vs GET  goal  (machine)');
   }
   const goal = goalOf(scenario);
   const target = goal === undefined ? '' : `≥ ${goal.toFixed(2)}× ${meets(scenario, rookery, yardstickCpu) ? 'met' : 'MISSED'}`;
   console.log(
-    `${scenario.name.padEnd(30)} ${rookery.rps.toFixed(0).padStart(13)}  ${String(rookery.p50).padStart(6)}  ${String(rookery.p99).padStart(6)}  ${rookery.cpu.toFixed(1).padStart(10)} | ${bare.rps.toFixed(0).padStart(11)}  ${bare.cpu.toFixed(1).padStart(10)} | ${(bare.cpu / rookery.cpu).toFixed(2).padStart(4)}× | ${(yardstickCpu / rookery.cpu).toFixed(2).padStart(5)}×  ${target}${rookery.errors ? `  (${rookery.errors} errors)` : ''}${database(rookery, bare)}`,
+    `${scenario.name.padEnd(30)} ${rookery.rps.toFixed(0).padStart(13)}  ${String(rookery.p50).padStart(6)}  ${String(rookery.p99).padStart(6)}  ${rookery.cpu.toFixed(1).padStart(10)} | ${bare.rps.toFixed(0).padStart(11)}  ${bare.cpu.toFixed(1).padStart(10)} | ${(bare.cpu / rookery.cpu).toFixed(2).padStart(4)}× | ${(yardstickCpu / rookery.cpu).toFixed(2).padStart(5)}×  ${target}${rookery.errors ? `  (${rookery.errors} errors)` : ''}${database(rookery, bare)}  (${stealText(steal)})`,
   );
 }
 
