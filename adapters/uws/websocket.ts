@@ -258,12 +258,17 @@ function flushUnsent(unsent: Unsent): void {
   const count = unsent.count;
   unsent.waiting = unsent.spare;
   unsent.count = 0;
-  for (let i = 0; i < count; i++) {
-    clients[i]?.flush();
-    // Not kept past its write-out: a closed client is collected.
-    clients[i] = undefined;
+  try {
+    for (let i = 0; i < count; i++) {
+      const client = clients[i];
+      // Not kept past its write-out: a closed client is collected.
+      clients[i] = undefined;
+      client?.flush();
+    }
+  } finally {
+    // Even after a flush that threw, the two lists stay two.
+    unsent.spare = clients;
   }
-  unsent.spare = clients;
   const ended = performance.now();
   unsent.notBefore = ended + (ended - started);
 }
