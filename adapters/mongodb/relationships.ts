@@ -98,10 +98,11 @@ export function followPageFilter(side: 'accountId' | 'targetAccountId', id: Id, 
   return withRange({ [side]: id, kind }, page);
 }
 
-/** The follows of an account by local accounts, newest first. */
-export function localFollowersPipeline(targetId: Id): Doc[] {
+/** The follows of an account by local accounts, newest first; only those that asked to be
+ * told of its posts when `notified`. */
+export function localFollowersPipeline(targetId: Id, notified = false): Doc[] {
   return [
-    { $match: { targetAccountId: targetId, kind: 'follow' } },
+    { $match: notified ? { targetAccountId: targetId, kind: 'follow', notify: true } : { targetAccountId: targetId, kind: 'follow' } },
     {
       $lookup: {
         from: C.accounts,
@@ -271,6 +272,9 @@ export function relationshipRepository(m: Mongo): RelationshipRepository {
     },
     async localFollowers(targetId) {
       return (await follows.aggregate(localFollowersPipeline(targetId)).toArray()).map(followFromDoc);
+    },
+    async notifiedFollowers(targetId) {
+      return (await follows.aggregate(localFollowersPipeline(targetId, true)).toArray()).map(followFromDoc);
     },
     async remoteFollowersOf(targetId, page) {
       const p = pageQuery(page);

@@ -134,6 +134,8 @@ export const INDEXES: readonly IndexDefinition[] = [
   pair(C.follows, 'follow', 'targetAccountId'),
   { collection: C.follows, name: 'follows_account', key: { accountId: 1, kind: 1, num: -1 } },
   { collection: C.follows, name: 'follows_target', key: { targetAccountId: 1, kind: 1, num: -1 } },
+  // Who asked to be told of an account's posts (relationships.ts, notifiedFollowers).
+  { collection: C.follows, name: 'follows_notified', key: { targetAccountId: 1, kind: 1, num: -1 }, partialFilterExpression: { notify: true } },
   pair(C.blocks, 'block', 'targetAccountId'),
   byAccount(C.blocks),
   { collection: C.blocks, name: 'blocks_target', key: { targetAccountId: 1, accountId: 1 } },

@@ -82,6 +82,18 @@ export function relationshipRepository(db: Db): RelationshipRepository {
     const pair = pairParams(accountId, targetId);
     return pair !== null && (await sql.run(`DELETE FROM ${table} WHERE account_id = $1 AND target_account_id = $2`, pair)) > 0;
   };
+  /** The target's follows by local accounts, newest first, narrowed by `also` (fixed SQL). */
+  const localFollows = async (targetId: string, also: '' | ' AND f.notify'): Promise<Follow[]> => {
+    const t = lookupKey(targetId);
+    if (t === null) return [];
+    const rows = await db.rows(
+      `SELECT ${FOLLOWS_F} FROM follows f
+       JOIN accounts a ON a.id = f.account_id AND a.domain IS NULL
+       WHERE f.target_account_id = $1 AND NOT f.pending${also} ORDER BY f.id DESC`,
+      [t],
+    );
+    return rows.map((r) => followFromRow(r));
+  };
   return {
     async follow(f, outbox) {
       const params = [key(f.id), key(f.accountId), key(f.targetAccountId), f.showReblogs, f.notify, languagesText(f.languages), f.createdAt];
@@ -208,15 +220,10 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       ]);
     },
     async localFollowers(targetId) {
-      const t = lookupKey(targetId);
-      if (t === null) return [];
-      const rows = await db.rows(
-        `SELECT ${FOLLOWS_F} FROM follows f
-         JOIN accounts a ON a.id = f.account_id AND a.domain IS NULL
-         WHERE f.target_account_id = $1 AND NOT f.pending ORDER BY f.id DESC`,
-        [t],
-      );
-      return rows.map((r) => followFromRow(r));
+      return localFollows(targetId, '');
+    },
+    async notifiedFollowers(targetId) {
+      return localFollows(targetId, ' AND f.notify');
     },
     async block(b, outbox) {
       const params = [key(b.id), key(b.accountId), key(b.targetAccountId), b.createdAt];

@@ -555,6 +555,11 @@ export const MIGRATIONS: readonly string[] = [
     policy text NOT NULL
   );
   `,
+  // 18: the follows that asked to be told of an account's posts, found without walking all of
+  // its followers (relationships.ts, notifiedFollowers).
+  `
+  CREATE INDEX follows_notified ON follows (target_account_id, id) WHERE notify AND NOT pending;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -99,6 +99,23 @@ export function relationshipRepository(db: Db): RelationshipRepository {
   // local, never changes, and a removed account takes its follows with it (accounts.ts). Long
   // lists are not kept: they would hold memory a large instance needs more elsewhere.
   const localFollowerLists = new RowCache<Id, Follow[]>(db, 'follows', LOCAL_FOLLOWER_LISTS, (list) => list.map(copyFollow));
+  // The few of them who rang the bell: read by the notifications job of every publish.
+  const notifiedFollowerLists = new RowCache<Id, Follow[]>(db, 'follows', LOCAL_FOLLOWER_LISTS, (list) => list.map(copyFollow));
+  /** The target's follows by local accounts, newest first, narrowed by `also` (fixed SQL). */
+  const localFollows = (kept: RowCache<Id, Follow[]>, targetId: Id, also: '' | ' AND f.notify = 1'): Follow[] => {
+    const found = kept.get(targetId);
+    if (found !== undefined) return found;
+    const list = db
+      .all(
+        `SELECT ${FOLLOWS_F} FROM follows f
+         JOIN accounts a ON a.id = f.account_id AND a.domain IS NULL
+         WHERE f.target_account_id = ?${also} ORDER BY f.id DESC`,
+        key(targetId),
+      )
+      .map(followFromRow);
+    if (list.length <= LONGEST_KEPT_FOLLOWER_LIST) kept.set(targetId, list);
+    return list;
+  };
   /** The facts as stored now. */
   const readRelationships = (accountId: Id, targetIds: readonly Id[]): RelationshipFacts[] => {
     const me = key(accountId);
@@ -246,18 +263,10 @@ export function relationshipRepository(db: Db): RelationshipRepository {
       );
     },
     async localFollowers(targetId) {
-      const kept = localFollowerLists.get(targetId);
-      if (kept !== undefined) return kept;
-      const list = db
-        .all(
-          `SELECT ${FOLLOWS_F} FROM follows f
-           JOIN accounts a ON a.id = f.account_id AND a.domain IS NULL
-           WHERE f.target_account_id = ? ORDER BY f.id DESC`,
-          key(targetId),
-        )
-        .map(followFromRow);
-      if (list.length <= LONGEST_KEPT_FOLLOWER_LIST) localFollowerLists.set(targetId, list);
-      return list;
+      return localFollows(localFollowerLists, targetId, '');
+    },
+    async notifiedFollowers(targetId) {
+      return localFollows(notifiedFollowerLists, targetId, ' AND f.notify = 1');
     },
     async block(b, outbox) {
       return writeWithOutbox(db, outbox, () => {

@@ -577,6 +577,11 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX statuses_account;
   CREATE INDEX statuses_account ON statuses (account_id, id, visibility) WHERE deleted_at IS NULL;
   `,
+  // 19: the follows that asked to be told of an account's posts, found without walking all of
+  // its followers (relationships.ts, notifiedFollowers).
+  `
+  CREATE INDEX follows_notified ON follows (target_account_id, id) WHERE notify = 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1039,6 +1039,46 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame([(await w.acct(bob.id)).followersCount, (await w.acct(alice.id)).followingCount], [3, 2], 'counters');
   });
 
+  it('notifiedFollowers: the local follows that asked to be told of posts, newest first', async (t, w) => {
+    const bob = await w.account();
+    const [alice, dave, erin, frank] = [await w.account(), await w.account(), await w.account(), await w.account()];
+    const carol = await w.account({ domain: 'remote.example', username: 'carol' });
+    const fa = follow(w.id(), alice.id, bob.id, { notify: true });
+    const fc = follow(w.id(), carol.id, bob.id, { notify: true });
+    const fd = follow(w.id(), dave.id, bob.id);
+    const fe = follow(w.id(), erin.id, bob.id, { notify: true });
+    for (const f of [fa, fc, fd, fe]) await w.s.relationships.follow(f);
+    t.equal(await w.s.relationships.requestFollow(follow(w.id(), frank.id, bob.id, { notify: true })), 'created');
+    t.strictSame(await w.s.relationships.notifiedFollowers(bob.id), [fe, fa], 'local follows with notify only (no remote one, no request), whole, newest first');
+    t.strictSame(await w.s.relationships.notifiedFollowers(alice.id), [], 'an account nobody follows');
+    t.strictSame(await w.s.relationships.notifiedFollowers(w.id()), [], 'an account that is not there');
+    t.equal(await w.s.relationships.follow({ ...fd, id: w.id(), notify: true }), 'updated');
+    t.strictSame(await w.s.relationships.notifiedFollowers(bob.id), [fe, { ...fd, notify: true }, fa], 'asking on a follow that exists: its place stays the follow\'s');
+    await w.s.relationships.follow({ ...fe, notify: false });
+    t.strictSame(await w.s.relationships.notifiedFollowers(bob.id), [{ ...fd, notify: true }, fa], 'no longer asking');
+    await w.s.relationships.unfollow(alice.id, bob.id);
+    t.strictSame(await w.s.relationships.notifiedFollowers(bob.id), [{ ...fd, notify: true }], 'an unfollow');
+    t.strictSame((await w.s.relationships.localFollowers(bob.id)).map((f) => f.accountId), [erin.id, dave.id], 'localFollowers still has every local follower');
+  });
+
+  shared('notifiedFollowers read again shows every change since, made here or elsewhere', async (t, w, other) => {
+    const [bob, alice, dave] = [await w.account(), await w.account(), await w.account()];
+    const read = async () => (await w.s.relationships.notifiedFollowers(bob.id)).map((f) => f.accountId);
+    const fa = follow(w.id(), alice.id, bob.id, { notify: true });
+    await w.s.relationships.follow(fa);
+    t.strictSame([await read(), await read()], [[alice.id], [alice.id]], 'a follow made here, read twice');
+    const fd = follow(w.id(), dave.id, bob.id);
+    await other.relationships.follow(fd);
+    t.strictSame(await read(), [alice.id], 'a follow without notify made on another connection');
+    await other.relationships.follow({ ...fd, notify: true });
+    t.strictSame(await read(), [dave.id, alice.id], 'notify turned on, on another connection');
+    await other.relationships.follow({ ...fa, notify: false });
+    t.strictSame(await read(), [dave.id], 'and off');
+    const kept = await w.s.relationships.notifiedFollowers(bob.id);
+    (kept[0] as { accountId: Id }).accountId = alice.id;
+    t.strictSame(await read(), [dave.id], 'changing what a read returned changes no later read');
+  });
+
   it('remoteFollowersOf: follows by remote accounts only, paged', async (t, w) => {
     const bob = await w.account();
     const [carol, erin] = [await w.account({ domain: 'remote.example', username: 'carol' }), await w.account({ domain: 'elsewhere.example', username: 'erin' })];

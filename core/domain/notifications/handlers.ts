@@ -19,10 +19,10 @@ export function notificationHandler(core: Core): EventHandler {
   return async ({ id, event }) => {
     switch (event.type) {
       case 'status.created': {
-        const followers = await core.storage.relationships.localFollowers(event.status.accountId);
+        const followers = await core.storage.relationships.notifiedFollowers(event.status.accountId);
         // Nobody to tell (no mention, no quote, no follower asking to hear of posts): the status
         // is not read again. (Mentions an edit adds meanwhile are told by its own event.)
-        if (event.status.mentionIds.length === 0 && event.quotedStatusId === null && !followers.some((follow) => follow.notify)) return;
+        if (event.status.mentionIds.length === 0 && event.quotedStatusId === null && followers.length === 0) return;
         // Deleted before its notifications went out: nobody is told about it.
         const status = await core.storage.statuses.get(event.status.id);
         if (status === null) return;

@@ -90,15 +90,15 @@ export async function notifyMentioned(core: Core, eventId: Id, status: Status): 
   }
 }
 
-/** A new status tells the accounts it mentions, and the author's local followers (`followers`)
- * who asked to be told of posts. */
+/** A new status tells the accounts it mentions, and the author's local followers who asked to
+ * be told of posts (`followers`: storage's notifiedFollowers). */
 export async function notifyAboutNewStatus(core: Core, eventId: Id, status: Status, followers: readonly Follow[]): Promise<void> {
   await notifyMentioned(core, eventId, status);
   const isThreadStart = status.inReplyToAccountId === null || status.inReplyToAccountId === status.accountId;
   if (!countsForAuthor(status) || !isThreadStart) return;
   const mentioned = new Set(status.mentionIds);
   for (const follow of followers) {
-    if (follow.notify && !mentioned.has(follow.accountId)) {
+    if (!mentioned.has(follow.accountId)) {
       await notify(core, eventId, { recipientId: follow.accountId, type: 'status', fromAccountId: status.accountId, status });
     }
   }

@@ -351,6 +351,10 @@ export interface RelationshipRepository {
   followingOf(accountId: Id, page: Page): Promise<Follow[]>;
   /** The follows of this account by local accounts (for delivery), newest first. */
   localFollowers(targetId: Id): Promise<Follow[]>;
+  /** The follows of this account by local accounts that asked to be told of its posts
+   * (`notify`), newest first: who gets a `status` notification. Its own read, not a filter of
+   * localFollowers: a post would otherwise build every follower's follow to find these few. */
+  notifiedFollowers(targetId: Id): Promise<Follow[]>;
   /** Follows of this account by remote accounts (for delivery), paged by follow id: a
    * federation plugin finds who gets an author's activities without reading every local
    * follower's account. */

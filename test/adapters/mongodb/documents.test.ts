@@ -306,6 +306,8 @@ t.test('relationships: kinds, counters, pages, local followers', async (t) => {
     { $sort: { num: -1 } },
     { $project: { local: 0 } },
   ]);
+  t.strictSame(localFollowersPipeline(B, true)[0], { $match: { targetAccountId: B, kind: 'follow', notify: true } }, 'the notified ones: the partial index\'s filter');
+  t.strictSame(localFollowersPipeline(B, true).slice(1), localFollowersPipeline(B).slice(1));
   t.equal(domainBlockDoc({ id: '1', accountId: A, domain: 'Far.EXAMPLE', createdAt: T0 }).domain, 'far.example', 'stored lower case');
   t.strictSame(liveMute(T0), { $or: [{ expiresAt: null }, { expiresAt: { $gt: T0 } }] }, 'a mute has ended at its expiresAt');
 });

@@ -53,6 +53,7 @@ const EXPECTED: Row[] = [
   ['follows', 'follows_pair', { accountId: 1, targetAccountId: 1 }, { unique: true, rule: 'follow' }],
   ['follows', 'follows_account', { accountId: 1, kind: 1, num: -1 }],
   ['follows', 'follows_target', { targetAccountId: 1, kind: 1, num: -1 }],
+  ['follows', 'follows_notified', { targetAccountId: 1, kind: 1, num: -1 }, { partialFilterExpression: { notify: true } }],
   ['blocks', 'blocks_pair', { accountId: 1, targetAccountId: 1 }, { unique: true, rule: 'block' }],
   ['blocks', 'blocks_account', { accountId: 1, num: -1 }],
   ['blocks', 'blocks_target', { targetAccountId: 1, accountId: 1 }],
@@ -117,7 +118,7 @@ const definition = ([collection, name, key, options = {}]: Row) => ({ collection
 
 t.test('every index of the core, exactly', async (t) => {
   t.strictSame(INDEXES, EXPECTED.map(definition));
-  t.equal(INDEXES.length, 82, 'eighty-two indexes besides the _id ones');
+  t.equal(INDEXES.length, 83, 'eighty-three indexes besides the _id ones');
 });
 
 t.test('the plugins\' indexes, exactly', async (t) => {

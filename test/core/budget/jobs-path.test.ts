@@ -50,3 +50,26 @@ t.test('the jobs of a publish nobody is told of and nobody listens to do not rea
   const notifications = await h.request('GET', '/api/v1/notifications?types[]=status', { token: bob.token });
   t.strictSame(notifications.json.map((n: any) => [n.type, n.status.id]), [['status', heard.json.id]], 'and bob told');
 });
+
+t.test('the notifications job of a publish reads only the followers who asked to hear of posts', async (t) => {
+  const calls: string[] = [];
+  const h = await harness({ storage: counted(createMemoryStorage(), calls) });
+  t.teardown(() => h.close());
+  const alice = await h.user('alice');
+  const fans = await Promise.all(['bob', 'carol', 'dave'].map((name) => h.user(name)));
+  for (const [n, fan] of fans.entries()) {
+    const follow = await h.request('POST', `/api/v1/accounts/${alice.account.id}/follow`, { token: fan.token, payload: { notify: n === 0 } });
+    t.equal(follow.statusCode, 200);
+  }
+
+  calls.length = 0;
+  const post = await h.request('POST', '/api/v1/statuses', { token: alice.token, payload: { status: 'one of three asked to hear this' } });
+  t.equal(post.statusCode, 200);
+  // Routing to home streams needs every follower; telling them, only the bell's.
+  t.equal(calls.filter((c) => c === 'relationships.localFollowers').length, 1, 'every follower read once, for routing');
+  t.equal(calls.filter((c) => c === 'relationships.notifiedFollowers').length, 1, 'the bell\'s read once, for notifications');
+  for (const [n, fan] of fans.entries()) {
+    const notifications = await h.request('GET', '/api/v1/notifications?types[]=status', { token: fan.token });
+    t.strictSame(notifications.json.map((x: any) => x.status.id), n === 0 ? [post.json.id] : [], `${['bob', 'carol', 'dave'][n]} told only if asked`);
+  }
+});

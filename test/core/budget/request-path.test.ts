@@ -11,7 +11,7 @@ import type { EventBus } from '../../../core/domain/ports/bus.ts';
 import { harness } from '../../helpers/harness.ts';
 import { counted } from '../../helpers/stores.ts';
 
-const AUDIENCE_READS = ['relationships.localFollowers', 'lists.listsContaining', 'relationships.followersOf'];
+const AUDIENCE_READS = ['relationships.localFollowers', 'relationships.notifiedFollowers', 'lists.listsContaining', 'relationships.followersOf'];
 
 t.test('favourite and publish: their own reads and one write, nothing of the audience, no bus', async (t) => {
   const calls: string[] = [];
