@@ -1,6 +1,7 @@
 // What the jobs of a publish read: a publish says whether it quoted a status
 // (status.created's quotedStatusId), so the notifications job reads a quote only for one that
-// did. Counted through a proxy on the storage port while the queue drains.
+// did, and that job reads only the followers who rang the bell. Counted through a proxy on the
+// storage port while the queue drains.
 
 import t from 'tap';
 import { createMemoryStorage } from '../../../adapters/memory/index.ts';
