@@ -94,12 +94,17 @@ type Seen = (marker: string, at: number) => void;
  * socket that reads frame headers only (server frames are never masked), finds markers in text
  * frames without decoding them, and answers pings. The `ws` library spent a whole core at 100
  * filtered updates per second to 1,000 clients, so the bench measured itself, not the server. */
+/** WebSocket clients the server closed after their 101: when subscriptions fall short, this
+ * tells a connection lost from a subscription that never came. */
+let wsClosedByServer = 0;
+
 function openWs(url: string, onSeen: Seen): Promise<Client> {
   const { port, pathname, search } = new URL(url);
   return new Promise((ready, fail) => {
     const seen = new RecentMarkers();
     let buffered: Buffer | null = null;
     let open = false;
+    let closing = false;
     // Every client reads into one buffer: each read is handled before the next (what is left of
     // a frame is copied out), and no read allocates.
     const socket: Socket = connect({
@@ -129,7 +134,12 @@ function openWs(url: string, onSeen: Seen): Promise<Client> {
           return;
         }
         open = true;
-        ready({ close: () => socket.destroy() });
+        ready({
+          close: () => {
+            closing = true;
+            socket.destroy();
+          },
+        });
         data = data.subarray(end + 4);
       }
       const at = performance.now();
@@ -157,6 +167,9 @@ function openWs(url: string, onSeen: Seen): Promise<Client> {
       if (offset < data.length) buffered = Buffer.from(data.subarray(offset));
     };
     socket.once('error', fail);
+    socket.once('close', () => {
+      if (open && !closing) wsClosedByServer += 1;
+    });
     const key = Buffer.from(Array.from({ length: 16 }, () => Math.floor(Math.random() * 256))).toString('base64');
     socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
   });
@@ -423,12 +436,14 @@ async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 
 }
 
 async function waitConnections(server: Server, count: number): Promise<void> {
+  let subscribed = 0;
   for (let i = 0; i < 2000; i++) {
     const stats = await server.ask<Stats>({ cmd: 'stats' }, 'stats');
     if (stats.hub === undefined || stats.hub.subscriptions >= count) return;
+    subscribed = stats.hub.subscriptions;
     await pause(20);
   }
-  throw new Error(`only part of ${count} streams subscribed`);
+  throw new Error(`only ${subscribed} of ${count} streams subscribed; WebSocket clients closed by the server after their 101 so far: ${wsClosedByServer}`);
 }
 
 /** Rookery as it is deployed for one set of figures: one process, or a web process (API and
