@@ -90,14 +90,14 @@ interface Client {
 
 type Seen = (marker: string, at: number) => void;
 
-/** A WebSocket client that costs the bench as little as the server's work to measure: a raw
- * socket that reads frame headers only (server frames are never masked), finds markers in text
- * frames without decoding them, and answers pings. The `ws` library spent a whole core at 100
- * filtered updates per second to 1,000 clients, so the bench measured itself, not the server. */
 /** WebSocket clients the server closed after their 101: when subscriptions fall short, this
  * tells a connection lost from a subscription that never came. */
 let wsClosedByServer = 0;
 
+/** A WebSocket client that costs the bench as little as the server's work to measure: a raw
+ * socket that reads frame headers only (server frames are never masked), finds markers in text
+ * frames without decoding them, and answers pings. The `ws` library spent a whole core at 100
+ * filtered updates per second to 1,000 clients, so the bench measured itself, not the server. */
 function openWs(url: string, onSeen: Seen): Promise<Client> {
   const { port, pathname, search } = new URL(url);
   return new Promise((ready, fail) => {
