@@ -19,14 +19,14 @@ export function notificationHandler(core: Core): EventHandler {
   return async ({ id, event }) => {
     switch (event.type) {
       case 'status.created': {
-        const followers = await core.storage.relationships.notifiedFollowers(event.status.accountId);
+        const asked = await core.storage.relationships.notifiedFollowers(event.status.accountId);
         // Nobody to tell (no mention, no quote, no follower asking to hear of posts): the status
         // is not read again. (Mentions an edit adds meanwhile are told by its own event.)
-        if (event.status.mentionIds.length === 0 && event.quotedStatusId === null && followers.length === 0) return;
+        if (event.status.mentionIds.length === 0 && event.quotedStatusId === null && asked.length === 0) return;
         // Deleted before its notifications went out: nobody is told about it.
         const status = await core.storage.statuses.get(event.status.id);
         if (status === null) return;
-        await notifyAboutNewStatus(core, id, status, followers);
+        await notifyAboutNewStatus(core, id, status, asked);
         // A publish that quoted nothing says so: no quote to read.
         if (event.quotedStatusId !== null) await notifyQuoted(core, id, status);
         return;
