@@ -3,7 +3,9 @@
 // - Broadcast: 1,000 and 5,000 clients on WebSocket and on SSE; one status published through
 //   the API per round; delivery latency from the publishing request to its receipt by every
 //   client (p50 / p99 / max), events missed, and server memory per idle connection. The two
-//   servers' clients are connected at once and the servers take turns, round by round.
+//   servers' clients are connected at once and the servers take turns, round by round, each
+//   going first in every other round. BENCH_FANOUT_CONTROL=1 measures a second bare server in
+//   Rookery's place: what the instrument reads for two identical servers.
 // - Sustained rate: 1,000 WebSocket clients, each an account with its own blocks, mutes and
 //   keyword filters; statuses published at growing rates; the highest rate at which every
 //   event reaches every client with a p99 under one second.
@@ -21,11 +23,16 @@ import WebSocket from 'ws';
 import { measureSteal, stealText } from './steal.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-// 20 rounds: the p99 of 5 was the tail of a single round, and the bare server's alone moved
-// from 10 to 15 ms between identical runs.
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 20);
+// 100 rounds. The p99 of 5 was the tail of a single round. With 20, the bare server measured
+// against a second bare server (BENCH_FANOUT_CONTROL) read 0.85× to 1.91× (22 runs, 1,000
+// WebSockets): one round whose last few hundred clients were late set the figure. With 100 it
+// read 0.84× to 1.20× (8 runs): the p99 takes the tails of several rounds.
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 100);
 const SIZES = (process.env['BENCH_FANOUT_SIZES'] ?? '1000,5000').split(',').map(Number);
 const STEP_SECONDS = Number(process.env['BENCH_STEP_SECONDS'] ?? 4);
+/** BENCH_FANOUT_CONTROL=1: a second bare server takes Rookery's place in the broadcast rows, so
+ * that their ratio shows what the instrument reads for two identical servers. */
+const CONTROL = process.env['BENCH_FANOUT_CONTROL'] === '1';
 const pinned = spawnSync('taskset', ['-cp', '1', String(process.pid)]).status === 0;
 
 async function freePort(): Promise<number> {
@@ -406,7 +413,10 @@ interface Side {
 
 /** Rounds of one event to each side's connected clients, the sides taking turns round by round:
  * a slow spell of the shared machine then falls on both servers' rounds alike rather than on
- * one server's whole run. The latencies of every delivery, per side. */
+ * one server's whole run. Which side goes first alternates: with the same side always first,
+ * a bare server in Rookery's place had the lower p99 in 10 runs of 10 (0.78× to 0.98× of the
+ * other bare server's), a head start that Rookery was given until then. The latencies of
+ * every delivery, per side. */
 async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 'perConnection'>[]> {
   const latencies = sides.map((): number[] => []);
   // Read over the counted rounds only (from round 0).
@@ -416,9 +426,11 @@ async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 
   for (const [i, side] of sides.entries()) await sendWarmUpEvents(side, i);
   collectOwnGarbage?.();
   for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
-    for (const [i, side] of sides.entries()) {
+    const order = [...sides.entries()];
+    if (round % 2 !== 0) order.reverse();
+    for (const [turn, [i, side]] of order.entries()) {
       if (round === 0) cpuBefore[i] = await side.cpu();
-      if (round === 0 && i === 0) stealSince = measureSteal();
+      if (round === 0 && turn === 0) stealSince = measureSteal();
       const { sentAt, got } = await sendAndCollect(side, `mk${Date.now()}${i}${round + WARM_UP_ROUNDS}z`, 15_000);
       collectOwnGarbage?.();
       await pause(200);
@@ -543,10 +555,17 @@ interface Connected {
   close(): Promise<void>;
 }
 
+/** The bare servers: the yardstick, and in a control run the one in Rookery's place. */
+interface BareServers {
+  yardstick: { server: Server; port: number };
+  control: { server: Server; port: number } | null;
+}
+
 /** Both servers' clients connected at once (each server's memory measured with only its own
  * being opened), then the rounds, taking turns. */
-async function broadcast(d: Deployment, author: string, readers: readonly string[], bare: Server, barePort: number, sample: { ws: string; sse: string }, transport: 'ws' | 'sse', count: number): Promise<[Broadcast, Broadcast]> {
-  const rookery = await connectRookery(d, author, readers, transport, count);
+async function broadcast(d: Deployment, author: string, readers: readonly string[], bares: BareServers, sample: { ws: string; sse: string }, transport: 'ws' | 'sse', count: number): Promise<[Broadcast, Broadcast]> {
+  const { server: bare, port: barePort } = bares.yardstick;
+  const rookery = bares.control === null ? await connectRookery(d, author, readers, transport, count) : await connectBare(bares.control.server, bares.control.port, transport, count, sample);
   const yardstick = await connectBare(bare, barePort, transport, count, sample);
   try {
     const [r, b] = await alternateRounds([rookery.side, yardstick.side]);
@@ -654,16 +673,17 @@ async function sampleFrames(d: Deployment, author: string, reader: string): Prom
   return { ws: text.replace(/mk\d+z/, 'MARKER'), sse: `event: update\ndata: ${payload.replace(/mk\d+z/, 'MARKER')}\n\n` };
 }
 
-async function measure(d: Deployment, bare: Server, barePort: number, say: (line: string) => void): Promise<void> {
+async function measure(d: Deployment, bares: BareServers, say: (line: string) => void): Promise<void> {
   const largest = Math.max(...SIZES);
   const { author, readers } = await d.web.ask<{ author: string; readers: string[] }>({ cmd: 'seed', readers: largest, hidden: false }, 'seeded');
   const sample = await sampleFrames(d, author, readers[0] ?? '');
   say(`\n== ${d.label}`);
-  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_EVENTS} events and ${WARM_UP_ROUNDS} rounds not counted), Rookery's and the bare server's taking turns; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
+  if (bares.control !== null) say('CONTROL RUN (BENCH_FANOUT_CONTROL=1): in the broadcast rows, a second bare uWS server stands where Rookery is named; the sustained rows are Rookery\'s');
+  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_EVENTS} events and ${WARM_UP_ROUNDS} rounds not counted), Rookery's and the bare server's taking turns, each going first in every other round; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
   say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn  CPU ms/round | p99 ratio  machine');
   for (const count of SIZES) {
     for (const transport of ['ws', 'sse'] as const) {
-      const [r, b] = await broadcast(d, author, readers, bare, barePort, sample, transport, count);
+      const [r, b] = await broadcast(d, author, readers, bares, sample, transport, count);
       say(
         `${String(count).padStart(7)}  ${transport.padEnd(9)}        ${ms(r.p50)} ${ms(r.p99)} ${ms(r.max)} ${String(r.missed).padStart(7)}  ${kb(r.perConnection).padStart(13)}  ${r.cpuPerRound.toFixed(1).padStart(12)} |          ${ms(b.p50)} ${ms(b.p99)} ${ms(b.max)} ${String(b.missed).padStart(7)}  ${kb(b.perConnection).padStart(13)}  ${b.cpuPerRound.toFixed(1).padStart(12)} | ${(r.p99 / Math.max(1, b.p99)).toFixed(2)}×  ${stealText(r.steal)}`,
       );
@@ -709,21 +729,26 @@ export async function runFanout(): Promise<string[]> {
     lines.push(line);
   };
   if (collectOwnGarbage === undefined) say('(started without --expose-gc: the bench cannot collect its own garbage between rounds, and a collection of its own may fall inside one and delay its arrivals)');
-  const barePort = await freePort();
-  const bare = await startServer('bench/bare-uws.ts', [String(barePort)]);
+  const startBare = async () => {
+    const port = await freePort();
+    return { server: await startServer('bench/bare-uws.ts', [String(port)]), port };
+  };
+  const bares: BareServers = { yardstick: await startBare(), control: null };
   const chosen = (process.env['BENCH_FANOUT_DEPLOYMENTS'] ?? 'local,redis').split(',');
   try {
+    if (CONTROL) bares.control = await startBare();
     for (const [name, open] of [['local', inOneProcess], ['redis', overRedis]] as const) {
       if (!chosen.includes(name)) continue;
       const deployment = await open();
       try {
-        await measure(deployment, bare, barePort, say);
+        await measure(deployment, bares, say);
       } finally {
         await deployment.stop();
       }
     }
   } finally {
-    await stop(bare);
+    await stop(bares.yardstick.server);
+    if (bares.control !== null) await stop(bares.control.server);
   }
   return lines;
 }
