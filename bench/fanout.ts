@@ -26,7 +26,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // 100 rounds. The p99 of 5 was the tail of a single round. With 20, the bare server measured
 // against a second bare server (BENCH_FANOUT_CONTROL) read 0.86× to 1.91× (22 runs, 1,000
 // WebSockets): one round whose last few hundred clients were late set the figure. With 100 it
-// read 0.84× to 1.20× (both 1,000-client rows, 4 runs): the p99 takes the tails of several rounds.
+// read 0.84× to 1.20× (both 1,000-client rows, 4 runs): the p99 takes the tails of several
+// rounds.
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 100);
 const SIZES = (process.env['BENCH_FANOUT_SIZES'] ?? '1000,5000').split(',').map(Number);
 const STEP_SECONDS = Number(process.env['BENCH_STEP_SECONDS'] ?? 4);
@@ -415,8 +416,8 @@ interface Side {
  * a slow spell of the shared machine then falls on both servers' rounds alike rather than on
  * one server's whole run. Which side goes first alternates: with the same side always first,
  * a bare server in Rookery's place had the lower p99 in all ten rows of five runs (0.78× to
- * 0.98× of the other bare server's), a head start that Rookery was given until then. The latencies of
- * every delivery, per side. */
+ * 0.98× of the other bare server's), a head start that Rookery was given until then. The
+ * latencies of every delivery, per side. */
 async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 'perConnection'>[]> {
   const latencies = sides.map((): number[] => []);
   // Read over the counted rounds only (from round 0).
