@@ -566,14 +566,15 @@ interface BareServers {
  * being opened), then the rounds, taking turns. */
 async function broadcast(d: Deployment, author: string, readers: readonly string[], bares: BareServers, sample: { ws: string; sse: string }, transport: 'ws' | 'sse', count: number): Promise<[Broadcast, Broadcast]> {
   const { server: bare, port: barePort } = bares.yardstick;
-  const rookery = bares.control === null ? await connectRookery(d, author, readers, transport, count) : await connectBare(bares.control.server, bares.control.port, transport, count, sample);
+  // Rookery, or in a control run the second bare server in its place.
+  const measured = bares.control === null ? await connectRookery(d, author, readers, transport, count) : await connectBare(bares.control.server, bares.control.port, transport, count, sample);
   const yardstick = await connectBare(bare, barePort, transport, count, sample);
   try {
-    const [r, b] = await alternateRounds([rookery.side, yardstick.side]);
+    const [r, b] = await alternateRounds([measured.side, yardstick.side]);
     if (r === undefined || b === undefined) throw new Error('a server had no rounds');
-    return [{ ...r, perConnection: rookery.perConnection }, { ...b, perConnection: yardstick.perConnection }];
+    return [{ ...r, perConnection: measured.perConnection }, { ...b, perConnection: yardstick.perConnection }];
   } finally {
-    await rookery.close();
+    await measured.close();
     await yardstick.close();
   }
 }
