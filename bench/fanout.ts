@@ -521,8 +521,14 @@ async function connectRookery(d: Deployment, author: string, readers: readonly s
   };
 }
 
+/** A bare uWebSockets.js server and its port. */
+interface BareServer {
+  server: Server;
+  port: number;
+}
+
 /** The bare server's clients connected, and what they cost in memory each. */
-async function connectBare(server: Server, port: number, transport: 'ws' | 'sse', count: number, sample: { ws: string; sse: string }): Promise<Connected> {
+async function connectBare({ server, port }: BareServer, transport: 'ws' | 'sse', count: number, sample: { ws: string; sse: string }): Promise<Connected> {
   const arrivals = new Map<string, number[]>();
   const onSeen: Seen = (marker, at) => arrivals.get(marker)?.push(at);
   const open = () => openMany(count, () => (transport === 'ws' ? openWs(`ws://127.0.0.1:${port}/`, onSeen) : openSse(port, '/sse', onSeen)));
@@ -558,17 +564,16 @@ interface Connected {
 
 /** The bare servers: the yardstick, and in a control run the one in Rookery's place. */
 interface BareServers {
-  yardstick: { server: Server; port: number };
-  control: { server: Server; port: number } | null;
+  yardstick: BareServer;
+  control: BareServer | null;
 }
 
 /** Both servers' clients connected at once (each server's memory measured with only its own
  * being opened), then the rounds, taking turns. */
 async function broadcast(d: Deployment, author: string, readers: readonly string[], bares: BareServers, sample: { ws: string; sse: string }, transport: 'ws' | 'sse', count: number): Promise<[Broadcast, Broadcast]> {
-  const { server: bare, port: barePort } = bares.yardstick;
   // Rookery, or in a control run the second bare server in its place.
-  const measured = bares.control === null ? await connectRookery(d, author, readers, transport, count) : await connectBare(bares.control.server, bares.control.port, transport, count, sample);
-  const yardstick = await connectBare(bare, barePort, transport, count, sample);
+  const measured = bares.control === null ? await connectRookery(d, author, readers, transport, count) : await connectBare(bares.control, transport, count, sample);
+  const yardstick = await connectBare(bares.yardstick, transport, count, sample);
   try {
     const [r, b] = await alternateRounds([measured.side, yardstick.side]);
     if (r === undefined || b === undefined) throw new Error('a server had no rounds');
@@ -731,7 +736,7 @@ export async function runFanout(): Promise<string[]> {
     lines.push(line);
   };
   if (collectOwnGarbage === undefined) say('(started without --expose-gc: the bench cannot collect its own garbage between rounds, and a collection of its own may fall inside one and delay its arrivals)');
-  const startBare = async () => {
+  const startBare = async (): Promise<BareServer> => {
     const port = await freePort();
     return { server: await startServer('bench/bare-uws.ts', [String(port)]), port };
   };
