@@ -72,7 +72,7 @@ const asFlag = (v: boolean | null) => (v === null ? null : flag(v));
 
 /** Adds `delta` to one of an account's counters, never below zero. */
 export function bumpAccount(db: Db, accountId: string, column: 'statuses_count' | 'followers_count' | 'following_count', delta: 1 | -1): void {
-  db.run(`UPDATE accounts SET ${column} = max(${column} + ?, 0) WHERE id = ?`, delta, key(accountId));
+  db.runOnRow('accounts', accountId, `UPDATE accounts SET ${column} = max(${column} + ?, 0) WHERE id = ?`, delta, key(accountId));
 }
 
 const copyAccount = (a: Account): Account => ({ ...a, fields: a.fields.map((f) => ({ ...f })), alsoKnownAs: [...a.alsoKnownAs] });
@@ -93,6 +93,8 @@ export function accountRepository(db: Db): AccountRepository {
     return r ? userFromRow(r) : null;
   };
   const accounts = new RowCache<Id, Account>(db, 'accounts', 20_000, copyAccount);
+  // A counter moved (a post, a follow): only that account is read again.
+  db.onRowChange('accounts', (id) => accounts.forget(id));
   const users = new RowCache<Id, User>(db, 'users', 5_000, copyUser);
   return {
     async create(a, u) {

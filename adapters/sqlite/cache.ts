@@ -3,7 +3,9 @@
 // messages to lose: every entry belongs to a generation of the data, and the generation moves
 // whenever its table may have changed. Our own commits that changed something move it, and so
 // does SQLite's data_version, which changes when any other connection (another process) has
-// committed. Our own commits move only the tables they wrote. The data_version check is shared
+// committed. Our own commits move only the tables they wrote, except for changes made to one
+// row by Db.runOnRow (a counter): those make the caches keyed by that row forget it, and leave
+// every other entry of the table where it was. The data_version check is shared
 // by the reads of one turn of the event loop, and made again whenever a request or a stream
 // begins (Storage.freshen): a write another process acknowledged before a request arrived is
 // always seen by that request.
@@ -35,6 +37,11 @@ export class RowCache<K, V> {
       return undefined;
     }
     return this.#copy(entry.value);
+  }
+
+  /** Drops what it holds for `key` (its row changed without moving the table: Db.runOnRow). */
+  forget(key: K): void {
+    this.#entries.delete(key);
   }
 
   /** Keeps a value read now (inside no write transaction: a rolled-back write must not leave

@@ -20,6 +20,12 @@ export interface Db {
   run(sql: string, ...params: Param[]): number;
   /** Runs an INSERT; returns the rowid of the row it inserted. */
   insert(sql: string, ...params: Param[]): bigint;
+  /** Runs an UPDATE of one row of `table`, the one `rowKey` names, that only caches keyed by
+   * that row read (its counters, say): the table's generation stays where it is, and those
+   * caches forget the row once the change commits (onRowChange). Returns the rows changed. */
+  runOnRow(table: string, rowKey: string, sql: string, ...params: Param[]): number;
+  /** `forget` hears the key of every row of `table` that runOnRow changed, once committed. */
+  onRowChange(table: string, forget: (rowKey: string) => void): void;
   /** One atomic write, group-committed: the writes that arrive together in one turn of the
    * event loop run one after the other inside one BEGIN IMMEDIATE … COMMIT, each in its own
    * savepoint (a write that throws is rolled back alone and its promise rejects), and share one
@@ -152,7 +158,8 @@ export function openDb(options: OpenOptions): Db {
   let externalAt = 0;
 
   const cache = new Map<string, { statement: StatementSync; table: string | null }>();
-  const stmt = (sql: string): StatementSync => {
+  /** `marks`: whether the write moves its table's generation (not for runOnRow). */
+  const stmt = (sql: string, marks = true): StatementSync => {
     let s = cache.get(sql);
     if (s === undefined) {
       if (cache.size >= MAX_CACHED_STATEMENTS) cache.clear();
@@ -164,6 +171,7 @@ export function openDb(options: OpenOptions): Db {
     if (s.table !== null) {
       // A write outside any transaction commits at once: never inside the read snapshot.
       endRead();
+      if (!marks) return s.statement;
       if (raw.isTransaction) written.add(s.table);
       else changedAt.set(s.table, ++tick);
     } else beginRead();
@@ -209,6 +217,18 @@ export function openDb(options: OpenOptions): Db {
     for (const done of told) done(committed);
   };
 
+  /** Rows changed by runOnRow in the open transaction, by table; and who forgets them. */
+  const rowsChanged = new Map<string, Set<string>>();
+  const rowForgetters = new Map<string, ((rowKey: string) => void)[]>();
+  const forgetRows = (table: string, rowKeys: Iterable<string>) => {
+    for (const forget of rowForgetters.get(table) ?? []) for (const rowKey of rowKeys) forget(rowKey);
+  };
+  /** After a commit: the caches keyed by the rows it changed forget them. */
+  const forgetChangedRows = () => {
+    for (const [table, rowKeys] of rowsChanged) forgetRows(table, rowKeys);
+    rowsChanged.clear();
+  };
+
   /** Bumps the tables written since the transaction began, if rows changed. */
   const markWritten = (before: number) => {
     if (changesNow() !== before) {
@@ -247,10 +267,12 @@ export function openDb(options: OpenOptions): Db {
       }
       raw.exec('COMMIT');
       markWritten(before);
+      forgetChangedRows();
     } catch (error) {
       // The lock could not be had, or the commit failed: nothing of the batch was written.
       if (raw.isTransaction) raw.exec('ROLLBACK');
       written.clear();
+      rowsChanged.clear();
       tellEnd(false);
       for (const write of batch) write.reject(translateError(error));
       return;
@@ -276,8 +298,10 @@ export function openDb(options: OpenOptions): Db {
       result = fn();
       raw.exec('COMMIT');
       if (bumps) markWritten(before);
+      forgetChangedRows();
     } catch (error) {
       if (raw.isTransaction) raw.exec('ROLLBACK');
+      rowsChanged.clear();
       tellEnd(false);
       throw translateError(error);
     } finally {
@@ -293,6 +317,25 @@ export function openDb(options: OpenOptions): Db {
     get: (sql, ...params) => stmt(sql).get(...params),
     run: (sql, ...params) => Number(stmt(sql).run(...params).changes),
     insert: (sql, ...params) => BigInt(stmt(sql).run(...params).lastInsertRowid),
+    runOnRow(table, rowKey, sql, ...params) {
+      const changes = Number(stmt(sql, false).run(...params).changes);
+      if (changes === 0) return 0;
+      if (raw.isTransaction) {
+        const rowKeys = rowsChanged.get(table);
+        if (rowKeys === undefined) rowsChanged.set(table, new Set([rowKey]));
+        else rowKeys.add(rowKey);
+      } else {
+        // Committed on its own: stamp() moves, the row is forgotten now.
+        tick += 1;
+        forgetRows(table, [rowKey]);
+      }
+      return changes;
+    },
+    onRowChange(table, forget) {
+      const forgetters = rowForgetters.get(table);
+      if (forgetters === undefined) rowForgetters.set(table, [forget]);
+      else forgetters.push(forget);
+    },
     write<T>(fn: () => T): Promise<T> {
       if (inWrite()) {
         try {

@@ -82,7 +82,7 @@ function editFromRow(r: Row): StatusEdit {
 
 /** Adds `delta` to a status counter, never below zero. */
 export function bumpStatus(db: Db, statusId: Id, column: 'replies_count' | 'reblogs_count' | 'favourites_count', delta: 1 | -1): void {
-  db.run(`UPDATE statuses SET ${column} = max(${column} + ?, 0) WHERE id = ?`, delta, key(statusId));
+  db.runOnRow('statuses', statusId, `UPDATE statuses SET ${column} = max(${column} + ?, 0) WHERE id = ?`, delta, key(statusId));
 }
 
 export function copyStatus(s: Status): Status {
@@ -181,6 +181,8 @@ function queryCondition(q: StatusQuery): { sql: string; params: Param[] } {
 export function statusRepository(db: Db, store: object): StatusRepository {
   // Live statuses by id (a deleted one is simply not cached: reads of it miss).
   const cache = new RowCache<Id, Status>(db, 'statuses', 20_000, copyStatus);
+  // A count moved (a favourite, a reply, a boost): only that status is read again.
+  db.onRowChange('statuses', (id) => cache.forget(id));
   const cachedLive = (statusId: Id, k: bigint): Status | null => {
     const hit = cache.get(statusId);
     if (hit !== undefined) return hit;
@@ -207,7 +209,7 @@ export function statusRepository(db: Db, store: object): StatusRepository {
         insertStatus(db, s);
         runWritesSync(options?.writes, store, 'apply', db);
         if (effects.countForAuthor) {
-          db.run('UPDATE accounts SET statuses_count = statuses_count + 1, last_status_at = ? WHERE id = ?', s.createdAt, key(s.accountId));
+          db.runOnRow('accounts', s.accountId, 'UPDATE accounts SET statuses_count = statuses_count + 1, last_status_at = ? WHERE id = ?', s.createdAt, key(s.accountId));
         }
         if (effects.countReplyOf !== null) bumpStatus(db, effects.countReplyOf, 'replies_count', 1);
         if (idem) {
