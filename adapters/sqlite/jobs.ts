@@ -82,12 +82,20 @@ export function enqueueIn(db: Db, jobs: readonly NewJob[], now: Millis): void {
   });
 }
 
+/** Up to this many ordering keys are looked up one by one (an event's few handlers); more in
+ * one statement over json_each, which costs more than a few lookups by the index. */
+const KEYS_LOOKED_UP_ALONE = 4;
+
 /** Those of the jobs' ordering keys that jobs already queued have. */
 function keysQueued(db: Db, jobs: readonly NewJob[]): Set<string> {
   const keys: string[] = [];
   for (const job of jobs) if (job.orderingKey !== undefined && job.orderingKey !== null) keys.push(job.orderingKey);
-  if (keys.length === 0) return new Set();
-  return new Set(db.all('SELECT DISTINCT ordering_key FROM jobs WHERE ordering_key IN (SELECT value FROM json_each(?))', JSON.stringify(keys)).map((r) => text(r.ordering_key)));
+  if (keys.length > KEYS_LOOKED_UP_ALONE) {
+    return new Set(db.all('SELECT DISTINCT ordering_key FROM jobs WHERE ordering_key IN (SELECT value FROM json_each(?))', JSON.stringify(keys)).map((r) => text(r.ordering_key)));
+  }
+  const queued = new Set<string>();
+  for (const orderingKey of keys) if (db.get('SELECT 1 FROM jobs WHERE ordering_key = ? LIMIT 1', orderingKey) !== undefined) queued.add(orderingKey);
+  return queued;
 }
 
 /** Parsed JSON made read-only, as a payload several handlers share. */

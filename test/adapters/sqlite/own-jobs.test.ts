@@ -61,3 +61,22 @@ t.test('completing jobs while a group commit is on its way: done with it', async
   t.equal(await queue.size(), 0, 'and the job is gone');
   t.equal((await storage.statuses.get('1003'))?.id, '1003');
 });
+
+t.test('a job whose ordering key is already queued waits behind it, not handed over', async (t) => {
+  // Two keys are looked up one by one, six in one statement (jobs.ts): both ways alike.
+  for (const count of [2, 6]) {
+    await queue.enqueue([{ name: 'first', payload: null, orderingKey: `key${count}:1` }], T0);
+    const first = queue.takeOwn?.(10) ?? [];
+    t.strictSame(names(first), ['first']);
+    const keys = Array.from({ length: count }, (_, i) => `key${count}:${i}`);
+    await queue.enqueue(keys.map((orderingKey) => ({ name: orderingKey, payload: null, orderingKey })), T0);
+    const kept = keys.filter((k) => k !== `key${count}:1`);
+    const handed = queue.takeOwn?.(10) ?? [];
+    t.strictSame(names(handed).sort(), kept.sort(), `${count} keys: all but the one queued behind "first"`);
+    await queue.complete([...first, ...handed].map((j) => j.id));
+    const claimed = await queue.claim(T0 + 1, 10, 60_000);
+    t.strictSame(names(claimed), [`key${count}:1`], 'which a claim finds once "first" is done');
+    await queue.complete(claimed.map((j) => j.id));
+  }
+  t.equal(await queue.size(), 0);
+});
