@@ -20,9 +20,10 @@ export interface Db {
   run(sql: string, ...params: Param[]): number;
   /** Runs an INSERT; returns the rowid of the row it inserted. */
   insert(sql: string, ...params: Param[]): bigint;
-  /** Runs an UPDATE of one row of `table`, the one `rowKey` names, that only caches keyed by
-   * that row read (its counters, say): the table's generation stays where it is, and those
-   * caches forget the row once the change commits (onRowChange). Returns the rows changed. */
+  /** Runs an UPDATE of the one row of `table` that `rowKey` names, changing only columns that
+   * no cache reads except those keyed by that row (its counters, say): the table's generation
+   * stays where it is, and those caches forget the row once the change commits (onRowChange).
+   * Returns the rows changed. */
   runOnRow(table: string, rowKey: string, sql: string, ...params: Param[]): number;
   /** `forget` hears the key of every row of `table` that runOnRow changed, once committed. */
   onRowChange(table: string, forget: (rowKey: string) => void): void;
