@@ -26,6 +26,12 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DURATION = Number(process.env['BENCH_SECONDS'] ?? 5);
 export const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
+/** The warm-up also lasts until this many requests were answered. V8 compiles a hot function
+ * with TurboFan only after many calls, on threads that share the server's one pinned core: a
+ * scenario of about 2,000 requests a second (a publish) warmed 2 s still compiled some 280
+ * functions inside its 5 counted seconds, a quarter of its CPU, which a server that stays up
+ * spends once. A bare server, or a read at 30,000 a second, is past this in its 2 s. */
+export const WARMUP_REQUESTS = Number(process.env['BENCH_WARMUP_REQUESTS'] ?? 20_000);
 export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 // BENCH_ONLY=<part of a scenario's name> runs only the matching scenarios.
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
@@ -167,10 +173,12 @@ export async function measure(
   base: string,
   scenario: Request,
   dbPids: () => Promise<number[]> = async () => [],
-  timing: { warmup: number; duration: number } = { warmup: WARMUP, duration: DURATION },
+  timing: { warmup: number; duration: number; warmupRequests?: number } = { warmup: WARMUP, duration: DURATION, warmupRequests: WARMUP_REQUESTS },
 ): Promise<Measured> {
   const options = { url: `${base}${scenario.path}`, method: scenario.method, headers: scenario.headers, body: scenario.body, connections: CONNECTIONS };
-  if (timing.warmup > 0) await autocannon({ ...options, duration: timing.warmup });
+  const warmed = timing.warmup > 0 ? (await autocannon({ ...options, duration: timing.warmup })).requests.total : 0;
+  const more = (timing.warmupRequests ?? 0) - warmed;
+  if (more > 0) await autocannon({ ...options, amount: more });
   const before = cpuMicros(pid);
   const dbBefore = cpuOf(await dbPids());
   const result = await autocannon({ ...options, duration: timing.duration });

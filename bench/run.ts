@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createNodeRookery } from '../adapters/node/index.ts';
 import type { Storage } from '../core/domain/ports/storage.ts';
-import { benchStore, CONNECTIONS, DURATION, freePort, measure, pinned, root, startOnCore0, stop, STORE, WARMUP, type BenchStore, type Measured } from './lib.ts';
+import { benchStore, CONNECTIONS, DURATION, freePort, measure, pinned, root, startOnCore0, stop, STORE, WARMUP, WARMUP_REQUESTS, type BenchStore, type Measured } from './lib.ts';
 import { measureSteal, stealText } from './steal.ts';
 
 async function seed(storage: Storage, port: number) {
@@ -86,7 +86,7 @@ async function runScenarios(server: ChildProcess, port: number, token: string, e
   const anonymous = scenarios[0] as Scenario;
   if (only) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => s.name.toLowerCase().includes(only.toLowerCase())));
   console.log(`Rookery standalone (node:http, ${store.label}) against a bare node:http server answering the same bytes;`);
-  console.log(`${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run${pinned ? ', server on core 0, load on core 1' : ' (taskset missing: not pinned)'}\n`);
+  console.log(`${CONNECTIONS} connections, ${WARMUP} s warm-up (at least ${WARMUP_REQUESTS.toLocaleString('en')} requests) + ${DURATION} s per run${pinned ? ', server on core 0, load on core 1' : ' (taskset missing: not pinned)'}\n`);
   /** The bare server answering what Rookery answers to `scenario`, measured the same way. */
   const measureBare = async (scenario: Scenario): Promise<Measured> => {
     const init: RequestInit = { method: scenario.method, headers: scenario.headers };
