@@ -1,7 +1,7 @@
 import { StorageConflict, type AccountRepository, type AdminAccountFilter, type Page } from '../../core/domain/ports/storage.ts';
 import type { Account, Id, User } from '../../core/domain/model.ts';
 import { isId } from '../../core/domain/ids.ts';
-import { bool, flag, id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, setClause, text, textOrNull, type Db, type Row } from './db.ts';
+import { allAmong, bool, flag, id, idOrNull, int, intOrNull, json, jsonText, key, keyOrNull, lookupKey, setClause, text, textOrNull, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';
 
@@ -134,7 +134,7 @@ export function accountRepository(db: Db): AccountRepository {
     },
     async getMany(ids) {
       const wanted = [...new Set(ids.filter(isId))];
-      return accounts.many(wanted, (missing) => db.all(`${ACCOUNT} WHERE id IN (SELECT value FROM json_each(?))`, keyList(missing)).map(accountFromRow), (a) => a.id);
+      return accounts.many(wanted, (missing) => allAmong(db, `${ACCOUNT} WHERE`, 'id', missing).map(accountFromRow), (a) => a.id);
     },
     async findByUsername(username, domain) {
       const r = db.get(`${ACCOUNT} WHERE lower(username) = lower(?) AND ifnull(lower(domain), '') = ifnull(lower(?), '')`, username, domain);

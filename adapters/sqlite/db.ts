@@ -431,6 +431,11 @@ export function amongIds(column: string, ids: readonly Id[]): { sql: string; par
   if (only !== undefined && isId(only)) return { sql: `${column} = ?`, param: BigInt(only) };
   return { sql: `${column} IN (SELECT value FROM json_each(?))`, param: keyList(ids) };
 }
+/** The rows of `select` (which ends in WHERE or AND) whose `column` is among `ids` (amongIds). */
+export function allAmong(db: Db, select: string, column: string, ids: readonly Id[]): Row[] {
+  const among = amongIds(column, ids);
+  return db.all(`${select} ${among.sql}`, among.param);
+}
 export const flag = (b: boolean): number => (b ? 1 : 0);
 export const jsonText = (v: unknown): string => JSON.stringify(v);
 

@@ -1,6 +1,6 @@
 import type { OAuthRepository } from '../../core/domain/ports/storage.ts';
 import type { AccessToken, Application, AuthorizationCode, WebSession } from '../../core/domain/model.ts';
-import { id, idOrNull, int, intOrNull, json, jsonText, key, keyList, keyOrNull, lookupKey, text, textOrNull, type Db, type Row } from './db.ts';
+import { allAmong, id, idOrNull, int, intOrNull, json, jsonText, key, keyOrNull, lookupKey, text, textOrNull, type Db, type Row } from './db.ts';
 import { writeWithOutbox } from './jobs.ts';
 import { RowCache } from './cache.ts';
 import { isId } from '../../core/domain/ids.ts';
@@ -93,7 +93,7 @@ export function oauthRepository(db: Db): OAuthRepository {
     },
     async getApplicationsMany(ids) {
       const wanted = [...new Set(ids.filter(isId))];
-      const found = applications.many(wanted, (missing) => db.all(`${APPLICATION} WHERE id IN (SELECT value FROM json_each(?))`, keyList(missing)).map(applicationFromRow), (a) => a.id);
+      const found = applications.many(wanted, (missing) => allAmong(db, `${APPLICATION} WHERE`, 'id', missing).map(applicationFromRow), (a) => a.id);
       return found.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
     },
     async findApplicationByClientId(clientId) {

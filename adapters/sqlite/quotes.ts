@@ -2,7 +2,7 @@
 
 import type { Quote, QuotePolicy, QuoteState } from '../../core/domain/model.ts';
 import type { QuoteRepository, StorageWrite } from '../../core/domain/ports/storage.ts';
-import { amongIds, id, idOrNull, int, jsonText, key, keyList, keyOrNull, lookupKey, paged, text, textOrNull, type Db, type Row } from './db.ts';
+import { allAmong, amongIds, id, idOrNull, int, jsonText, key, keyList, keyOrNull, lookupKey, paged, text, textOrNull, type Db, type Row } from './db.ts';
 import { RowCache } from './cache.ts';
 import { writeWithOutbox } from './jobs.ts';
 
@@ -71,12 +71,12 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
     },
     async policies(statusIds) {
       if (statusIds.length === 0) return new Map();
-      const rows = db.all('SELECT status_id, policy FROM quote_policies WHERE status_id IN (SELECT value FROM json_each(?))', keyList(statusIds));
+      const rows = allAmong(db, 'SELECT status_id, policy FROM quote_policies WHERE', 'status_id', statusIds);
       return new Map(rows.map((r) => [id(r.status_id), text(r.policy) as QuotePolicy]));
     },
     async ofStatuses(statusIds) {
       if (statusIds.length === 0) return new Map();
-      const rows = db.all(`${QUOTE} WHERE status_id IN (SELECT value FROM json_each(?))`, keyList(statusIds));
+      const rows = allAmong(db, `${QUOTE} WHERE`, 'status_id', statusIds);
       return new Map(rows.map((r) => [id(r.status_id), quoteFromRow(r)]));
     },
     async transition(statusId, from, to, at, options = {}) {

@@ -2,6 +2,7 @@ import { runWritesSync, type StatusQuery, type StatusRepository } from '../../co
 import type { Id, Status, StatusEdit } from '../../core/domain/model.ts';
 import { bumpAccount } from './accounts.ts';
 import {
+  allAmong,
   bool,
   flag,
   id,
@@ -193,7 +194,7 @@ export function statusRepository(db: Db, store: object): StatusRepository {
   /** Live statuses for ids just selected, in their order: from the cache, the rest in one read.
    * (Materialising whole rows is most of a query's cost; selecting ids is cheap.) */
   const liveInOrder = (ids: readonly Id[]): Status[] =>
-    inOrder(ids, cache.many(ids, (missing) => db.all(`${LIVE} id IN (SELECT value FROM json_each(?))`, keyList(missing)).map(statusFromRow), (s) => s.id), (s) => s.id);
+    inOrder(ids, cache.many(ids, (missing) => allAmong(db, LIVE, 'id', missing).map(statusFromRow), (s) => s.id), (s) => s.id);
   return {
     async create(s, effects, options) {
       return writeWithOutbox(db, options?.outbox, () => {
@@ -252,7 +253,7 @@ export function statusRepository(db: Db, store: object): StatusRepository {
 
     async getMany(ids) {
       const wanted = [...new Set(ids.filter(isId))];
-      const found = cache.many(wanted, (missing) => db.all(`${LIVE} id IN (SELECT value FROM json_each(?))`, keyList(missing)).map(statusFromRow), (s) => s.id);
+      const found = cache.many(wanted, (missing) => allAmong(db, LIVE, 'id', missing).map(statusFromRow), (s) => s.id);
       return found.sort(newestFirst);
     },
 

@@ -44,6 +44,7 @@ export const sqliteValues = {
   keyOrNull: values.keyOrNull,
   lookupKey: values.lookupKey,
   keyList: values.keyList,
+  amongIds: values.amongIds,
   flag: values.flag,
   jsonText: values.jsonText,
   id: values.id,

@@ -200,6 +200,8 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
 
     const many = await w.s.accounts.getMany([remote.id, w.id(), a.id]);
     t.strictSame(sortedIds(idsOf(many)), [a.id, remote.id], 'getMany skips missing ids');
+    t.strictSame(idsOf(await w.s.accounts.getMany([remote.id])), [remote.id], 'getMany of one id');
+    t.strictSame(await w.s.accounts.getMany([w.id()]), [], 'getMany of one missing id');
 
     const updated = await w.s.accounts.update(a.id, { displayName: 'New name', locked: true, fields: [], avatarUrl: 'https://files.example/a.png', note: '' });
     const expected = { ...a, displayName: 'New name', locked: true, fields: [], avatarUrl: 'https://files.example/a.png', note: '' };
@@ -747,6 +749,8 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame(idsOf(await w.s.statuses.replies([a1.id, b1.id, x.id])), idsOf([b2]), 'replies: live only');
     t.strictSame(await w.s.statuses.replies([]), [], 'replies of nothing');
     t.strictSame(idsOf(await w.s.statuses.getMany([a1.id, w.id(), x.id, b1.id, a1.id])), [b1.id, a1.id], 'getMany: missing, deleted and repeated ids skipped; newest first (the port\'s default order)');
+    t.strictSame(idsOf(await w.s.statuses.getMany([b1.id])), [b1.id], 'getMany of one id');
+    t.strictSame(await w.s.statuses.getMany([x.id]), [], 'getMany of one deleted id');
     t.equal(await w.s.statuses.countLocal(), 7, 'countLocal: live local statuses (a1-a4, b1, b2, d1)');
   });
 
@@ -1426,6 +1430,7 @@ export function storageContract(t: ContractTest, adapterName: string, open: Open
     t.strictSame(await w.s.oauth.findApplicationByClientId(app2.clientId), app2, 'findApplicationByClientId');
     t.equal(await w.s.oauth.findApplicationByClientId('nope'), null, 'findApplicationByClientId: missing');
     t.strictSame(idsOf(await w.s.oauth.getApplicationsMany([app1.id, w.id(), app2.id])), [app2.id, app1.id], 'getApplicationsMany skips missing; newest first');
+    t.strictSame(idsOf(await w.s.oauth.getApplicationsMany([app2.id])), [app2.id], 'getApplicationsMany of one id');
     await rejectsConflict(t, w.s.oauth.createApplication(application(w.id(), { clientId: app1.clientId })), 'clientId', 'a taken client id');
 
     const t1 = token(w.id(), app1.id, alice.id, { scopes: ['read', 'write'] });

@@ -39,7 +39,7 @@ const CARD_COLUMNS = `id, url, title, description, type, author_name, author_url
 export function sqliteCardRepository(context: SqliteExtensionContext): CardRepository {
   const { db, values: v } = context;
   const byStatus = context.cache<Id, PreviewCard | null>(['status_cards', 'preview_cards'], 20_000, (card) => (card === null ? null : { ...card }));
-  const { id, int, intOrNull, key, keyList, num, text, textOrNull } = v;
+  const { amongIds, id, int, intOrNull, key, num, text, textOrNull } = v;
   context.migrate(CARD_MIGRATIONS);
   const cardFromRow = (r: SqliteRow): PreviewCard => ({
     id: id(r.id),
@@ -112,10 +112,11 @@ export function sqliteCardRepository(context: SqliteExtensionContext): CardRepos
         else if (hit !== null) out.set(statusId, hit);
       }
       if (missing.length === 0) return out;
+      const among = amongIds('sc.status_id', missing);
       const rows = db.all(
         `SELECT sc.status_id AS status_id, ${CARD_COLUMNS.split(',').map((c) => `pc.${c.trim()}`).join(', ')}
-         FROM status_cards sc JOIN preview_cards pc ON pc.id = sc.card_id WHERE sc.status_id IN (SELECT value FROM json_each(?))`,
-        keyList(missing),
+         FROM status_cards sc JOIN preview_cards pc ON pc.id = sc.card_id WHERE ${among.sql}`,
+        among.param,
       );
       for (const r of rows) out.set(id(r.status_id), cardFromRow(r));
       // Most statuses have no card: that answer is cached too.

@@ -76,7 +76,8 @@ export function sqliteMediaRepository(context: SqliteExtensionContext): MediaRep
       return k === null ? null : getMedia(k);
     },
     async getMany(ids) {
-      const rows = db.all(`${MEDIA} WHERE id IN (SELECT value FROM json_each(?))`, v.keyList(ids)).map(fromRow);
+      const among = v.amongIds('id', ids);
+      const rows = db.all(`${MEDIA} WHERE ${among.sql}`, among.param).map(fromRow);
       return v.inOrder(ids, rows, (m) => m.id);
     },
     async update(mediaId, patch) {

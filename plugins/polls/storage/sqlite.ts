@@ -53,7 +53,8 @@ export function sqlitePollRepository(context: SqliteExtensionContext): PollRepos
       return r ? fromRow(r) : null;
     },
     async getMany(ids) {
-      return db.all(`${POLL} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id DESC`, v.keyList(ids)).map(fromRow);
+      const among = v.amongIds('id', ids);
+      return db.all(`${POLL} WHERE ${among.sql} ORDER BY id DESC`, among.param).map(fromRow);
     },
     async vote(pollId, accountId, choices, options = {}) {
       const k = v.lookupKey(pollId);
