@@ -124,8 +124,10 @@ export function quoteRepository(db: Db, store: object): QuoteRepository {
             countStates.length === 0
               ? []
               : db.all(
-                  `SELECT quoted_status_id, count(*) AS n FROM quotes WHERE ${quoted.sql} AND state IN (SELECT value FROM json_each(?)) GROUP BY quoted_status_id`,
-                  quoted.param, jsonText(countStates),
+                  // The states as placeholders (a handful at most, from the code): json_each
+                  // cost more than this count of a status's quotes.
+                  `SELECT quoted_status_id, count(*) AS n FROM quotes WHERE ${quoted.sql} AND state IN (${countStates.map(() => '?').join(', ')}) GROUP BY quoted_status_id`,
+                  quoted.param, ...countStates,
                 );
           const quotes = new Map(quoteRows.map((r) => [id(r.status_id), quoteFromRow(r)]));
           const policies = new Map(policyRows.map((r) => [id(r.status_id), text(r.policy) as QuotePolicy]));
