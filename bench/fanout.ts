@@ -700,7 +700,7 @@ async function measure(d: Deployment, bares: BareServers, say: (line: string) =>
   const sample = await sampleFrames(d, author, readers[0] ?? '');
   say(`\n== ${d.label}`);
   if (bares.control !== null) say('CONTROL RUN (BENCH_FANOUT_CONTROL=1): in the broadcast rows, a second bare uWS server stands where Rookery is named; the sustained rows are Rookery\'s');
-  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_EVENTS} events and ${WARM_UP_ROUNDS} rounds not counted), Rookery's and the bare server's taking turns, each going first in every other round; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
+  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_EVENTS} events and ${WARM_UP_ROUNDS} rounds not counted, and Rookery's ${WARM_UP_PUBLISHES.toLocaleString('en')} unlisted publishes before them), Rookery's and the bare server's taking turns, each going first in every other round; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
   say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn  CPU ms/round | p99 ratio  machine');
   for (const count of SIZES) {
     for (const transport of ['ws', 'sse'] as const) {
