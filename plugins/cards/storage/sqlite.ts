@@ -35,6 +35,8 @@ export const CARD_MIGRATIONS: readonly string[] = [
 
 const CARD_COLUMNS = `id, url, title, description, type, author_name, author_url, provider_name, provider_url, html, width, height, image,
   image_description, embed_url, blurhash, language, published_at, fetched_at`;
+/** The same columns of preview_cards joined as `pc` (made once: a status's card is read per render). */
+const JOINED_CARD_COLUMNS = CARD_COLUMNS.split(',').map((c) => `pc.${c.trim()}`).join(', ');
 
 export function sqliteCardRepository(context: SqliteExtensionContext): CardRepository {
   const { db, values: v } = context;
@@ -114,7 +116,7 @@ export function sqliteCardRepository(context: SqliteExtensionContext): CardRepos
       if (missing.length === 0) return out;
       const among = amongIds('sc.status_id', missing);
       const rows = db.all(
-        `SELECT sc.status_id AS status_id, ${CARD_COLUMNS.split(',').map((c) => `pc.${c.trim()}`).join(', ')}
+        `SELECT sc.status_id AS status_id, ${JOINED_CARD_COLUMNS}
          FROM status_cards sc JOIN preview_cards pc ON pc.id = sc.card_id WHERE ${among.sql}`,
         among.param,
       );
