@@ -34,7 +34,11 @@ const STEP_SECONDS = Number(process.env['BENCH_STEP_SECONDS'] ?? 4);
 /** BENCH_FANOUT_CONTROL=1: a second bare server takes Rookery's place in the broadcast rows, so
  * that their ratio shows what the instrument reads for two identical servers. */
 const CONTROL = process.env['BENCH_FANOUT_CONTROL'] === '1';
-const pinned = spawnSync('taskset', ['-cp', '1', String(process.pid)]).status === 0;
+// Every thread (-a): V8's helper threads (the collector's, the compilers') are started with the
+// process, and without -a kept their affinity to both cores, so a server's collections ran on the
+// clients' core and the clients' on the servers' (a perf record of core 0 during the rounds: the
+// bench's own concurrent marking took more of it than the bare server did).
+const pinned = spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]).status === 0;
 
 async function freePort(): Promise<number> {
   return new Promise((done) => {
@@ -61,7 +65,7 @@ async function startServer(script: string, args: string[]): Promise<Server> {
     env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  if (pinned && child.pid !== undefined) spawnSync('taskset', ['-cp', '0', String(child.pid)]);
+  if (pinned && child.pid !== undefined) spawnSync('taskset', ['-a', '-cp', '0', String(child.pid)]);
   await new Promise<void>((ready, fail) => {
     child.once('message', () => ready());
     child.once('exit', (code) => fail(new Error(`${script} exited with ${code}`)));

@@ -35,7 +35,9 @@ export const WARMUP_REQUESTS = Number(process.env['BENCH_WARMUP_REQUESTS'] ?? 20
 export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 // BENCH_ONLY=<part of a scenario's name> runs only the matching scenarios.
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-export const pinned = spawnSync('taskset', ['-cp', '1', String(process.pid)]).status === 0;
+// Every thread of the load generator (-a), V8's helpers among them: without it only the main
+// thread was moved, and the others could run on the server's core.
+export const pinned = spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]).status === 0;
 export const STORE = process.env['BENCH_STORE'] || 'sqlite';
 if (STORE !== 'sqlite' && STORE !== 'postgres') throw new Error(`BENCH_STORE must be sqlite or postgres, got "${STORE}"`);
 
