@@ -3,7 +3,18 @@
 // nothing else in between: the least any server could spend delivering the same bytes.
 // Started by bench/fanout.ts with --expose-gc; not a test.
 
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { loadUws } from '../adapters/uws/index.ts';
+
+// When this process last made a major collection (or a step of one): the bench warms up until
+// no server has for a while (bench/fanout.ts, WARM_UP_QUIET_SECONDS).
+let majorGcAt = -Infinity;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MAJOR || kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) majorGcAt = entry.startTime + entry.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
 
 const uws = loadUws();
 const port = Number(process.argv[2]);
@@ -38,7 +49,7 @@ process.on('message', (message: { cmd: 'broadcast'; ws: string; sse: string } | 
   } else {
     if (message.gc) (globalThis as { gc?: () => void }).gc?.();
     const cpu = process.cpuUsage();
-    process.send?.({ stats: { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, cpu: cpu.user + cpu.system } });
+    process.send?.({ stats: { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, cpu: cpu.user + cpu.system, sinceMajorGcMs: Math.min(1e9, performance.now() - majorGcAt) } });
   }
 });
 process.on('SIGTERM', () => process.exit(0));

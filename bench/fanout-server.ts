@@ -10,12 +10,23 @@ import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { createNodeHandler } from '../adapters/node/handler.ts';
 import { createNodeRookery } from '../adapters/node/index.ts';
 import { createRedisBus, createRedisQueue, reserveIdNode } from '../adapters/redis/index.ts';
 import { openSqliteStorage } from '../adapters/sqlite/index.ts';
 import { startStreamingServer } from '../adapters/uws/index.ts';
 import type { Id } from '../core/domain/model.ts';
+
+// When this process last made a major collection (or a step of one): the bench warms up until
+// no server has for a while (bench/fanout.ts, WARM_UP_QUIET_SECONDS).
+let majorGcAt = -Infinity;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MAJOR || kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) majorGcAt = entry.startTime + entry.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
 
 const [httpPort, streamingPort] = process.argv.slice(2, 4).map(Number) as [number, number];
 const role = process.argv[4] ?? 'all';
@@ -85,7 +96,7 @@ process.on('message', (message: Command) => {
     } else if (message.cmd === 'stats') {
       if (message.gc) (globalThis as { gc?: () => void }).gc?.();
       const cpu = process.cpuUsage();
-      process.send?.({ stats: { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, cpu: cpu.user + cpu.system, streams: streaming?.stats(), hub: rookery.streaming.stats() } });
+      process.send?.({ stats: { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, cpu: cpu.user + cpu.system, sinceMajorGcMs: Math.min(1e9, performance.now() - majorGcAt), streams: streaming?.stats(), hub: rookery.streaming.stats() } });
     } else if (message.cmd === 'drain') {
       await rookery.drain();
       process.send?.({ drained: true });

@@ -345,6 +345,7 @@ interface Stats {
   rss: number;
   heap: number;
   cpu: number;
+  sinceMajorGcMs: number;
   hub?: { connections: number; subscriptions: number };
 }
 
@@ -367,11 +368,31 @@ interface Broadcast {
 /** CPU time (µs) of every process on the server side. */
 type CpuOf = () => Promise<number>;
 
+/** Milliseconds since any process on the server side last made a major collection. */
+type SinceMajorGcOf = () => Promise<number>;
+
 /** Rounds first that are not counted, for either server, like the HTTP scenarios' warm-up. A
  * first event compiles the code it runs through, and on the server's one core V8's compiler
  * threads then take their time from the event loop: traced, the first counted round's publish
  * waited 6–14 ms before its write, against about 1 ms from the fourth round on. */
 const WARM_UP_ROUNDS = 3;
+
+/** Uncounted rounds go on, at the counted rounds' pace, for at least WARM_UP_SECONDS and until
+ * no server process has made a major collection for WARM_UP_QUIET_SECONDS (each server reports
+ * its own, from a GC observer), or for WARM_UP_MAX_SECONDS at most. A server's collector
+ * settles to a pace only some time after its allocation does. The seeding and the warm-up's
+ * events, sent back to back, grow V8's heap; at one event a round, V8's memory reducer makes
+ * one to three full collections once its timer (8 s, started again while allocation is high)
+ * finds allocation low, and the young generation shrinks back over its next scavenges. Traced,
+ * with three warm-up rounds these fell in the first ten seconds of counted rounds: scavenges of
+ * 5.5 and 2.8 ms, an incremental mark of 5.7 ms and a mark-compact of 16 ms, and the one round
+ * they overlapped took 57 ms to write out; its 1,000 late deliveries were the p99 of 100,000.
+ * With 20 s of rounds and no more, one such collection still fell 3 s into the counted rounds.
+ * Afterwards the server's collections were scavenges of 0.4–0.9 ms every seven rounds or so,
+ * and those are counted, as is any major collection the rounds themselves bring on. */
+const WARM_UP_SECONDS = Number(process.env['BENCH_WARM_UP_SECONDS'] ?? 20);
+const WARM_UP_QUIET_SECONDS = 10;
+const WARM_UP_MAX_SECONDS = 120;
 
 /** Events sent back to back to each side before its rounds, not counted either. A server in
  * use has run its publish and delivery paths many times over; after three rounds V8 still ran
@@ -424,6 +445,7 @@ interface Side {
   /** Work the side needs before its warm-up events, if any. */
   warmUp?(): Promise<void>;
   cpu: CpuOf;
+  sinceMajorGc: SinceMajorGcOf;
 }
 
 /** Rounds of one event to each side's connected clients, the sides taking turns round by round:
@@ -440,20 +462,33 @@ async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 
   const cpuBefore = sides.map(() => 0);
   for (const [i, side] of sides.entries()) await sendWarmUpEvents(side, i);
   collectOwnGarbage?.();
-  for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
+  let played = 0;
+  /** One round: each side's event in turn, `first` going first. */
+  const playRound = async (first: number, counted: boolean) => {
+    played += 1;
     const order = [...sides.entries()];
-    if (round % 2 !== 0) order.reverse();
-    for (const [turn, [i, side]] of order.entries()) {
-      if (round === 0) cpuBefore[i] = await side.cpu();
-      if (round === 0 && turn === 0) stealSince = measureSteal();
-      const { sentAt, got } = await sendAndCollect(side, `mk${Date.now()}${i}${round + WARM_UP_ROUNDS}z`, 15_000);
+    if (first !== 0) order.reverse();
+    for (const [i, side] of order) {
+      const { sentAt, got } = await sendAndCollect(side, `mk${Date.now()}${i}${played}z`, 15_000);
       collectOwnGarbage?.();
       await pause(200);
-      if (round < 0) continue;
+      if (!counted) continue;
       for (const at of got) latencies[i]?.push(at - sentAt);
       missed[i] = (missed[i] ?? 0) + side.count - got.length;
     }
-  }
+  };
+  const started = performance.now();
+  const settled = async () => {
+    const waited = performance.now() - started;
+    if (waited >= WARM_UP_MAX_SECONDS * 1000) return true;
+    if (waited < WARM_UP_SECONDS * 1000) return false;
+    for (const side of sides) if ((await side.sinceMajorGc()) < WARM_UP_QUIET_SECONDS * 1000) return false;
+    return true;
+  };
+  for (let round = 0; round < WARM_UP_ROUNDS || !(await settled()); round++) await playRound(round % 2, false);
+  for (const [i, side] of sides.entries()) cpuBefore[i] = await side.cpu();
+  stealSince = measureSteal();
+  for (let round = 0; round < ROUNDS; round++) await playRound(round % 2, true);
   const steal = stealSince();
   return Promise.all(sides.map(async (side, i) => {
     const cpuAfter = await side.cpu();
@@ -484,6 +519,7 @@ interface Deployment {
   /** Where streams are held: its memory and subscriptions are the ones measured. */
   streams: Server;
   cpu: CpuOf;
+  sinceMajorGc: SinceMajorGcOf;
   stop(): Promise<void>;
 }
 
@@ -520,6 +556,7 @@ async function connectRookery(d: Deployment, author: string, readers: readonly s
       count,
       arrivals,
       cpu: d.cpu,
+      sinceMajorGc: d.sinceMajorGc,
       async send(marker) {
         const sentAt = performance.now();
         await publisher.publish(`A status for everyone, ${marker}, with a little text to make it the size of a real one. #bench`);
@@ -560,6 +597,7 @@ async function connectBare({ server, port }: BareServer, transport: 'ws' | 'sse'
       count,
       arrivals,
       cpu: async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu,
+      sinceMajorGc: async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).sinceMajorGcMs,
       async send(marker) {
         const sentAt = performance.now();
         server.child.send({ cmd: 'broadcast', ws: sample.ws.replace('MARKER', marker), sse: sample.sse.replace('MARKER', marker) });
@@ -648,6 +686,7 @@ async function inOneProcess(): Promise<Deployment> {
     web: server,
     streams: server,
     cpu: async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu,
+    sinceMajorGc: async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).sinceMajorGcMs,
     stop: () => stop(server),
   };
 }
@@ -669,6 +708,7 @@ async function overRedis(): Promise<Deployment> {
     web,
     streams,
     cpu: async () => (await web.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu + (await streams.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu,
+    sinceMajorGc: async () => Math.min((await web.ask<Stats>({ cmd: 'stats' }, 'stats')).sinceMajorGcMs, (await streams.ask<Stats>({ cmd: 'stats' }, 'stats')).sinceMajorGcMs),
     async stop() {
       await stop(streams);
       await stop(web);
@@ -704,7 +744,7 @@ async function measure(d: Deployment, bares: BareServers, say: (line: string) =>
   const sample = await sampleFrames(d, author, readers[0] ?? '');
   say(`\n== ${d.label}`);
   if (bares.control !== null) say('CONTROL RUN (BENCH_FANOUT_CONTROL=1): in the broadcast rows, a second bare uWS server stands where Rookery is named; the sustained rows are Rookery\'s');
-  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_EVENTS} events and ${WARM_UP_ROUNDS} rounds not counted, and Rookery's ${WARM_UP_PUBLISHES.toLocaleString('en')} unlisted publishes before them), Rookery's and the bare server's taking turns, each going first in every other round; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
+  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_EVENTS} events and at least ${WARM_UP_SECONDS} s of rounds not counted, the last ${WARM_UP_QUIET_SECONDS} s without a major collection in any server, and Rookery's ${WARM_UP_PUBLISHES.toLocaleString('en')} unlisted publishes before them), Rookery's and the bare server's taking turns, each going first in every other round; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
   say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn  CPU ms/round | p99 ratio  machine');
   for (const count of SIZES) {
     for (const transport of ['ws', 'sse'] as const) {
