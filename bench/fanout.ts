@@ -346,6 +346,9 @@ interface Stats {
   heap: number;
   cpu: number;
   sinceMajorGcMs: number;
+  majorGcs: number;
+  gcPauseMs: number;
+  youngBytes: number;
   hub?: { connections: number; subscriptions: number };
 }
 
@@ -361,15 +364,34 @@ interface Broadcast {
   missed: number;
   perConnection: number;
   cpuPerRound: number;
+  /** The server's collections during the counted rounds: all their pauses (ms), and how many
+   * were major. */
+  gcPauseMs: number;
+  majorGcs: number;
+  /** How long its uncounted rounds took (s). */
+  warmUpSeconds: number;
   /** The hypervisor's share of the machine's CPU time during the counted rounds. */
   steal: number | null;
 }
 
-/** CPU time (µs) of every process on the server side. */
-type CpuOf = () => Promise<number>;
+/** What the bench reads of the server side, every process of it together: CPU time (µs), the
+ * milliseconds since any of them last made a major collection, how many major collections they
+ * made, how long all their collections paused them (ms), and the largest young generation among
+ * them (bytes). */
+interface ServerReading {
+  cpu: number;
+  sinceMajorGcMs: number;
+  majorGcs: number;
+  gcPauseMs: number;
+  youngBytes: number;
+}
+type ReadServer = () => Promise<ServerReading>;
 
-/** Milliseconds since any process on the server side last made a major collection. */
-type SinceMajorGcOf = () => Promise<number>;
+/** One server process's reading. */
+async function readProcess(server: Server): Promise<ServerReading> {
+  const { cpu, sinceMajorGcMs, majorGcs, gcPauseMs, youngBytes } = await server.ask<Stats>({ cmd: 'stats' }, 'stats');
+  return { cpu, sinceMajorGcMs, majorGcs, gcPauseMs, youngBytes };
+}
 
 /** Rounds first that are not counted, for either server, like the HTTP scenarios' warm-up. A
  * first event compiles the code it runs through, and on the server's one core V8's compiler
@@ -378,21 +400,25 @@ type SinceMajorGcOf = () => Promise<number>;
 const WARM_UP_ROUNDS = 3;
 
 /** Uncounted rounds go on, at the counted rounds' pace, for at least WARM_UP_SECONDS and until
- * no server process has made a major collection for WARM_UP_QUIET_SECONDS (each server reports
- * its own, from a GC observer), or for WARM_UP_MAX_SECONDS at most. A server's collector
- * settles to a pace only some time after its allocation does. The seeding and the warm-up's
- * events, sent back to back, grow V8's heap; at one event a round, V8's memory reducer makes
- * one to three full collections once its timer (8 s, started again while allocation is high)
- * finds allocation low, and the young generation shrinks back over its next scavenges. Traced,
- * with three warm-up rounds these fell in the first ten seconds of counted rounds: scavenges of
- * 5.5 and 2.8 ms, an incremental mark of 5.7 ms and a mark-compact of 16 ms, and the one round
- * they overlapped took 57 ms to write out; its 1,000 late deliveries were the p99 of 100,000.
- * With 20 s of rounds and no more, one such collection still fell 3 s into the counted rounds.
- * Afterwards the server's collections were scavenges of 0.4–0.9 ms every seven rounds or so,
- * and those are counted, as is any major collection the rounds themselves bring on. */
+ * every server process's heap has settled to that pace, WARM_UP_MAX_SECONDS at most: its young
+ * generation back to at most SETTLED_YOUNG_BYTES (V8 starts it at 1 MB and grows it to 16–32 MB
+ * in a burst) and no major collection for WARM_UP_QUIET_SECONDS (each server reports both).
+ * The seeding and the warm-up's events, sent back to back, grow the heap; at one event a round
+ * the grown young generation is next collected only tens of seconds later, and that scavenge
+ * promotes what the warm-up left in it, which brings on a mark-compact; V8's memory reducer
+ * adds full collections of its own once its timer (8 s) finds allocation low. Traced (GC
+ * observer, --trace-gc), with three warm-up rounds: scavenges of 5.5 and 2.8 ms, an incremental
+ * mark of 5.7 ms and a mark-compact of 16 ms in the first seconds of the counted rounds, and the
+ * one round they overlapped took 57 ms to write out: its 1,000 late deliveries were the p99 of
+ * 100,000. With 20 s of warm-up rounds and 10 s without a major collection, the young
+ * generation's first scavenge still came (4.8 ms, then an 11 ms mark-compact) in the counted
+ * rounds of one run. Settled, the server's collections were scavenges of 0.4–0.9 ms every
+ * seven rounds or so; those are counted, as is any major collection the rounds bring on (the
+ * row reports both servers' collections). */
 const WARM_UP_SECONDS = Number(process.env['BENCH_WARM_UP_SECONDS'] ?? 20);
 const WARM_UP_QUIET_SECONDS = 10;
 const WARM_UP_MAX_SECONDS = 120;
+const SETTLED_YOUNG_BYTES = 4 * 1024 * 1024;
 
 /** Events sent back to back to each side before its rounds, not counted either. A server in
  * use has run its publish and delivery paths many times over; after three rounds V8 still ran
@@ -444,8 +470,7 @@ interface Side {
   send(marker: string): Promise<number>;
   /** Work the side needs before its warm-up events, if any. */
   warmUp?(): Promise<void>;
-  cpu: CpuOf;
-  sinceMajorGc: SinceMajorGcOf;
+  read: ReadServer;
 }
 
 /** Rounds of one event to each side's connected clients, the sides taking turns round by round:
@@ -459,7 +484,7 @@ async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 
   // Read over the counted rounds only (from round 0).
   let stealSince: () => number | null = () => null;
   const missed = sides.map(() => 0);
-  const cpuBefore = sides.map(() => 0);
+  const before: ServerReading[] = [];
   for (const [i, side] of sides.entries()) await sendWarmUpEvents(side, i);
   collectOwnGarbage?.();
   let played = 0;
@@ -482,18 +507,30 @@ async function alternateRounds(sides: readonly Side[]): Promise<Omit<Broadcast, 
     const waited = performance.now() - started;
     if (waited >= WARM_UP_MAX_SECONDS * 1000) return true;
     if (waited < WARM_UP_SECONDS * 1000) return false;
-    for (const side of sides) if ((await side.sinceMajorGc()) < WARM_UP_QUIET_SECONDS * 1000) return false;
+    for (const side of sides) {
+      const { sinceMajorGcMs, youngBytes } = await side.read();
+      if (sinceMajorGcMs < WARM_UP_QUIET_SECONDS * 1000 || youngBytes > SETTLED_YOUNG_BYTES) return false;
+    }
     return true;
   };
   for (let round = 0; round < WARM_UP_ROUNDS || !(await settled()); round++) await playRound(round % 2, false);
-  for (const [i, side] of sides.entries()) cpuBefore[i] = await side.cpu();
+  const warmUpSeconds = (performance.now() - started) / 1000;
+  for (const side of sides) before.push(await side.read());
   stealSince = measureSteal();
   for (let round = 0; round < ROUNDS; round++) await playRound(round % 2, true);
   const steal = stealSince();
   return Promise.all(sides.map(async (side, i) => {
-    const cpuAfter = await side.cpu();
+    const after = await side.read();
+    const start = before[i] ?? after;
     const sorted = (latencies[i] ?? []).sort((a, b) => a - b);
-    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN, missed: missed[i] ?? 0, cpuPerRound: (cpuAfter - (cpuBefore[i] ?? 0)) / ROUNDS / 1000, steal };
+    return {
+      p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN, missed: missed[i] ?? 0,
+      cpuPerRound: (after.cpu - start.cpu) / ROUNDS / 1000,
+      gcPauseMs: after.gcPauseMs - start.gcPauseMs,
+      majorGcs: after.majorGcs - start.majorGcs,
+      warmUpSeconds,
+      steal,
+    };
   }));
 }
 
@@ -518,8 +555,7 @@ interface Deployment {
   web: Server;
   /** Where streams are held: its memory and subscriptions are the ones measured. */
   streams: Server;
-  cpu: CpuOf;
-  sinceMajorGc: SinceMajorGcOf;
+  read: ReadServer;
   stop(): Promise<void>;
 }
 
@@ -555,8 +591,7 @@ async function connectRookery(d: Deployment, author: string, readers: readonly s
     side: {
       count,
       arrivals,
-      cpu: d.cpu,
-      sinceMajorGc: d.sinceMajorGc,
+      read: d.read,
       async send(marker) {
         const sentAt = performance.now();
         await publisher.publish(`A status for everyone, ${marker}, with a little text to make it the size of a real one. #bench`);
@@ -596,8 +631,7 @@ async function connectBare({ server, port }: BareServer, transport: 'ws' | 'sse'
     side: {
       count,
       arrivals,
-      cpu: async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu,
-      sinceMajorGc: async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).sinceMajorGcMs,
+      read: () => readProcess(server),
       async send(marker) {
         const sentAt = performance.now();
         server.child.send({ cmd: 'broadcast', ws: sample.ws.replace('MARKER', marker), sse: sample.sse.replace('MARKER', marker) });
@@ -671,6 +705,8 @@ async function step(publisher: Publisher, arrivals: Map<string, number[]>, count
   return { p99: percentile(latencies, 99), missed, sent: total };
 }
 
+/** A side's collections over its counted rounds: all their pauses, and how many were major. */
+const gcText = (side: Broadcast) => `${side.gcPauseMs.toFixed(1)} ms, ${side.majorGcs} major`;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const ms = (value: number) => value.toFixed(0).padStart(5);
 const pct = (share: number) => `${(share * 100).toFixed(0)}%`.padStart(10);
@@ -685,8 +721,7 @@ async function inOneProcess(): Promise<Deployment> {
     streamingPort,
     web: server,
     streams: server,
-    cpu: async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu,
-    sinceMajorGc: async () => (await server.ask<Stats>({ cmd: 'stats' }, 'stats')).sinceMajorGcMs,
+    read: () => readProcess(server),
     stop: () => stop(server),
   };
 }
@@ -707,8 +742,10 @@ async function overRedis(): Promise<Deployment> {
     streamingPort,
     web,
     streams,
-    cpu: async () => (await web.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu + (await streams.ask<Stats>({ cmd: 'stats' }, 'stats')).cpu,
-    sinceMajorGc: async () => Math.min((await web.ask<Stats>({ cmd: 'stats' }, 'stats')).sinceMajorGcMs, (await streams.ask<Stats>({ cmd: 'stats' }, 'stats')).sinceMajorGcMs),
+    async read() {
+      const [a, b] = [await readProcess(web), await readProcess(streams)];
+      return { cpu: a.cpu + b.cpu, sinceMajorGcMs: Math.min(a.sinceMajorGcMs, b.sinceMajorGcMs), majorGcs: a.majorGcs + b.majorGcs, gcPauseMs: a.gcPauseMs + b.gcPauseMs, youngBytes: Math.max(a.youngBytes, b.youngBytes) };
+    },
     async stop() {
       await stop(streams);
       await stop(web);
@@ -744,13 +781,13 @@ async function measure(d: Deployment, bares: BareServers, say: (line: string) =>
   const sample = await sampleFrames(d, author, readers[0] ?? '');
   say(`\n== ${d.label}`);
   if (bares.control !== null) say('CONTROL RUN (BENCH_FANOUT_CONTROL=1): in the broadcast rows, a second bare uWS server stands where Rookery is named; the sustained rows are Rookery\'s');
-  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_EVENTS} events and at least ${WARM_UP_SECONDS} s of rounds not counted, the last ${WARM_UP_QUIET_SECONDS} s without a major collection in any server, and Rookery's ${WARM_UP_PUBLISHES.toLocaleString('en')} unlisted publishes before them), Rookery's and the bare server's taking turns, each going first in every other round; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
-  say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn  CPU ms/round | p99 ratio  machine');
+  say(`Fan-out: one status per round, ${ROUNDS} rounds each (after ${WARM_UP_EVENTS} events and at least ${WARM_UP_SECONDS} s of rounds not counted, until every server's heap settled (young generation at most ${SETTLED_YOUNG_BYTES / 1024 / 1024} MB, no major collection for ${WARM_UP_QUIET_SECONDS} s; ${WARM_UP_MAX_SECONDS} s at most), and Rookery's ${WARM_UP_PUBLISHES.toLocaleString('en')} unlisted publishes before them), Rookery's and the bare server's taking turns, each going first in every other round; latency from the publishing request to receipt by every client (ms)${pinned ? '; servers on core 0, clients on core 1' : ''}`);
+  say('clients  transport  Rookery: p50   p99   max  missed  mem/idle conn  CPU ms/round | bare uWS: p50   p99   max  missed  mem/idle conn  CPU ms/round | p99 ratio  machine  collections in the rounds, Rookery | bare  warm-up rounds');
   for (const count of SIZES) {
     for (const transport of ['ws', 'sse'] as const) {
       const [r, b] = await broadcast(d, author, readers, bares, sample, transport, count);
       say(
-        `${String(count).padStart(7)}  ${transport.padEnd(9)}        ${ms(r.p50)} ${ms(r.p99)} ${ms(r.max)} ${String(r.missed).padStart(7)}  ${kb(r.perConnection).padStart(13)}  ${r.cpuPerRound.toFixed(1).padStart(12)} |          ${ms(b.p50)} ${ms(b.p99)} ${ms(b.max)} ${String(b.missed).padStart(7)}  ${kb(b.perConnection).padStart(13)}  ${b.cpuPerRound.toFixed(1).padStart(12)} | ${(r.p99 / Math.max(1, b.p99)).toFixed(2)}×  ${stealText(r.steal)}`,
+        `${String(count).padStart(7)}  ${transport.padEnd(9)}        ${ms(r.p50)} ${ms(r.p99)} ${ms(r.max)} ${String(r.missed).padStart(7)}  ${kb(r.perConnection).padStart(13)}  ${r.cpuPerRound.toFixed(1).padStart(12)} |          ${ms(b.p50)} ${ms(b.p99)} ${ms(b.max)} ${String(b.missed).padStart(7)}  ${kb(b.perConnection).padStart(13)}  ${b.cpuPerRound.toFixed(1).padStart(12)} | ${(r.p99 / Math.max(1, b.p99)).toFixed(2)}×  ${stealText(r.steal)}  ${gcText(r)} | ${gcText(b)}  ${r.warmUpSeconds.toFixed(0)} s`,
       );
     }
   }
@@ -769,11 +806,11 @@ async function measure(d: Deployment, bares: BareServers, say: (line: string) =>
   for (const rate of (process.env['BENCH_RATES'] ?? '25,50,100,150,200,300,400').split(',').map(Number)) {
     // CPU of both sides over the step: a client side near 100% of its core means the figure
     // measures the clients, not the server.
-    const [serverBefore, clientBefore, wallBefore, stealSince] = [await d.cpu(), process.cpuUsage(), performance.now(), measureSteal()];
+    const [serverBefore, clientBefore, wallBefore, stealSince] = [(await d.read()).cpu, process.cpuUsage(), performance.now(), measureSteal()];
     const result = await step(publisher, arrivals, 1000, rate);
     const wall = (performance.now() - wallBefore) * 1000;
     const clientCpu = process.cpuUsage(clientBefore);
-    const serverShare = ((await d.cpu()) - serverBefore) / wall;
+    const serverShare = ((await d.read()).cpu - serverBefore) / wall;
     const clientShare = (clientCpu.user + clientCpu.system) / wall;
     const ok = result.missed === 0 && result.p99 <= 1000;
     say(`${String(rate).padStart(6)} ${String(result.sent).padStart(6)}  ${ms(result.p99)}  ${String(result.missed).padStart(6)}  ${pct(serverShare)}  ${pct(clientShare)}  ${stealText(stealSince())}  ${ok ? 'ok' : 'over'}`);
