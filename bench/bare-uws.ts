@@ -3,25 +3,10 @@
 // nothing else in between: the least any server could spend delivering the same bytes.
 // Started by bench/fanout.ts with --expose-gc; not a test.
 
-import { constants, PerformanceObserver } from 'node:perf_hooks';
-import { getHeapSpaceStatistics } from 'node:v8';
 import { loadUws } from '../adapters/uws/index.ts';
+import { watchCollections } from './gc-watch.ts';
 
-// This process's collections: when it last made a major one (or a step of one), for the bench's
-// warm-up (bench/fanout.ts, until the heap is settled); how many major ones and how long all of
-// them paused it, for its report of the counted rounds. Its young generation's size is read with
-// the stats.
-let majorGcAt = -Infinity;
-let majorGcs = 0;
-let gcPauseMs = 0;
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
-    gcPauseMs += entry.duration;
-    if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs += 1;
-    if (kind === constants.NODE_PERFORMANCE_GC_MAJOR || kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) majorGcAt = entry.startTime + entry.duration;
-  }
-}).observe({ entryTypes: ['gc'] });
+const collections = watchCollections();
 
 const uws = loadUws();
 const port = Number(process.argv[2]);
@@ -56,7 +41,7 @@ process.on('message', (message: { cmd: 'broadcast'; ws: string; sse: string } | 
   } else {
     if (message.gc) (globalThis as { gc?: () => void }).gc?.();
     const cpu = process.cpuUsage();
-    process.send?.({ stats: { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, cpu: cpu.user + cpu.system, sinceMajorGcMs: Math.min(1e9, performance.now() - majorGcAt), majorGcs, gcPauseMs, youngBytes: getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0 } });
+    process.send?.({ stats: { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, cpu: cpu.user + cpu.system, ...collections() } });
   }
 });
 process.on('SIGTERM', () => process.exit(0));

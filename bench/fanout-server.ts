@@ -10,30 +10,15 @@ import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { constants, PerformanceObserver } from 'node:perf_hooks';
-import { getHeapSpaceStatistics } from 'node:v8';
 import { createNodeHandler } from '../adapters/node/handler.ts';
 import { createNodeRookery } from '../adapters/node/index.ts';
 import { createRedisBus, createRedisQueue, reserveIdNode } from '../adapters/redis/index.ts';
 import { openSqliteStorage } from '../adapters/sqlite/index.ts';
 import { startStreamingServer } from '../adapters/uws/index.ts';
 import type { Id } from '../core/domain/model.ts';
+import { watchCollections } from './gc-watch.ts';
 
-// This process's collections: when it last made a major one (or a step of one), for the bench's
-// warm-up (bench/fanout.ts, until the heap is settled); how many major ones and how long all of
-// them paused it, for its report of the counted rounds. Its young generation's size is read with
-// the stats.
-let majorGcAt = -Infinity;
-let majorGcs = 0;
-let gcPauseMs = 0;
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
-    gcPauseMs += entry.duration;
-    if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs += 1;
-    if (kind === constants.NODE_PERFORMANCE_GC_MAJOR || kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) majorGcAt = entry.startTime + entry.duration;
-  }
-}).observe({ entryTypes: ['gc'] });
+const collections = watchCollections();
 
 const [httpPort, streamingPort] = process.argv.slice(2, 4).map(Number) as [number, number];
 const role = process.argv[4] ?? 'all';
@@ -103,7 +88,7 @@ process.on('message', (message: Command) => {
     } else if (message.cmd === 'stats') {
       if (message.gc) (globalThis as { gc?: () => void }).gc?.();
       const cpu = process.cpuUsage();
-      process.send?.({ stats: { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, cpu: cpu.user + cpu.system, sinceMajorGcMs: Math.min(1e9, performance.now() - majorGcAt), majorGcs, gcPauseMs, youngBytes: getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0, streams: streaming?.stats(), hub: rookery.streaming.stats() } });
+      process.send?.({ stats: { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, cpu: cpu.user + cpu.system, ...collections(), streams: streaming?.stats(), hub: rookery.streaming.stats() } });
     } else if (message.cmd === 'drain') {
       await rookery.drain();
       process.send?.({ drained: true });

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+import type { GcReading } from './gc-watch.ts';
 import { measureSteal, stealText } from './steal.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -341,14 +342,10 @@ class Publisher {
 
 // ---- measurements -------------------------------------------------------------------------
 
-interface Stats {
+interface Stats extends GcReading {
   rss: number;
   heap: number;
   cpu: number;
-  sinceMajorGcMs: number;
-  majorGcs: number;
-  gcPauseMs: number;
-  youngBytes: number;
   hub?: { connections: number; subscriptions: number };
 }
 
@@ -378,12 +375,8 @@ interface Broadcast {
  * milliseconds since any of them last made a major collection, how many major collections they
  * made, how long all their collections paused them (ms), and the largest young generation among
  * them (bytes). */
-interface ServerReading {
+interface ServerReading extends GcReading {
   cpu: number;
-  sinceMajorGcMs: number;
-  majorGcs: number;
-  gcPauseMs: number;
-  youngBytes: number;
 }
 type ReadServer = () => Promise<ServerReading>;
 
