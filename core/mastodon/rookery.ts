@@ -107,9 +107,11 @@ const ROOKERY_OPTIONS: OptionSpec = {
 export async function createRookery(options: RookeryOptions): Promise<Rookery> {
   checkOptions('createRookery', options, ROOKERY_OPTIONS);
   const { core, registry, onJobs } = createCore(options);
+  // The streams' job first: an event's jobs start in the order they were subscribed, and a live
+  // stream's readers wait for every job that starts before it.
+  core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
   core.jobs.subscribe('notifications', NOTIFYING_EVENTS, notificationHandler(core));
   core.jobs.subscribe('conversations', CONVERSATION_EVENTS, conversationHandler(core), {}, concernsConversations);
-  core.jobs.subscribe('streams', STREAMED_EVENTS, streamHandler(core));
   core.jobs.subscribe('profiles', ['account.updated'], profileHandler(core));
   core.jobs.subscribe('quotes', ['status.deleted'], quoteDeletionHandler(core));
   registerMailJob(core, options.mailer ?? loggingMailer(core.logger));
