@@ -62,6 +62,18 @@ t.test('completing jobs while a group commit is on its way: done with it', async
   t.equal((await storage.statuses.get('1003'))?.id, '1003');
 });
 
+t.test('completing jobs with no group commit on its way: after what the turn queued for its end', async (t) => {
+  await queue.enqueue([{ name: 'done later', payload: null }], T0);
+  const taken = queue.takeOwn?.(10) ?? [];
+  t.strictSame(names(taken), ['done later']);
+  // What a job left for the end of its turn (a live stream's write-out) runs before the
+  // completion's own commit, which would block the event loop.
+  const sizeAtTurnEnd = new Promise<number>((seen) => setImmediate(() => void queue.size().then(seen)));
+  await queue.complete(taken.map((j) => j.id));
+  t.equal(await sizeAtTurnEnd, 1, 'the job is still there at the end of the turn');
+  t.equal(await queue.size(), 0, 'and gone once completed');
+});
+
 t.test('a job whose ordering key is already queued waits behind it, not handed over', async (t) => {
   // Two keys are looked up one by one, six in one statement (jobs.ts): both ways alike.
   for (const count of [2, 6]) {
