@@ -41,6 +41,14 @@ t.test('public, local, remote and media streams get public statuses; never priva
   t.equal(first?.sse, `event: update\ndata: ${first?.ws.payload}\n\n`);
 });
 
+t.test("a new status's jobs start with the streams': its live readers wait for every job begun before it", async (t) => {
+  const s = await post(h, alice, '@bob hello');
+  const status = await h.core.storage.statuses.get(s.id);
+  if (status === null) throw new Error('the status was not stored');
+  const names = h.core.jobs.jobsFor({ id: '1', event: { type: 'status.created', status, quotedStatusId: null } }).map((job) => job.name);
+  t.strictSame(names, ['event:streams', 'event:notifications']);
+});
+
 t.test('hashtag streams: case-insensitive tags, never another tag, local ones only local', async (t) => {
   const upper = await openStream(h, bob, 'hashtag', { tag: 'Cats' });
   const lower = await openStream(h, bob, 'hashtag', { tag: '#cats' });
