@@ -342,13 +342,6 @@ class Publisher {
 
 // ---- measurements -------------------------------------------------------------------------
 
-interface Stats extends GcReading {
-  rss: number;
-  heap: number;
-  cpu: number;
-  hub?: { connections: number; subscriptions: number };
-}
-
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
@@ -378,6 +371,14 @@ interface Broadcast {
 interface ServerReading extends GcReading {
   cpu: number;
 }
+
+/** What a server process's stats reply holds. */
+interface Stats extends ServerReading {
+  rss: number;
+  heap: number;
+  hub?: { connections: number; subscriptions: number };
+}
+
 type ReadServer = () => Promise<ServerReading>;
 
 /** One server process's reading (its stats hold it). */
