@@ -11,7 +11,7 @@ import type { Storage } from '../../core/domain/ports/storage.ts';
 import { SCHEMA_VERSION, openSqliteStorage } from '../../adapters/sqlite/index.ts';
 import { MIGRATIONS } from '../../adapters/sqlite/schema.ts';
 import { openDb, type Db } from '../../adapters/sqlite/db.ts';
-import { IdSeq, POST, T0, account, application, boost, code, mark, poll, scheduled, status } from '../../adapters/testing/fixtures.ts';
+import { IdSeq, POST, T0, account, application, boost, code, mark, poll, replyTo, scheduled, status } from '../../adapters/testing/fixtures.ts';
 import { PIN_MAX, hammer, type HammerResult, type HammerSetup } from './sqlite-hammer.ts';
 import { storageContract } from '../../adapters/testing/index.ts';
 import { pollStorage } from '../../plugins/polls/storage/index.ts';
@@ -89,6 +89,36 @@ t.test('sqlite: schema migrations are recorded and applied once', async (t) => {
   raw.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)').run(SCHEMA_VERSION + 1);
   raw.close();
   t.throws(() => openSqliteStorage({ path }), { message: new RegExp(`schema version ${SCHEMA_VERSION + 1}`) }, 'a file from a newer schema is refused');
+});
+
+t.test("sqlite: the replies' and the boosts' indexes hold only replies and boosts", async (t) => {
+  const path = join(dir, 'partial-indexes.db');
+  const storage = openSqliteStorage({ path });
+  const seq = new IdSeq();
+  const [alice, bob] = [account(seq.next()), account(seq.next())];
+  for (const a of [alice, bob]) await storage.accounts.create(a);
+  const [p1, p2, p3] = [status(seq.next(), alice.id), status(seq.next(), alice.id), status(seq.next(), alice.id)];
+  for (const p of [p1, p2, p3]) await storage.statuses.create(p, POST);
+  const reply = status(seq.next(), bob.id, { inReplyToId: p1.id, inReplyToAccountId: alice.id, conversationId: p1.conversationId });
+  await storage.statuses.create(reply, replyTo(p1.id));
+  const reblog = boost(seq.next(), bob.id, p2);
+  t.equal((await storage.statuses.reblog(reblog)).created, true);
+  t.strictSame((await storage.statuses.replies([p1.id, p2.id])).map((s) => s.id), [reply.id], 'found through the index');
+  t.strictSame((await storage.statuses.reblogs(p2.id, ['public'], { limit: 10 })).map((s) => s.id), [reblog.id]);
+  await storage.close();
+  const raw = new DatabaseSync(path, { readOnly: true });
+  const entries = (name: string) => Number((raw.prepare("SELECT sum(ncell) AS n FROM dbstat WHERE name = ? AND pagetype = 'leaf'").get(name) as { n: number }).n);
+  t.strictSame(
+    ['statuses', 'statuses_reply', 'statuses_reblog'].map(entries),
+    [5, 1, 1],
+    'five statuses; one entry in the replies\' index (the reply), one in the boosts\' (the boost)',
+  );
+  // The adapter's queries on these columns each ask for a value, never NULL: SQLite can use the
+  // indexes for them.
+  const plan = (sql: string) => raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all().map((r) => r['detail']).join(' | ');
+  t.match(plan('SELECT id FROM statuses WHERE deleted_at IS NULL AND in_reply_to_id IN (SELECT value FROM json_each(?)) ORDER BY id'), /SEARCH statuses USING (COVERING )?INDEX statuses_reply/);
+  t.match(plan('SELECT id FROM statuses WHERE reblog_of_id = ? AND deleted_at IS NULL ORDER BY id'), /SEARCH statuses USING (COVERING )?INDEX statuses_reblog/);
+  raw.close();
 });
 
 t.test('sqlite: a version-1 file is upgraded in place and keeps its data', async (t) => {
