@@ -103,7 +103,7 @@ t.test("sqlite: the replies' and the boosts' indexes hold only replies and boost
   await storage.statuses.create(reply, replyTo(p1.id));
   const reblog = boost(seq.next(), bob.id, p2);
   t.equal((await storage.statuses.reblog(reblog)).created, true);
-  t.strictSame((await storage.statuses.replies([p1.id, p2.id])).map((s) => s.id), [reply.id], 'found through the index');
+  t.strictSame((await storage.statuses.replies([p1.id, p2.id])).map((s) => s.id), [reply.id]);
   t.strictSame((await storage.statuses.reblogs(p2.id, ['public'], { limit: 10 })).map((s) => s.id), [reblog.id]);
   await storage.close();
   const raw = new DatabaseSync(path, { readOnly: true });
