@@ -92,10 +92,10 @@ export function accountRepository(db: Db): AccountRepository {
     const r = db.get(`${USER} WHERE account_id = ?`, k);
     return r ? userFromRow(r) : null;
   };
-  const accounts = new RowCache<Id, Account>(db, 'accounts', 20_000, copyAccount);
+  const accounts = new RowCache<Id, Account>(db, 'accounts', 20_000, copyAccount, { byOwnKey: true });
   // A counter moved (a post, a follow): only that account is read again.
   db.onRowChange('accounts', (id) => accounts.forget(id));
-  const users = new RowCache<Id, User>(db, 'users', 5_000, copyUser);
+  const users = new RowCache<Id, User>(db, 'users', 5_000, copyUser, { byOwnKey: true });
   return {
     async create(a, u) {
       await db.write(() => {

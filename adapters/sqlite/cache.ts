@@ -5,7 +5,10 @@
 // does SQLite's data_version, which changes when any other connection (another process) has
 // committed. Our own commits move only the tables they wrote, except for changes made to one
 // row by Db.runOnRow (a counter): those make the caches keyed by that row forget it, and leave
-// every other entry of the table where it was. The data_version check is shared
+// every other entry of the table where it was. A cache of rows found by their own unique key
+// (a status by its id, a token by its hash), which never keeps a row's absence, is not made
+// stale by rows added to its table either: an added row cannot be one it holds, so the statuses
+// a server has cached stay cached while new ones are published. The data_version check is shared
 // by the reads of one turn of the event loop, and made again whenever a request or a stream
 // begins (Storage.freshen): a write another process acknowledged before a request arrived is
 // always seen by that request.
@@ -18,14 +21,19 @@ export class RowCache<K, V> {
   readonly #tables: readonly string[];
   readonly #max: number;
   readonly #copy: (value: V) => V;
+  readonly #byOwnKey: boolean;
   readonly #entries = new Map<K, { generation: number; value: V }>();
 
-  /** `tables`: the table (or the tables of a join) the cached values are read from. */
-  constructor(db: Db, tables: string | readonly string[], max: number, copy: (value: V) => V) {
+  /** `tables`: the table (or the tables of a join) the cached values are read from.
+   * `byOwnKey`: each value is one row of one table, kept under that row's own unique key, and
+   * only rows found are kept; then rows added to the table leave the entries as they are. */
+  constructor(db: Db, tables: string | readonly string[], max: number, copy: (value: V) => V, { byOwnKey = false }: { byOwnKey?: boolean } = {}) {
     this.#db = db;
     this.#tables = typeof tables === 'string' ? [tables] : tables;
+    if (byOwnKey && this.#tables.length !== 1) throw new Error('a cache of rows by their own key reads one table');
     this.#max = max;
     this.#copy = copy;
+    this.#byOwnKey = byOwnKey;
   }
 
   /** A copy of the cached value, or undefined when it is missing or may be stale. */
@@ -55,7 +63,7 @@ export class RowCache<K, V> {
   /** Generations only grow: the largest of the tables' moves when any of them does. */
   #generation(): number {
     let latest = 0;
-    for (const table of this.#tables) latest = Math.max(latest, this.#db.generation(table));
+    for (const table of this.#tables) latest = Math.max(latest, this.#db.generation(table, this.#byOwnKey));
     return latest;
   }
 

@@ -46,8 +46,9 @@ export interface Db {
    * read: our own commits that changed that table, and any other connection's commit (SQLite's
    * data_version says only that something changed, so that moves every table). What read caches
    * (cache.ts) key their entries with. Other connections' commits are looked for once per turn
-   * of the event loop, and again after every freshen(). */
-  generation(table: string): number;
+   * of the event loop, and again after every freshen(). `existingRows`: only changes to rows
+   * the table already had (a row added by a plain INSERT leaves this one where it was). */
+  generation(table: string, existingRows?: boolean): number;
   /** The next generation() looks for other connections' commits (Storage.freshen). */
   freshen(): void;
   /** A number that moves with every commit that changed rows, ours or another connection's,
@@ -99,6 +100,10 @@ const UNIQUE_RULES: Record<string, string> = {
 
 /** The table a write statement changes (none of ours writes through triggers). */
 const WRITE_TARGET = /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+([A-Za-z_][A-Za-z0-9_]*)/i;
+/** A write that can only add rows: a plain INSERT, with no conflict clause that could replace
+ * or update a row already there (no table of ours declares one of its own either). */
+const ONLY_ADDS = /^\s*INSERT\s+INTO\s/i;
+const CONFLICT_CLAUSE = /\bON\s+CONFLICT\b/i;
 
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
@@ -152,13 +157,16 @@ export function openDb(options: OpenOptions): Db {
     if (raw.isTransaction) raw.exec('COMMIT');
   };
 
-  /** Tables written in the current transaction, and when each table last changed. */
-  const written = new Set<string>();
+  /** Tables written in the current transaction, each with whether rows it already had may
+   * have changed (false: rows were only added); when each table last changed, and when rows it
+   * already had last changed. */
+  const written = new Map<string, boolean>();
   const changedAt = new Map<string, number>();
+  const rewrittenAt = new Map<string, number>();
   let tick = 0;
   let externalAt = 0;
 
-  const cache = new Map<string, { statement: StatementSync; table: string | null }>();
+  const cache = new Map<string, { statement: StatementSync; table: string | null; onlyAdds: boolean }>();
   /** `marks`: whether the write moves its table's generation (not for runOnRow). */
   const stmt = (sql: string, marks = true): StatementSync => {
     let s = cache.get(sql);
@@ -166,15 +174,18 @@ export function openDb(options: OpenOptions): Db {
       if (cache.size >= MAX_CACHED_STATEMENTS) cache.clear();
       const statement = raw.prepare(sql);
       statement.setReadBigInts(true);
-      s = { statement, table: WRITE_TARGET.exec(sql)?.[1]?.toLowerCase() ?? null };
+      s = { statement, table: WRITE_TARGET.exec(sql)?.[1]?.toLowerCase() ?? null, onlyAdds: ONLY_ADDS.test(sql) && !CONFLICT_CLAUSE.test(sql) };
       cache.set(sql, s);
     }
     if (s.table !== null) {
       // A write outside any transaction commits at once: never inside the read snapshot.
       endRead();
       if (!marks) return s.statement;
-      if (raw.isTransaction) written.add(s.table);
-      else changedAt.set(s.table, ++tick);
+      if (raw.isTransaction) written.set(s.table, written.get(s.table) === true || !s.onlyAdds);
+      else {
+        changedAt.set(s.table, ++tick);
+        if (!s.onlyAdds) rewrittenAt.set(s.table, tick);
+      }
     } else beginRead();
     return s.statement;
   };
@@ -234,7 +245,10 @@ export function openDb(options: OpenOptions): Db {
   const markWritten = (before: number) => {
     if (changesNow() !== before) {
       const at = ++tick;
-      for (const table of written) changedAt.set(table, at);
+      for (const [table, rewritten] of written) {
+        changedAt.set(table, at);
+        if (rewritten) rewrittenAt.set(table, at);
+      }
     }
   };
 
@@ -367,13 +381,13 @@ export function openDb(options: OpenOptions): Db {
       // The next read takes a snapshot that holds what was committed before this call.
       endRead();
     },
-    generation(table) {
+    generation(table, existingRows = false) {
       if (!checkedThisTurn) {
         checkedThisTurn = true;
         endTurn ??= setImmediate(nextTurn);
         lookForOthers();
       }
-      return Math.max(externalAt, changedAt.get(table) ?? 0);
+      return Math.max(externalAt, (existingRows ? rewrittenAt : changedAt).get(table) ?? 0);
     },
     stamp() {
       // The look it takes serves the turn's reads too (generation); it must see commits made

@@ -69,8 +69,9 @@ const copyApplication = (a: Application): Application => ({ ...a, redirectUris: 
 const copyToken = (t: AccessToken): AccessToken => ({ ...t, scopes: [...t.scopes] });
 
 export function oauthRepository(db: Db): OAuthRepository {
-  const applications = new RowCache<string, Application>(db, 'applications', 5_000, copyApplication);
-  const tokens = new RowCache<string, AccessToken>(db, 'access_tokens', 20_000, copyToken);
+  const applications = new RowCache<string, Application>(db, 'applications', 5_000, copyApplication, { byOwnKey: true });
+  // By token_hash, which is unique.
+  const tokens = new RowCache<string, AccessToken>(db, 'access_tokens', 20_000, copyToken, { byOwnKey: true });
   return {
     async createApplication(a) {
       await db.write(() => {

@@ -180,8 +180,9 @@ function queryCondition(q: StatusQuery): { sql: string; params: Param[] } {
 
 /** `store`: the identity the StorageWrites of this store carry (storage.ts). */
 export function statusRepository(db: Db, store: object): StatusRepository {
-  // Live statuses by id (a deleted one is simply not cached: reads of it miss).
-  const cache = new RowCache<Id, Status>(db, 'statuses', 20_000, copyStatus);
+  // Live statuses by id (a deleted one is simply not cached: reads of it miss); a publish
+  // leaves them cached.
+  const cache = new RowCache<Id, Status>(db, 'statuses', 20_000, copyStatus, { byOwnKey: true });
   // A count moved (a favourite, a reply, a boost): only that status is read again.
   db.onRowChange('statuses', (id) => cache.forget(id));
   const cachedLive = (statusId: Id, k: bigint): Status | null => {
