@@ -82,6 +82,8 @@ export function renderStatus(config: RookeryConfig, status: Status, bundle: Stat
   }
   const isBoost = reblog !== null;
   const viewer = bundle.viewer;
+  // What the members besides `account` read of the author is all in cache/status-text.ts's
+  // AuthorFacts, which decides when a kept status is rendered again: keep the two in step.
   const json: StatusJson = {
     id: status.id,
     created_at: iso(status.createdAt),

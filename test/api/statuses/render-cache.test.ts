@@ -99,6 +99,30 @@ t.test('counts, edits, flags, profile changes and deletes are never served stale
     }
   }
 
+  // The author's member is kept apart from the status's own: a post of theirs moves their count
+  // in every status they wrote, whatever was kept of each.
+  const counted = (await get(null, `/api/v1/accounts/${alice.account.id}`)).json.statuses_count;
+  await post(h, alice, 'another post of hers');
+  for (const [name, user] of readers) {
+    for (const json of await everywhere(user, status.id, reply.id)) {
+      t.equal(json.account.statuses_count, counted + 1, `${name}: the author's new count`);
+      t.equal(json.content, '<p>the second version</p>', `${name}: and the status as it was`);
+    }
+  }
+  const fresh = await get(bob, `/api/v1/statuses/${status.id}`);
+  t.equal(fresh.body, (await get(bob, `/api/v1/statuses/${status.id}`)).body, 'assembled from the kept parts: byte for byte');
+
+  // What a status's own members read of its author: a moderator marks her sensitive.
+  const moderated = await h.core.storage.accounts.update(alice.account.id, { sensitizedAt: Date.now() });
+  t.ok(moderated);
+  for (const [name, user] of readers) {
+    for (const json of await everywhere(user, status.id, reply.id)) t.equal(json.sensitive, true, `${name}: a sensitized author's status is sensitive`);
+  }
+  await h.core.storage.accounts.update(alice.account.id, { sensitizedAt: null });
+  for (const [name, user] of readers) {
+    for (const json of await everywhere(user, status.id, reply.id)) t.equal(json.sensitive, false, `${name}: and not once lifted`);
+  }
+
   // A change the API has no call for (a moderator's flag, say): any change of the row shows.
   const row = await h.core.storage.statuses.get(status.id);
   if (row === null) throw new Error('the status is gone');

@@ -10,9 +10,13 @@
 //   decorators from their own batched reads (their data has no version the core can check:
 //   a poll vote, a card fetched later, an emoji added), so they are never stale.
 //
+// The author's member (`account`) is a fragment of its own, kept per account: a post changes
+// its author's counts, and with them that one fragment, not those of every status they wrote.
+//
 // How a kept fragment cannot be stale (in this process, across processes, after a restart):
-// each entry keeps the rows it was rendered from (the status, its author and mentioned
-// accounts, its application), and is served only while the rows of this request's reads, which
+// each entry keeps the rows it was rendered from (the status, what it reads of its author, its
+// mentioned accounts, its application; an author's fragment, the author's row), and is served
+// only while the rows of this request's reads, which
 // every read path makes anyway and the stores keep exactly as fresh as the database (the SQLite
 // row cache checks data_version; PostgreSQL reads), are equal to them. So every change that
 // shows in a status's core is an invalidation point with nothing to send: an edit (text,
@@ -29,6 +33,7 @@ import { notFound } from '../../../domain/errors.ts';
 import { loadStatusBundle } from '../load.ts';
 import { decorateContext, renderStatus, searchableText, type StatusBundle, type StatusJson } from '../status.ts';
 import { Lru } from './lru.ts';
+import { renderAccount } from '../account.ts';
 import { decorateQuote, NO_QUOTES } from '../quote.ts';
 
 /** Entries per process; a fragment is a status's text (1–3 kB) and the rows it came from. */
@@ -37,10 +42,37 @@ export const STATUS_FRAGMENTS = 10_000;
 interface Fragment {
   /** The status row it was rendered from. */
   status: Status;
-  /** The versions (below) of the other rows it was rendered from: the author, the mentioned
-   * accounts, the application. */
+  /** What its members besides `account` read of its author. */
+  author: AuthorFacts;
+  /** The versions (below) of the other rows it was rendered from: the mentioned accounts, the
+   * application. */
   versions: number[];
-  /** The core members as JSON text without braces, starting with "id". */
+  /** The core members before `account` as JSON text without braces, starting with "id", and
+   * those after it, starting with a comma (or empty). */
+  head: string;
+  tail: string;
+}
+
+/** What a status's own members (its URI and URL, `sensitive`) read of its author: see
+ * renderStatus, present/status.ts. */
+interface AuthorFacts {
+  username: string;
+  uri: string | null;
+  url: string | null;
+  sensitizedAt: number | null;
+}
+
+function authorFacts(author: Account): AuthorFacts {
+  return { username: author.username, uri: author.uri, url: author.url, sensitizedAt: author.sensitizedAt ?? null };
+}
+
+function sameAuthorFacts(facts: AuthorFacts, author: Account): boolean {
+  return facts.username === author.username && facts.uri === author.uri && facts.url === author.url && facts.sensitizedAt === (author.sensitizedAt ?? null);
+}
+
+/** An author's `account` member as JSON text, and the version of the row it came from. */
+interface AuthorFragment {
+  version: number;
   text: string;
 }
 
@@ -53,6 +85,7 @@ interface RowVersion {
 
 interface Kept {
   fragments: Lru<Id, Fragment>;
+  authors: Lru<Id, AuthorFragment>;
   accounts: Lru<Id, RowVersion>;
   applications: Lru<Id, RowVersion>;
   lastVersion: number;
@@ -75,7 +108,7 @@ const caches = new WeakMap<AppCore, Kept>();
 function keptFor(core: AppCore): Kept {
   let kept = caches.get(core);
   if (kept === undefined) {
-    kept = { fragments: new Lru(STATUS_FRAGMENTS), accounts: new Lru(STATUS_FRAGMENTS), applications: new Lru(1_000), lastVersion: 0 };
+    kept = { fragments: new Lru(STATUS_FRAGMENTS), authors: new Lru(STATUS_FRAGMENTS), accounts: new Lru(STATUS_FRAGMENTS), applications: new Lru(1_000), lastVersion: 0 };
     caches.set(core, kept);
   }
   return kept;
@@ -151,40 +184,65 @@ function versionOf(kept: Kept, bundle: StatusBundle, kind: 'accounts' | 'applica
   return version;
 }
 
-/** The versions of the rows besides its own that a status's core is rendered from. */
+/** The versions of the rows besides its own and its author's that a status's core is rendered
+ * from. */
 function versionsOf(kept: Kept, status: Status, bundle: StatusBundle): number[] {
-  const versions = [versionOf(kept, bundle, 'accounts', status.accountId)];
+  const versions: number[] = [];
   for (const id of status.mentionIds) versions.push(versionOf(kept, bundle, 'accounts', id));
   if (status.applicationId !== null) versions.push(versionOf(kept, bundle, 'applications', status.applicationId));
   return versions;
 }
 
 /** Whether the kept fragment was rendered from exactly the rows read now. */
-function fresh(kept: Kept, fragment: Fragment, status: Status, bundle: StatusBundle): boolean {
-  if (!sameData(fragment.status, status)) return false;
+function fresh(kept: Kept, fragment: Fragment, status: Status, author: Account, bundle: StatusBundle): boolean {
+  if (!sameData(fragment.status, status) || !sameAuthorFacts(fragment.author, author)) return false;
   const versions = versionsOf(kept, status, bundle);
   if (versions.length !== fragment.versions.length) return false;
   for (let i = 0; i < versions.length; i++) if (versions[i] !== fragment.versions[i]) return false;
   return true;
 }
 
-/** The core members of `status` as text, from the kept fragment when it is fresh. null when the
- * status cannot be rendered (its author or boosted original is gone). */
+/** The core members of `status` as text, from kept fragments where they are fresh. null when
+ * the status cannot be rendered (its author or boosted original is gone). */
 function coreText(core: AppCore, status: Status, bundle: StatusBundle): string | null {
   const author = bundle.accounts.get(status.accountId);
   if (author === undefined) return null;
   const kept = keptFor(core);
   const fragment = kept.fragments.get(status.id);
-  if (fragment !== undefined && fresh(kept, fragment, status, bundle)) return fragment.text;
+  if (fragment !== undefined && fresh(kept, fragment, status, author, bundle)) return `${fragment.head},"account":${authorText(core, kept, author, bundle)}${fragment.tail}`;
   const json = renderStatus(core.config, status, { ...bundle, decorators: [], viewer: null });
   if (json === null) return null;
   const members = json as unknown as Record<string, unknown>;
   for (const key of NOT_CORE) delete members[key];
-  const text = JSON.stringify(members).slice(1, -1);
-  // An author a plugin decorates (account emojis) is rendered afresh each time.
-  const decorated = core.hooks.accountDecorators.some((decorator) => decorator.covers(author));
-  if (decorated) kept.fragments.delete(status.id);
-  else kept.fragments.set(status.id, { status: copyData(status), versions: versionsOf(kept, status, bundle), text });
+  // Split around `account`: the members on either side keep their order.
+  const head: Record<string, unknown> = {};
+  const tail: Record<string, unknown> = {};
+  let after = false;
+  for (const key in members) {
+    if (key === 'account') after = true;
+    else (after ? tail : head)[key] = members[key];
+  }
+  const headText = JSON.stringify(head).slice(1, -1);
+  const tailText = JSON.stringify(tail).slice(1, -1);
+  const made = { status: copyData(status), author: authorFacts(author), versions: versionsOf(kept, status, bundle), head: headText, tail: tailText === '' ? '' : `,${tailText}` };
+  kept.fragments.set(status.id, made);
+  return `${made.head},"account":${authorText(core, kept, author, bundle, members['account'])}${made.tail}`;
+}
+
+/** An author's `account` member as text, from its kept fragment when the row is the same.
+ * `rendered`: the member as renderStatus just made it, when it did. An author a plugin
+ * decorates (account emojis) is rendered afresh each time: that plugin's data is not among
+ * the rows compared. */
+function authorText(core: AppCore, kept: Kept, author: Account, bundle: StatusBundle, rendered?: unknown): string {
+  if (core.hooks.accountDecorators.some((decorator) => decorator.covers(author))) {
+    kept.authors.delete(author.id);
+    return JSON.stringify(rendered ?? renderAccount(core.config, author, bundle.accountDecorators));
+  }
+  const version = versionOf(kept, bundle, 'accounts', author.id);
+  const fragment = kept.authors.get(author.id);
+  if (fragment !== undefined && fragment.version === version) return fragment.text;
+  const text = JSON.stringify(rendered ?? renderAccount(core.config, author, bundle.accountDecorators));
+  kept.authors.set(author.id, { version, text });
   return text;
 }
 
