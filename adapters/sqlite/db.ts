@@ -54,6 +54,11 @@ export interface Db {
   /** A number that moves with every commit that changed rows, ours or another connection's,
    * looked for at every call (Storage.stamp). */
   stamp(): number;
+  /** That number as this connection's reads and writes since the last stamp() found the file,
+   * with no look of its own (Storage.stampSeen): each read snapshot and write transaction looks
+   * for other connections' commits as it begins, so it moves if any of them began on a commit
+   * made after that stamp, and with our own commits. */
+  seen(): number;
   /** One read snapshot, for reads that take several statements. */
   read<T>(fn: () => T): T;
   /** Whether a write transaction is open (what it reads may yet be rolled back). */
@@ -149,6 +154,9 @@ export function openDb(options: OpenOptions): Db {
     raw.exec('BEGIN');
     reading = true;
     endTurn ??= setImmediate(nextTurn);
+    // The snapshot's first statement takes its read lock: a look costs nothing more, and says
+    // whether the snapshot holds another connection's commit (seen()).
+    lookForOthers();
   };
   const inWrite = () => raw.isTransaction && !reading;
   const endRead = () => {
@@ -267,6 +275,9 @@ export function openDb(options: OpenOptions): Db {
     written.clear();
     try {
       raw.exec('BEGIN IMMEDIATE');
+      // What the writes read is the file as it is now: seen() must know if another connection
+      // committed since the last look.
+      lookForOthers();
       for (const write of batch) {
         raw.exec('SAVEPOINT w');
         const mark = endings.length;
@@ -310,6 +321,7 @@ export function openDb(options: OpenOptions): Db {
     raw.exec(begin);
     let result: T;
     try {
+      lookForOthers();
       result = fn();
       raw.exec('COMMIT');
       if (bumps) markWritten(before);
@@ -389,6 +401,7 @@ export function openDb(options: OpenOptions): Db {
       }
       return Math.max(externalAt, (existingRows ? rewrittenAt : changedAt).get(table) ?? 0);
     },
+    seen: () => tick,
     stamp() {
       // The look it takes serves the turn's reads too (generation); it must see commits made
       // since any snapshot this turn opened.

@@ -142,6 +142,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): Storage {
     jobs: jobQueue(db),
     freshen: () => db.freshen(),
     stamp: () => db.stamp(),
+    stampSeen: () => db.seen(),
     // Every write runs and commits within the one callback that started it (db.ts), and an
     // immediate runs only after the callback that queued it returned: after the COMMIT.
     afterCommit: (fn) => void setImmediate(fn),

@@ -159,6 +159,7 @@ export async function createRookery(options: RookeryOptions): Promise<Rookery> {
       freshen: () => core.storage.freshen?.(),
       accessRefused: (remoteAddress, forwardedFor) => accessRefused(core, remoteAddress, forwardedFor),
       ...(core.storage.stamp === undefined ? {} : { stamp: () => core.storage.stamp?.() ?? null }),
+      ...(core.storage.stampSeen === undefined ? {} : { stampSeen: () => core.storage.stampSeen?.() ?? null }),
       readerChangesAt: (accountId) => viewerChangesAt(core, accountId),
       now: () => core.clock.now(),
     }),

@@ -854,6 +854,11 @@ export interface Storage {
    * every write committed before the call. null: the store cannot tell now, and nothing is
    * kept. A store without it keeps no answers. */
   stamp?(): StoreStamp | null | Promise<StoreStamp | null>;
+  /** The stamp as the reads and writes made since the last stamp() found the store, without
+   * looking again: equal to that stamp when none of them began on anything committed after it.
+   * What an action that wrote nothing needs to answer from an answer kept at its first stamp
+   * (http/front.ts, answerAsGet). A store without it: stamp(). */
+  stampSeen?(): StoreStamp | null;
   /** Calls `fn` once the write transaction running now, if any, has committed, so that a
    * worker woken by it finds the jobs that write recorded. A store without it: the core waits
    * one timer tick, which most commits beat but none is held to. */

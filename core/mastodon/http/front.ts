@@ -191,11 +191,14 @@ export function createHttpFront(deps: FrontDeps): HttpFront {
     madeAsGet.set(response, raw);
     return response;
   };
-  /** ApiRequest.answerAsGet: only when nothing was committed since `stamp`, taken before the
-   * request read anything, is GET `path`'s answer kept at `stamp` this request's answer too. */
+  /** ApiRequest.answerAsGet: only when the request's reads found the store as it was at
+   * `stamp`, taken before it read anything, and it committed nothing, is GET `path`'s answer
+   * kept at `stamp` this request's answer too: the action then decided on that very state. */
   async function answerAsGet(request: ApiRequest, lookup: TokenLookup, stamp: StoreStamp, path: string, make: () => Promise<ApiResponse>): Promise<ApiResponse> {
     const key = keyOf(path, lookup);
-    if (key === null || deps.stamp === undefined || (await deps.stamp()) !== stamp) return make();
+    if (key === null || deps.stamp === undefined) return make();
+    const seen = deps.stampSeen !== undefined ? deps.stampSeen() : await deps.stamp();
+    if (seen !== stamp) return make();
     const ready = kept.get(key, stamp, now());
     if (ready !== undefined) return asGiven(ready);
     const note = (request.keep = { until: await untilFor(lookup) });

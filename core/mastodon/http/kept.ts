@@ -13,8 +13,9 @@
 //
 // An action that committed nothing (a repeated favourite or bookmark) answers what GET of its
 // status answers its caller (endpoint/types.ts, answerAsGet): that answer, kept or made and
-// kept, under the GET's key. Only when the stamp after the action is the one taken before it:
-// then the action wrote nothing, and nobody else did since.
+// kept, under the GET's key. Only when the stamp the action's reads found (Storage.stampSeen;
+// a store without it looks again) is the one taken before it: then the action wrote nothing,
+// and decided on the state the kept answer shows.
 //
 // It is coarse on purpose: any commit ends every kept answer of the process (a busy instance
 // serves fewer from here), which needs no list of what each write touches and so cannot miss

@@ -112,6 +112,8 @@ export interface FrontDeps {
   /** The store's stamp (Storage.stamp): with it, anonymous answers of endpoints that declare
    * `keep` are kept ready (kept.ts); without it, none are. */
   stamp?: () => StoreStamp | null | Promise<StoreStamp | null>;
+  /** Storage.stampSeen: what answerAsGet compares with the request's stamp. Default `stamp`. */
+  stampSeen?: () => StoreStamp | null;
   /** When what a signed-in account is shown changes with nothing written (a mute or a filter
    * that ends): the life of the answers kept for it. Without it, only anonymous answers are kept. */
   readerChangesAt?: (accountId: string) => Promise<Millis>;

@@ -51,6 +51,32 @@ t.test('freshen() and stamp() take a new snapshot at once', async (t) => {
   t.equal(valueOf(1), 'fourth', 'after stamp()');
 });
 
+t.test("seen() moves only when a read or a write began on another connection's later commit, or ours", async (t) => {
+  await nextTurn();
+  const stamp = db.stamp();
+  t.equal(valueOf(1), 'fourth');
+  t.equal(db.seen(), stamp, 'reads that found the file as stamp() did: the same');
+  await nextTurn();
+  other.prepare("UPDATE rows SET value = 'fourth, again' WHERE id = 1").run();
+  t.equal(db.seen(), stamp, 'a commit nothing read yet: not seen');
+  t.equal(valueOf(1), 'fourth, again', 'a new snapshot, on that commit');
+  t.not(db.seen(), stamp, 'its snapshot began on the commit: seen');
+
+  await nextTurn();
+  const beforeWrite = db.stamp();
+  other.prepare("UPDATE rows SET value = 'fourth' WHERE id = 1").run();
+  t.equal(await db.write(() => db.get('SELECT value FROM rows WHERE id = 1')?.value), 'fourth');
+  t.not(db.seen(), beforeWrite, 'a write that changed nothing, begun on the commit: seen');
+
+  await nextTurn();
+  const beforeOurs = db.stamp();
+  await db.write(() => db.run("UPDATE rows SET value = 'fourth!' WHERE id = 1"));
+  t.not(db.seen(), beforeOurs, 'our own commit: seen');
+  const after = db.stamp();
+  t.equal(db.seen(), after, 'and a stamp() after it finds nothing newer');
+  await db.write(() => db.run("UPDATE rows SET value = 'fourth' WHERE id = 1"));
+});
+
 t.test('a write after reads in the same turn commits on its own, seen by another connection', async (t) => {
   await nextTurn();
   t.equal(valueOf(1), 'fourth');
