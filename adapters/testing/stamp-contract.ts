@@ -82,4 +82,23 @@ export function stampContract(it: It, shared: Shared): void {
     t.equal(await stampOf(w.s) !== before, true, 'the other connection\'s favourite moved it');
     t.equal(await unmovedBy(w.s, async () => void (await other.statuses.get(status.id))), true, 'the other connection\'s read did not');
   });
+
+  shared('stampSeen: what the reads found, moved once one finds another connection\'s write', async (t, w, other) => {
+    if (w.s.stamp === undefined || w.s.stampSeen === undefined) {
+      t.pass('no stampSeen: a favourite that wrote nothing asks stamp() again');
+      return;
+    }
+    const alice = await w.account();
+    const status = await w.post(alice.id);
+    const before = await stampOf(w.s);
+    t.equal(w.s.stampSeen(), before, 'right after stamp(): the same');
+    await other.interactions.favourite(mark(w.id(), alice.id, status.id));
+    t.equal(w.s.stampSeen(), before, 'a commit nothing here has read: not seen');
+    w.s.freshen?.();
+    t.equal((await w.s.interactions.viewerState(alice.id, [status.id], [])).favourited.has(status.id), true, 'read afresh: the other connection\'s favourite');
+    t.equal(w.s.stampSeen() !== before, true, 'and that read moved it');
+    const beforeOwn = await stampOf(w.s);
+    await w.post(alice.id);
+    t.equal(w.s.stampSeen() !== beforeOwn, true, 'our own write moves it');
+  });
 }
