@@ -40,7 +40,8 @@ export interface BoundStatusDecorator {
 export interface BoundAccountDecorator {
   readonly plugin: string;
   /** Whether it has anything for this account (a remote one, say): when it has for none of a
-   * call's accounts, its load is not called. */
+   * call's accounts, its load is not called. Decided from the account's row alone: the render
+   * cache keeps an author's member while the row is the same (present/cache/status-text.ts). */
   covers(account: Account): boolean;
   /** One batched read for every account one presentation call renders. */
   load(accounts: readonly Account[]): Promise<unknown>;

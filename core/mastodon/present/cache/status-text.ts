@@ -231,18 +231,16 @@ function coreText(core: AppCore, status: Status, bundle: StatusBundle): string |
 
 /** An author's `account` member as text, from its kept fragment when the row is the same.
  * `rendered`: the member as renderStatus just made it, when it did. An author a plugin
- * decorates (account emojis) is rendered afresh each time: that plugin's data is not among
- * the rows compared. */
+ * decorates (account emojis) is never kept, so rendered afresh each time: that plugin's data
+ * is not among the rows compared. (Whether a plugin decorates an author is decided from the
+ * author's row, so a kept fragment's author is still undecorated.) */
 function authorText(core: AppCore, kept: Kept, author: Account, bundle: StatusBundle, rendered?: unknown): string {
-  if (core.hooks.accountDecorators.some((decorator) => decorator.covers(author))) {
-    kept.authors.delete(author.id);
-    return JSON.stringify(rendered ?? renderAccount(core.config, author, bundle.accountDecorators));
-  }
   const version = versionOf(kept, bundle, 'accounts', author.id);
   const fragment = kept.authors.get(author.id);
   if (fragment !== undefined && fragment.version === version) return fragment.text;
   const text = JSON.stringify(rendered ?? renderAccount(core.config, author, bundle.accountDecorators));
-  kept.authors.set(author.id, { version, text });
+  if (core.hooks.accountDecorators.some((decorator) => decorator.covers(author))) kept.authors.delete(author.id);
+  else kept.authors.set(author.id, { version, text });
   return text;
 }
 
