@@ -23,14 +23,6 @@ function addMark(db: Db, table: MarkTable, m: StatusMark): boolean {
   );
 }
 
-/** Whether (account, status) has a mark, read outside any write: a repeated favourite or
- * bookmark then costs this read instead of a commit, and the turn a group commit waits for.
- * The write still decides for itself (a race between the read and the write only means
- * the write finds nothing to do). */
-function hasMark(db: Db, table: MarkTable, accountId: Id, statusId: Id): boolean {
-  return db.get(`SELECT 1 AS found FROM ${table} WHERE account_id = ? AND status_id = ?`, key(accountId), key(statusId)) !== undefined;
-}
-
 function removeMark(db: Db, table: MarkTable, accountId: Id, statusId: Id): boolean {
   return db.run(`DELETE FROM ${table} WHERE account_id = ? AND status_id = ?`, key(accountId), key(statusId)) > 0;
 }
@@ -82,9 +74,28 @@ export function interactionRepository(db: Db): InteractionRepository {
   // A reader's flags on the statuses of a read, kept until a table they come from changes (here
   // or, through data_version, in another process): the signed-in path reads them once.
   const states = new RowCache<string, ViewerState>(db, ['favourites', 'statuses', 'bookmarks', 'pins', 'conversation_mutes'], 5_000, copyState);
+  // Whether a reader has marked a status, as last read. Its absence is kept too, so any change
+  // to the table makes every entry stale: what it spares is a repeated mark's read (a double
+  // tap, a client's retry), which would otherwise open a read snapshot of its own.
+  const marked = {
+    favourites: new RowCache<string, boolean>(db, 'favourites', 5_000, (found) => found),
+    bookmarks: new RowCache<string, boolean>(db, 'bookmarks', 5_000, (found) => found),
+  };
+  /** Whether (account, status) has a mark, read outside any write: a repeated favourite or
+   * bookmark then costs this read instead of a commit, and the turn a group commit waits for.
+   * The write still decides for itself (a race between the read and the write only means
+   * the write finds nothing to do). */
+  const hasMark = (table: 'favourites' | 'bookmarks', accountId: Id, statusId: Id): boolean => {
+    const cacheKey = `${accountId}|${statusId}`;
+    const kept = marked[table].get(cacheKey);
+    if (kept !== undefined) return kept;
+    const found = db.get(`SELECT 1 AS found FROM ${table} WHERE account_id = ? AND status_id = ?`, key(accountId), key(statusId)) !== undefined;
+    marked[table].set(cacheKey, found);
+    return found;
+  };
   return {
     async favourite(m, outbox) {
-      if (hasMark(db, 'favourites', m.accountId, m.statusId)) return unchanged(db, outbox, false);
+      if (hasMark('favourites', m.accountId, m.statusId)) return unchanged(db, outbox, false);
       return writeWithOutbox(db, outbox, () => {
         if (!addMark(db, 'favourites', m)) return false;
         bumpStatus(db, m.statusId, 'favourites_count', 1);
@@ -92,7 +103,7 @@ export function interactionRepository(db: Db): InteractionRepository {
       });
     },
     async unfavourite(accountId, statusId, outbox) {
-      if (!hasMark(db, 'favourites', accountId, statusId)) return unchanged(db, outbox, false);
+      if (!hasMark('favourites', accountId, statusId)) return unchanged(db, outbox, false);
       return writeWithOutbox(db, outbox, () => {
         if (!removeMark(db, 'favourites', accountId, statusId)) return false;
         bumpStatus(db, statusId, 'favourites_count', -1);
@@ -106,11 +117,11 @@ export function interactionRepository(db: Db): InteractionRepository {
       return marksOfLiveStatuses(db, 'favourites', accountId, page);
     },
     async bookmark(m) {
-      if (hasMark(db, 'bookmarks', m.accountId, m.statusId)) return false;
+      if (hasMark('bookmarks', m.accountId, m.statusId)) return false;
       return db.write(() => addMark(db, 'bookmarks', m));
     },
     async unbookmark(accountId, statusId) {
-      if (!hasMark(db, 'bookmarks', accountId, statusId)) return false;
+      if (!hasMark('bookmarks', accountId, statusId)) return false;
       return db.write(() => removeMark(db, 'bookmarks', accountId, statusId));
     },
     async bookmarksBy(accountId, page) {

@@ -7,12 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StatementSync } from 'node:sqlite';
 import t from 'tap';
 import { RowCache } from '../../../adapters/sqlite/cache.ts';
 import { openDb, type Db } from '../../../adapters/sqlite/db.ts';
 import { openSqliteStorage } from '../../../adapters/sqlite/index.ts';
 import { account, boost, IdSeq, POST, status } from '../../../adapters/testing/fixtures.ts';
+import { countStatements } from '../../helpers/sqlite-statements.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rookery-added-rows-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -142,25 +142,3 @@ t.test('through the store: a publish leaves cached statuses and accounts unread,
   await storage.statuses.create(boost(ids.next(), bob.id, old[0] as (typeof old)[number]), POST);
   t.equal((await storage.interactions.viewerState(bob.id, [oldIds[0] as string], [])).reblogged.has(oldIds[0] as string), true, 'a new boost shows at once');
 });
-
-/** The SQLite statements run until stop(). */
-function countStatements(): { stop(): string[] } {
-  const methods = ['all', 'get', 'run', 'iterate'] as const;
-  const originals = methods.map((m) => StatementSync.prototype[m]);
-  const run: string[] = [];
-  methods.forEach((m, i) => {
-    const original = originals[i] as (...args: unknown[]) => unknown;
-    (StatementSync.prototype as unknown as Record<string, unknown>)[m] = function (this: StatementSync, ...args: unknown[]) {
-      run.push(this.sourceSQL);
-      return original.apply(this, args);
-    };
-  });
-  return {
-    stop() {
-      methods.forEach((m, i) => {
-        (StatementSync.prototype as unknown as Record<string, unknown>)[m] = originals[i];
-      });
-      return run;
-    },
-  };
-}
