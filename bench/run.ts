@@ -106,14 +106,13 @@ async function runScenarios(server: ChildProcess, port: number, token: string, e
   // rows later), and a yardstick minutes away from its row measured that drift, not Rookery.
   // The anonymous GET's own bare row is its yardstick; the ratio to the run's first one is
   // printed beside it.
-  const besideEach = async (scenario: Scenario, bare: Measured) => (scenario === anonymous ? bare.cpu : (await measureBare(anonymous)).cpu);
   let first = scenarios[0] === anonymous ? undefined : (await measureBare(anonymous)).cpu;
   for (const scenario of scenarios) {
     const stealSince = measureSteal();
     const rookery = await measure(server.pid ?? 0, base, scenario, () => store.serverPids());
     const bare = await measureBare(scenario);
     const steal = stealSince();
-    const yardstick = await besideEach(scenario, bare);
+    const yardstick = scenario === anonymous ? bare.cpu : (await measureBare(anonymous)).cpu;
     first ??= yardstick;
     rows.push({ scenario, rookery, bare, yardstick });
     report(scenario, rookery, bare, yardstick, first, steal);
